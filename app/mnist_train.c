@@ -1,0 +1,200 @@
+/* mnist_train.c: the command-line trainer. Parses flags, loads and
+ * validates the data (before touching the GPU), trains, reports. The only
+ * place, with mnist_bench.c, that exits. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "../data/mnist.h"
+#include "../gpu/gpu_context.h"
+#include "train_options.h"
+#include "trainer.h"
+
+#ifndef MNIST_SOURCE_DIR
+#define MNIST_SOURCE_DIR "."
+#endif
+
+enum { EXIT_USAGE = 2 };
+
+static double seconds_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int is_dir(const char *path) {
+  struct stat info;
+  return stat(path, &info) == 0 && S_ISDIR(info.st_mode);
+}
+
+/* --data-dir, else $MNIST_DIR, else data/mnist here, else in the source
+ * tree (so ./mnist_train works from the build folder). */
+static const char *find_data_dir(const train_options *o) {
+  if (o->data_dir) return o->data_dir;
+  const char *env = getenv("MNIST_DIR");
+  if (env && *env) return env;
+  if (is_dir("data/mnist")) return "data/mnist";
+  if (is_dir(MNIST_SOURCE_DIR "/data/mnist")) return MNIST_SOURCE_DIR "/data/mnist";
+  fprintf(stderr,
+          "mnist_train: no MNIST data: looked in data/mnist and "
+          "%s/data/mnist (and $MNIST_DIR is unset)\n"
+          "  fetch it with: %s/scripts/download_mnist.sh data/mnist\n"
+          "  or point --data-dir at a folder holding the four idx files\n",
+          MNIST_SOURCE_DIR, MNIST_SOURCE_DIR);
+  return NULL;
+}
+
+static void network_name(char *out, size_t size, const trainer_config *c) {
+  size_t at = 0;
+  for (int l = 0; l <= c->depth && at < size; l++)
+    at += (size_t)snprintf(out + at, size - at, l ? "-%d" : "%d", c->widths[l]);
+}
+
+static void config_from_options(trainer_config *c, const train_options *o) {
+  memset(c, 0, sizeof *c);
+  c->widths[0] = MNIST_PIXELS;
+  for (int i = 0; i < o->hidden_count; i++) c->widths[i + 1] = o->hidden[i];
+  c->depth = o->hidden_count + 1;
+  c->widths[c->depth] = MNIST_CLASSES;
+  c->batch = o->batch;
+  c->lr = o->lr;
+  c->momentum = o->momentum;
+  c->seed = o->seed;
+  c->mode = o->unfused ? MLP_MODE_UNFUSED : MLP_MODE_FUSED;
+  c->graphs = o->graphs;
+}
+
+static int compare_floats(const void *x, const void *y) {
+  float a = *(const float *)x, b = *(const float *)y;
+  return (a > b) - (a < b);
+}
+
+static void print_header(const gpu_context *ctx, const trainer_config *c,
+                         const train_options *o, const mnist_dataset *data,
+                         const char *dir, const trainer *t) {
+  char name[256];
+  network_name(name, sizeof name, c);
+  printf("mnist_train: %s (%d SMs), device %d\n", ctx->device_name,
+         ctx->sm_count, o->device);
+  printf("network    %s, %zu parameters\n", name,
+         trainer_network(t)->layout.param_count);
+  printf("training   %s, %s, batch %d, lr %g, momentum %g, seed %llu, "
+         "%d epochs, graphs %s, autotune %s\n",
+         o->unfused ? "unfused" : "fused", o->tf32 ? "TF32" : "FP32",
+         c->batch, c->lr, c->momentum, c->seed, o->epochs,
+         o->graphs ? "on" : "off", o->autotune ? "on" : "off");
+  printf("data       %s: %d train, %d test, %d steps per epoch\n\n", dir,
+         data->train.count, data->test.count, trainer_steps_per_epoch(t));
+  printf("epoch  train_loss  train_acc  test_loss  test_acc  train_ms  "
+         "samples/s\n");
+}
+
+static int train(const train_options *o, const mnist_dataset *data,
+                 const char *dir, double started) {
+  trainer_config config;
+  config_from_options(&config, o);
+  FILE *log = NULL;
+  if (o->log_path) {
+    log = fopen(o->log_path, "w");
+    if (!log) {
+      perror(o->log_path);
+      fprintf(stderr, "mnist_train: could not open the --log file %s\n",
+              o->log_path);
+      return EXIT_FAILURE;
+    }
+    fprintf(log, "epoch,train_loss,train_accuracy,test_loss,test_accuracy,"
+                 "train_ms,test_ms,samples_per_s\n");
+  }
+  gpu_options gpu = {o->device, o->seed, o->tf32, o->autotune};
+  gpu_context *ctx = NULL;
+  trainer *t = NULL;
+  int status = EXIT_FAILURE;
+  float *times = calloc((size_t)o->epochs, sizeof *times);
+  if (!times || gpu_context_create(&ctx, &gpu) != 0 ||
+      trainer_create(&t, ctx, data, &config) != 0) {
+    fprintf(stderr, "mnist_train: could not set up training on the GPU "
+                    "(see above)\n");
+    goto done;
+  }
+  if (!o->quiet) print_header(ctx, &config, o, data, dir, t);
+  epoch_stats s = {0};
+  float total_ms = 0.0f;
+  for (int e = 0; e < o->epochs; e++) {
+    int result = trainer_run_epoch(t, e, &s);
+    if (result < 0) {
+      fprintf(stderr, "mnist_train: a GPU error stopped training in epoch "
+                      "%d (see above)\n", e + 1);
+      goto done;
+    }
+    if (result > 0) {
+      fprintf(stderr,
+              "mnist_train: the training loss became %g in epoch %d: "
+              "training diverged; try a smaller --lr (now %g) or "
+              "--momentum (now %g)\n",
+              s.train_loss, e + 1, o->lr, o->momentum);
+      goto done;
+    }
+    times[e] = s.train_ms;
+    total_ms += s.train_ms;
+    double rate = data->train.count / (s.train_ms / 1000.0);
+    if (!o->quiet)
+      printf("%5d  %10.4f  %8.2f%%  %9.4f  %7.2f%%  %8.2f  %9.3g\n", e + 1,
+             s.train_loss, 100.0 * s.train_accuracy, s.test_loss,
+             100.0 * s.test_accuracy, s.train_ms, rate);
+    if (log)
+      fprintf(log, "%d,%.9g,%.9g,%.9g,%.9g,%.4f,%.4f,%.6g\n", e + 1,
+              s.train_loss, s.train_accuracy, s.test_loss, s.test_accuracy,
+              s.train_ms, s.test_ms, rate);
+    fflush(stdout);
+  }
+  qsort(times, (size_t)o->epochs, sizeof *times, compare_floats);
+  printf("%sdone: test accuracy %.2f%% after %d epochs; training %.1f ms in "
+         "all, %.2f ms per epoch (median); %.2f s wall clock\n",
+         o->quiet ? "" : "\n", 100.0 * s.test_accuracy, o->epochs, total_ms,
+         times[o->epochs / 2], seconds_now() - started);
+  status = EXIT_SUCCESS;
+done:
+  trainer_destroy(t);
+  gpu_context_destroy(ctx);
+  free(times);
+  if (log && fclose(log) != 0) {
+    fprintf(stderr, "mnist_train: writing %s failed\n", o->log_path);
+    status = EXIT_FAILURE;
+  }
+  return status;
+}
+
+int main(int argc, char **argv) {
+  double started = seconds_now();
+  train_options options;
+  char err[512];
+  if (train_options_parse(&options, argc, argv, err, sizeof err) != 0) {
+    fprintf(stderr, "mnist_train: %s\n\n", err);
+    train_options_usage(stderr, "mnist_train");
+    return EXIT_USAGE;
+  }
+  if (options.help) {
+    train_options_usage(stdout, "mnist_train");
+    return EXIT_SUCCESS;
+  }
+  const char *dir = find_data_dir(&options);
+  if (!dir) return EXIT_FAILURE;
+  mnist_dataset data;
+  idx_error load_err;
+  if (mnist_dataset_load(&data, dir, &load_err) != IDX_OK) {
+    fprintf(stderr, "mnist_train: %s\n", load_err.message);
+    return EXIT_FAILURE;
+  }
+  char why[256];
+  int status = EXIT_FAILURE;
+  if (!gpu_device_available(why, sizeof why))
+    fprintf(stderr, "mnist_train: the data in %s is fine, but training needs "
+                    "a CUDA GPU: %s\n", dir, why);
+  else
+    status = train(&options, &data, dir, started);
+  mnist_dataset_destroy(&data);
+  return status;
+}

@@ -1,0 +1,47 @@
+/* train_options.h: the command line of mnist_train (and the shared part of
+ * mnist_bench's), parsed into one struct. Plain C, no CUDA: the parser is
+ * tested on any machine. */
+#ifndef MNIST_EPILOGS_TRAIN_OPTIONS_H
+#define MNIST_EPILOGS_TRAIN_OPTIONS_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "../layers/mlp_layout.h"
+
+typedef struct train_options {
+  int epochs;
+  int batch;
+  float lr;
+  float momentum;
+  int hidden[MLP_MAX_LAYERS - 1];
+  int hidden_count;            /* 0: logistic regression */
+  unsigned long long seed;
+  int unfused;                 /* --mode unfused */
+  const char *data_dir;        /* NULL: $MNIST_DIR, then data/mnist */
+  int tf32;
+  int device;
+  const char *log_path;        /* NULL: no CSV */
+  int quiet;
+  int graphs;                  /* CUDA graph replay of each epoch */
+  int autotune;                /* time cuBLASLt candidates per plan */
+  int help;
+} train_options;
+
+/* The defaults: 784-1024-1024-10, batch 128, lr 0.05, momentum 0.9, 5
+ * epochs, seed 1, fused, FP32, graphs and autotune on. */
+void train_options_defaults(train_options *out);
+
+/* Parses argv[1..argc) over the defaults; "--flag value" and
+ * "--flag=value" both work. Returns 0, or -1 with `err` naming the flag,
+ * what was expected and what was found. */
+int train_options_parse(train_options *out, int argc, char **argv, char *err,
+                        size_t err_size);
+
+/* Parses "1024,1024" (or "none") into hidden[]; returns 0 or -1 + err. */
+int train_options_parse_hidden(int *hidden, int *count, const char *text,
+                               char *err, size_t err_size);
+
+void train_options_usage(FILE *out, const char *program);
+
+#endif

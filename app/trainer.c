@@ -1,0 +1,312 @@
+/* trainer.c: the training loop on the GPU (see trainer.h). */
+#include "trainer.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../gpu/gpu_check.h"
+#include "../gpu/kernels.h"
+
+enum { STAT_TRAIN_LOSS, STAT_TRAIN_CORRECT, STAT_TEST_LOSS, STAT_TEST_CORRECT,
+       STAT_COUNT };
+
+/* One split on the GPU: pixels (count, 784) bytes, labels, and the order in
+ * which batches take samples. */
+typedef struct gpu_split {
+  int count;
+  uint8_t *d_images;
+  uint8_t *d_labels;
+  int *d_order;
+} gpu_split;
+
+struct trainer {
+  gpu_context *ctx;       /* borrowed */
+  trainer_config config;
+  mlp *net;
+  gpu_split train, test;
+  int *h_order;           /* pinned, train.count */
+  float *d_x;             /* (784, batch) col-major */
+  int *d_labels;          /* [batch] */
+  double *d_stats;        /* [STAT_COUNT] */
+  float pixel_scale, pixel_shift;
+  cudaEvent_t start, stop, test_stop;
+  cudaGraphExec_t train_graph, test_graph;
+};
+
+static int split_upload(gpu_split *out, const mnist_split *split,
+                        cudaStream_t stream) {
+  size_t pixels = (size_t)split->count * MNIST_PIXELS;
+  out->count = split->count;
+  CUDA_CHECK(cudaMalloc((void **)&out->d_images, pixels));
+  CUDA_CHECK(cudaMalloc((void **)&out->d_labels, (size_t)split->count));
+  CUDA_CHECK(cudaMalloc((void **)&out->d_order,
+                        (size_t)split->count * sizeof(int)));
+  CUDA_CHECK(cudaMemcpyAsync(out->d_images, split->images, pixels,
+                             cudaMemcpyHostToDevice, stream));
+  CUDA_CHECK(cudaMemcpyAsync(out->d_labels, split->labels,
+                             (size_t)split->count, cudaMemcpyHostToDevice,
+                             stream));
+  return 0;
+}
+
+static void split_release(gpu_split *split) {
+  cudaFree(split->d_order);
+  cudaFree(split->d_labels);
+  cudaFree(split->d_images);
+}
+
+/* splitmix64: a small, well-mixed generator for the batch order. */
+static unsigned long long next_random(unsigned long long *state) {
+  unsigned long long z = (*state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/* h_order = a permutation of 0..count-1 that depends only on seed and
+ * epoch (Fisher-Yates); epoch < 0 gives the identity. */
+static void order_fill(int *h_order, int count, unsigned long long seed,
+                       int epoch) {
+  for (int i = 0; i < count; i++) h_order[i] = i;
+  if (epoch < 0) return;
+  unsigned long long state = seed ^ (0x5851f42d4c957f2dull * (unsigned)(epoch + 1));
+  for (int i = count - 1; i > 0; i--) {
+    int j = (int)(next_random(&state) % (unsigned long long)(i + 1));
+    int swap = h_order[i];
+    h_order[i] = h_order[j];
+    h_order[j] = swap;
+  }
+}
+
+static int batch_size(const trainer *t, int count, int step) {
+  int left = count - step * t->config.batch;
+  return left < t->config.batch ? left : t->config.batch;
+}
+
+static int steps_for(const trainer *t, int count) {
+  return (count + t->config.batch - 1) / t->config.batch;
+}
+
+/* Enqueues one epoch of training steps (no sync). */
+static int enqueue_train(trainer *t) {
+  const trainer_config *c = &t->config;
+  for (int s = 0; s < steps_for(t, t->train.count); s++) {
+    int n = batch_size(t, t->train.count, s);
+    if (gpu_gather_batch(t->d_x, t->d_labels, t->train.d_images,
+                         t->train.d_labels, t->train.d_order, s * c->batch, n,
+                         MNIST_PIXELS, t->pixel_scale, t->pixel_shift,
+                         t->ctx->stream) != 0 ||
+        mlp_train_step(t->net, t->ctx, t->d_x, t->d_labels, n, c->mode, c->lr,
+                       c->momentum, t->d_stats + STAT_TRAIN_LOSS) != 0)
+      return -1;
+  }
+  return 0;
+}
+
+/* Enqueues one pass over the test split (no sync). */
+static int enqueue_test(trainer *t) {
+  for (int s = 0; s < steps_for(t, t->test.count); s++) {
+    int n = batch_size(t, t->test.count, s);
+    if (gpu_gather_batch(t->d_x, t->d_labels, t->test.d_images,
+                         t->test.d_labels, t->test.d_order,
+                         s * t->config.batch, n, MNIST_PIXELS,
+                         t->pixel_scale, t->pixel_shift, t->ctx->stream) != 0 ||
+        mlp_evaluate(t->net, t->ctx, t->d_x, t->d_labels, n, t->config.mode,
+                     t->d_stats + STAT_TEST_LOSS) != 0)
+      return -1;
+  }
+  return 0;
+}
+
+/* Builds every plan (and autotunes it) outside the timed region and
+ * outside graph capture: one forward and backward per distinct batch size,
+ * without an update, so the parameters stay as initialised. */
+static int warm_up(trainer *t) {
+  int sizes[2] = {t->config.batch, batch_size(t, t->train.count,
+                                             steps_for(t, t->train.count) - 1)};
+  for (int i = 0; i < 2; i++) {
+    if (gpu_gather_batch(t->d_x, t->d_labels, t->train.d_images,
+                         t->train.d_labels, t->train.d_order, 0, sizes[i],
+                         MNIST_PIXELS, t->pixel_scale, t->pixel_shift,
+                         t->ctx->stream) != 0 ||
+        mlp_forward(t->net, t->ctx, t->d_x, sizes[i], t->config.mode) != 0 ||
+        mlp_backward(t->net, t->ctx, t->d_x, t->d_labels, sizes[i],
+                     t->config.mode, t->d_stats) != 0)
+      return -1;
+  }
+  if (enqueue_test(t) != 0) return -1;
+  CUDA_CHECK(cudaStreamSynchronize(t->ctx->stream));
+  return 0;
+}
+
+typedef int (*enqueue_fn)(trainer *t);
+
+/* Captures what `enqueue` launches into a graph (ended even on failure). */
+static int capture(trainer *t, enqueue_fn enqueue, cudaGraph_t *graph) {
+  CUDA_CHECK(cudaStreamBeginCapture(t->ctx->stream,
+                                    cudaStreamCaptureModeThreadLocal));
+  int status = enqueue(t);
+  cudaError_t end = cudaStreamEndCapture(t->ctx->stream, graph);
+  if (status != 0) {
+    if (end == cudaSuccess) cudaGraphDestroy(*graph);
+    return -1;
+  }
+  CUDA_CHECK(end);
+  return 0;
+}
+
+static int capture_exec(trainer *t, enqueue_fn enqueue, cudaGraphExec_t *exec) {
+  cudaGraph_t graph = NULL;
+  if (capture(t, enqueue, &graph) != 0) return -1;
+  cudaError_t status = cudaGraphInstantiate(exec, graph, 0);
+  cudaGraphDestroy(graph);
+  CUDA_CHECK(status);
+  return 0;
+}
+
+static int trainer_init(trainer *t, const mnist_dataset *data) {
+  gpu_context *ctx = t->ctx;
+  const trainer_config *c = &t->config;
+  if (split_upload(&t->train, &data->train, ctx->stream) != 0 ||
+      split_upload(&t->test, &data->test, ctx->stream) != 0)
+    return -1;
+  t->pixel_scale = 1.0f / (255.0f * data->pixel_std);
+  t->pixel_shift = -data->pixel_mean / data->pixel_std;
+  CUDA_CHECK(cudaMallocHost((void **)&t->h_order,
+                            (size_t)t->train.count * sizeof(int)));
+  CUDA_CHECK(cudaMalloc((void **)&t->d_x,
+                        (size_t)MNIST_PIXELS * c->batch * sizeof(float)));
+  CUDA_CHECK(cudaMalloc((void **)&t->d_labels, (size_t)c->batch * sizeof(int)));
+  CUDA_CHECK(cudaMalloc((void **)&t->d_stats, STAT_COUNT * sizeof(double)));
+  CUDA_CHECK(cudaEventCreate(&t->start));
+  CUDA_CHECK(cudaEventCreate(&t->stop));
+  CUDA_CHECK(cudaEventCreate(&t->test_stop));
+  /* The test order is the identity, once; the train order starts so too. */
+  order_fill(t->h_order, t->train.count, c->seed, -1);
+  CUDA_CHECK(cudaMemcpyAsync(t->test.d_order, t->h_order,
+                             (size_t)t->test.count * sizeof(int),
+                             cudaMemcpyHostToDevice, ctx->stream));
+  CUDA_CHECK(cudaMemcpyAsync(t->train.d_order, t->h_order,
+                             (size_t)t->train.count * sizeof(int),
+                             cudaMemcpyHostToDevice, ctx->stream));
+  if (mlp_create(&t->net, c->widths, c->depth, c->batch) != 0) return -1;
+  CURAND_CHECK(curandSetPseudoRandomGeneratorSeed(ctx->rng, c->seed));
+  CURAND_CHECK(curandSetGeneratorOffset(ctx->rng, 0));
+  if (mlp_init_params(t->net, ctx) != 0 || warm_up(t) != 0) return -1;
+  if (c->graphs && (capture_exec(t, enqueue_train, &t->train_graph) != 0 ||
+                    capture_exec(t, enqueue_test, &t->test_graph) != 0))
+    return -1;
+  return 0;
+}
+
+int trainer_create(trainer **out, gpu_context *ctx, const mnist_dataset *data,
+                   const trainer_config *config) {
+  *out = NULL;
+  if (config->batch < 1 || config->depth < 1 ||
+      config->widths[0] != MNIST_PIXELS ||
+      config->widths[config->depth] != MNIST_CLASSES) {
+    fprintf(stderr, "trainer: expected batch >= 1 and widths 784-...-10\n");
+    return -1;
+  }
+  trainer *t = calloc(1, sizeof *t);
+  if (!t) {
+    fprintf(stderr, "trainer: out of host memory\n");
+    return -1;
+  }
+  t->ctx = ctx;
+  t->config = *config;
+  if (trainer_init(t, data) != 0) {
+    trainer_destroy(t);
+    return -1;
+  }
+  *out = t;
+  return 0;
+}
+
+void trainer_destroy(trainer *t) {
+  if (!t) return;
+  cudaStreamSynchronize(t->ctx->stream);
+  if (t->test_graph) cudaGraphExecDestroy(t->test_graph);
+  if (t->train_graph) cudaGraphExecDestroy(t->train_graph);
+  mlp_destroy(t->net);
+  if (t->test_stop) cudaEventDestroy(t->test_stop);
+  if (t->stop) cudaEventDestroy(t->stop);
+  if (t->start) cudaEventDestroy(t->start);
+  cudaFree(t->d_stats);
+  cudaFree(t->d_labels);
+  cudaFree(t->d_x);
+  cudaFreeHost(t->h_order);
+  split_release(&t->test);
+  split_release(&t->train);
+  free(t);
+}
+
+int trainer_run_epoch(trainer *t, int epoch, epoch_stats *stats) {
+  cudaStream_t stream = t->ctx->stream;
+  /* The previous epoch ended with a sync, so h_order is free to refill. */
+  order_fill(t->h_order, t->train.count, t->config.seed, epoch);
+  CUDA_CHECK(cudaMemcpyAsync(t->train.d_order, t->h_order,
+                             (size_t)t->train.count * sizeof(int),
+                             cudaMemcpyHostToDevice, stream));
+  CUDA_CHECK(cudaMemsetAsync(t->d_stats, 0, STAT_COUNT * sizeof(double),
+                             stream));
+  CUDA_CHECK(cudaEventRecord(t->start, stream));
+  if (t->train_graph) CUDA_CHECK(cudaGraphLaunch(t->train_graph, stream));
+  else if (enqueue_train(t) != 0) return -1;
+  CUDA_CHECK(cudaEventRecord(t->stop, stream));
+  if (t->test_graph) CUDA_CHECK(cudaGraphLaunch(t->test_graph, stream));
+  else if (enqueue_test(t) != 0) return -1;
+  CUDA_CHECK(cudaEventRecord(t->test_stop, stream));
+  double h_stats[STAT_COUNT];
+  CUDA_CHECK(cudaMemcpyAsync(h_stats, t->d_stats, sizeof h_stats,
+                             cudaMemcpyDeviceToHost, stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  CUDA_CHECK(cudaEventElapsedTime(&stats->train_ms, t->start, t->stop));
+  CUDA_CHECK(cudaEventElapsedTime(&stats->test_ms, t->stop, t->test_stop));
+  stats->train_loss = h_stats[STAT_TRAIN_LOSS] / t->train.count;
+  stats->train_accuracy = h_stats[STAT_TRAIN_CORRECT] / t->train.count;
+  stats->test_loss = h_stats[STAT_TEST_LOSS] / t->test.count;
+  stats->test_accuracy = h_stats[STAT_TEST_CORRECT] / t->test.count;
+  return isfinite(stats->train_loss) ? 0 : 1;
+}
+
+static int enqueue_one_step(trainer *t) {
+  const trainer_config *c = &t->config;
+  if (gpu_gather_batch(t->d_x, t->d_labels, t->train.d_images,
+                       t->train.d_labels, t->train.d_order, 0, c->batch,
+                       MNIST_PIXELS, t->pixel_scale, t->pixel_shift,
+                       t->ctx->stream) != 0)
+    return -1;
+  return mlp_train_step(t->net, t->ctx, t->d_x, t->d_labels, c->batch,
+                        c->mode, c->lr, c->momentum,
+                        t->d_stats + STAT_TRAIN_LOSS);
+}
+
+int trainer_kernels_per_step(trainer *t, int *count) {
+  cudaGraph_t graph = NULL;
+  if (capture(t, enqueue_one_step, &graph) != 0) return -1;
+  size_t nodes = 0;
+  cudaError_t status = cudaGraphGetNodes(graph, NULL, &nodes);
+  cudaGraphNode_t *list = status == cudaSuccess ? calloc(nodes + 1, sizeof *list) : NULL;
+  if (list) status = cudaGraphGetNodes(graph, list, &nodes);
+  *count = 0;
+  for (size_t i = 0; list && status == cudaSuccess && i < nodes; i++) {
+    enum cudaGraphNodeType type;
+    if (cudaGraphNodeGetType(list[i], &type) == cudaSuccess &&
+        type == cudaGraphNodeTypeKernel)
+      (*count)++;
+  }
+  int listed = list != NULL;
+  free(list);
+  cudaGraphDestroy(graph);
+  CUDA_CHECK(status);
+  return listed ? 0 : -1;
+}
+
+int trainer_steps_per_epoch(const trainer *t) {
+  return steps_for(t, t->train.count);
+}
+
+const mlp *trainer_network(const trainer *t) { return t->net; }

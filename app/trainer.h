@@ -1,0 +1,55 @@
+/* trainer.h: trains an MLP on an MNIST-format data set on the GPU.
+ *
+ * Owns: the data set's copy on the GPU (uploaded once), the per-epoch
+ * permutation, the batch buffers, the on-GPU loss/accuracy accumulators,
+ * the network, and (with graphs on) the CUDA graphs of one training epoch
+ * and one test pass. Per epoch the host sends one permutation and reads
+ * the accumulators once; no step waits for the host.
+ */
+#ifndef MNIST_EPILOGS_TRAINER_H
+#define MNIST_EPILOGS_TRAINER_H
+
+#include "../data/mnist.h"
+#include "../layers/mlp.h"
+
+typedef struct trainer_config {
+  int widths[MLP_MAX_LAYERS + 1];  /* 784, hidden..., 10 */
+  int depth;                       /* linear layers */
+  int batch;
+  float lr, momentum;
+  unsigned long long seed;         /* initial weights and batch order */
+  mlp_mode mode;
+  int graphs;                      /* 1: replay each epoch as a CUDA graph */
+} trainer_config;
+
+typedef struct epoch_stats {
+  double train_loss, train_accuracy;  /* mean over the epoch's batches */
+  double test_loss, test_accuracy;    /* over the whole test split */
+  float train_ms;                     /* CUDA events around training only */
+  float test_ms;
+} epoch_stats;
+
+typedef struct trainer trainer;
+
+/* Uploads the data, creates and initialises the network (reseeding
+ * ctx->rng with config->seed), builds every cuBLASLt plan with one
+ * throw-away forward/backward per batch shape (no update), and captures
+ * the graphs. Returns 0, or -1 with a message on stderr. */
+int trainer_create(trainer **out, gpu_context *ctx, const mnist_dataset *data,
+                   const trainer_config *config);
+void trainer_destroy(trainer *t);
+
+/* One epoch over the training split in a fresh order drawn from the seed
+ * and the epoch number, then one pass over the test split. Fills `stats`.
+ * Returns 0, -1 on a GPU error, or 1 when the training loss was not
+ * finite (NaN or infinity). */
+int trainer_run_epoch(trainer *t, int epoch, epoch_stats *stats);
+
+/* Kernels one full training step launches, counted from a captured graph
+ * of that step (cuBLASLt's own kernels included). */
+int trainer_kernels_per_step(trainer *t, int *count);
+
+int trainer_steps_per_epoch(const trainer *t);
+const mlp *trainer_network(const trainer *t);
+
+#endif

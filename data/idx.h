@@ -1,0 +1,76 @@
+/* idx.h: a general reader for the idx file format (LeCun's MNIST container).
+ *
+ * Owns: the in-memory form of one idx file (type, dims, raw element bytes)
+ * and the error record every loader in data/ fills. Files may be gzipped or
+ * raw; gzip is detected from the content (its 1f 8b magic), not the name.
+ *
+ * Layout of a file: two zero bytes, a type code, the number of dims, then
+ * one big-endian uint32 per dim, then the elements, row-major, big-endian.
+ */
+#ifndef MNIST_EPILOGS_IDX_H
+#define MNIST_EPILOGS_IDX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum idx_status {
+  IDX_OK = 0,
+  IDX_ERR_OPEN,        /* missing, unreadable, or a directory */
+  IDX_ERR_EMPTY,       /* zero bytes */
+  IDX_ERR_GZIP,        /* corrupt or truncated gzip stream */
+  IDX_ERR_HEADER,      /* truncated header, wrong magic */
+  IDX_ERR_TYPE,        /* unsupported type code */
+  IDX_ERR_RANK,        /* number of dims out of range */
+  IDX_ERR_SIZE,        /* sizes overflow or are absurd */
+  IDX_ERR_TRUNCATED,   /* fewer element bytes than the header claims */
+  IDX_ERR_TRAILING,    /* more bytes than the header claims */
+  IDX_ERR_CONTENT,     /* a check on top: wrong shape, label out of range */
+  IDX_ERR_NOMEM        /* the host ran out of memory */
+};
+
+#define IDX_MAX_DIMS 8
+/* Largest payload we accept: 1 GiB. MNIST's largest file is 47 MB. */
+#define IDX_MAX_BYTES ((uint64_t)1 << 30)
+
+enum idx_type {
+  IDX_TYPE_U8 = 0x08,
+  IDX_TYPE_I8 = 0x09,
+  IDX_TYPE_I16 = 0x0B,
+  IDX_TYPE_I32 = 0x0C,
+  IDX_TYPE_F32 = 0x0D,
+  IDX_TYPE_F64 = 0x0E
+};
+
+/* What went wrong, for a human: names the file, what was expected, what was
+ * found and, where one helps, a hint. */
+typedef struct idx_error {
+  enum idx_status status;
+  char message[768];
+} idx_error;
+
+typedef struct idx_array {
+  enum idx_type type;
+  int rank;
+  uint32_t dims[IDX_MAX_DIMS];
+  size_t count;         /* product of dims */
+  size_t element_size;  /* bytes per element */
+  uint8_t *data;        /* count * element_size bytes, big-endian as stored */
+} idx_array;
+
+/* Reads `path` (gzip or raw) into `out`. Returns IDX_OK, or an error code
+ * with `err` filled and `out` left empty (nothing to free). Never allocates
+ * more than the bytes the file has actually delivered plus one chunk. */
+enum idx_status idx_read(idx_array *out, const char *path, idx_error *err);
+
+/* Frees what idx_read allocated; a no-op on an empty or NULL array. */
+void idx_array_destroy(idx_array *array);
+
+/* Size in bytes of one element of a type code, 0 when the code is unknown. */
+size_t idx_type_size(int type_code);
+
+/* Fills `err` with status and a printf-style message; returns the status. */
+enum idx_status idx_fail(idx_error *err, enum idx_status status,
+                         const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,171 @@
+/* mnist.c: MNIST's expectations on top of the idx reader. */
+#include "mnist.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+void mnist_split_destroy(mnist_split *split) {
+  if (!split) return;
+  free(split->images);
+  free(split->labels);
+  memset(split, 0, sizeof *split);
+}
+
+void mnist_dataset_destroy(mnist_dataset *dataset) {
+  if (!dataset) return;
+  mnist_split_destroy(&dataset->train);
+  mnist_split_destroy(&dataset->test);
+}
+
+static enum idx_status check_images(const idx_array *a, const char *path,
+                                    idx_error *err) {
+  if (a->rank == 1)
+    return idx_fail(err, IDX_ERR_CONTENT,
+                    "%s: expected images (3 dimensions), found a 1-dimension "
+                    "file; hint: images and labels swapped?",
+                    path);
+  if (a->rank != 3)
+    return idx_fail(err, IDX_ERR_CONTENT,
+                    "%s: expected images with 3 dimensions (count, 28, 28), "
+                    "found %d dimensions",
+                    path, a->rank);
+  if (a->type != IDX_TYPE_U8)
+    return idx_fail(err, IDX_ERR_CONTENT,
+                    "%s: expected unsigned bytes (type 0x08), found type "
+                    "0x%02x",
+                    path, (unsigned)a->type);
+  if (a->dims[1] != MNIST_ROWS || a->dims[2] != MNIST_COLS)
+    return idx_fail(err, IDX_ERR_CONTENT,
+                    "%s: expected 28x28 images, found %ux%u", path, a->dims[1],
+                    a->dims[2]);
+  if (a->dims[0] == 0 || a->dims[0] > 0x7fffffffu / MNIST_PIXELS)
+    return idx_fail(err, IDX_ERR_CONTENT,
+                    "%s: expected 1 or more images, found %u", path,
+                    a->dims[0]);
+  return IDX_OK;
+}
+
+static enum idx_status check_labels(const idx_array *a, const char *path,
+                                    idx_error *err) {
+  if (a->rank == 3)
+    return idx_fail(err, IDX_ERR_CONTENT,
+                    "%s: expected labels (1 dimension), found a 3-dimension "
+                    "file; hint: images and labels swapped?",
+                    path);
+  if (a->rank != 1)
+    return idx_fail(err, IDX_ERR_CONTENT,
+                    "%s: expected labels with 1 dimension, found %d", path,
+                    a->rank);
+  if (a->type != IDX_TYPE_U8)
+    return idx_fail(err, IDX_ERR_CONTENT,
+                    "%s: expected unsigned bytes (type 0x08), found type "
+                    "0x%02x",
+                    path, (unsigned)a->type);
+  for (size_t i = 0; i < a->count; i++)
+    if (a->data[i] >= MNIST_CLASSES)
+      return idx_fail(err, IDX_ERR_CONTENT,
+                      "%s: expected labels 0 to 9, found %u at index %zu",
+                      path, a->data[i], i);
+  return IDX_OK;
+}
+
+enum idx_status mnist_split_load(mnist_split *out, const char *images_path,
+                                 const char *labels_path, idx_error *err) {
+  memset(out, 0, sizeof *out);
+  idx_array images = {0}, labels = {0};
+  enum idx_status status = idx_read(&images, images_path, err);
+  if (status == IDX_OK) status = check_images(&images, images_path, err);
+  if (status == IDX_OK) status = idx_read(&labels, labels_path, err);
+  if (status == IDX_OK) status = check_labels(&labels, labels_path, err);
+  if (status == IDX_OK && labels.dims[0] != images.dims[0])
+    status = idx_fail(err, IDX_ERR_CONTENT,
+                      "%s: expected %u labels (one per image in %s), found %u",
+                      labels_path, images.dims[0], images_path,
+                      labels.dims[0]);
+  if (status != IDX_OK) {
+    idx_array_destroy(&images);
+    idx_array_destroy(&labels);
+    return status;
+  }
+  out->count = (int)images.dims[0];
+  out->images = images.data;
+  out->labels = labels.data;
+  return IDX_OK;
+}
+
+int mnist_find_file(char *path, size_t path_size, const char *dir,
+                    const char *stem, const char *kind) {
+  /* The published names, the common "stem.idxN-ubyte" variant, each raw or
+   * gzipped. */
+  const char *formats[] = {"%s/%s-%s-ubyte.gz", "%s/%s-%s-ubyte",
+                           "%s/%s.%s-ubyte.gz", "%s/%s.%s-ubyte"};
+  for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++) {
+    snprintf(path, path_size, formats[i], dir, stem, kind);
+    struct stat info;
+    if (stat(path, &info) == 0) return 1;
+  }
+  snprintf(path, path_size, formats[0], dir, stem, kind);
+  return 0;
+}
+
+static enum idx_status load_split(mnist_split *out, const char *dir,
+                                  const char *prefix, idx_error *err) {
+  char images[4096], labels[4096], stem[64];
+  snprintf(stem, sizeof stem, "%s-images", prefix);
+  int have_images = mnist_find_file(images, sizeof images, dir, stem, "idx3");
+  snprintf(stem, sizeof stem, "%s-labels", prefix);
+  int have_labels = mnist_find_file(labels, sizeof labels, dir, stem, "idx1");
+  if (!have_images || !have_labels)
+    return idx_fail(err, IDX_ERR_OPEN,
+                    "%s: expected %s-images-idx3-ubyte[.gz] and "
+                    "%s-labels-idx1-ubyte[.gz] in %s, found no %s; hint: "
+                    "fetch the data with scripts/download_mnist.sh %s",
+                    have_images ? labels : images, prefix, prefix, dir,
+                    have_images ? "labels file" : "images file", dir);
+  return mnist_split_load(out, images, labels, err);
+}
+
+enum idx_status mnist_dataset_load(mnist_dataset *out, const char *dir,
+                                   idx_error *err) {
+  memset(out, 0, sizeof *out);
+  struct stat info;
+  if (stat(dir, &info) != 0 || !S_ISDIR(info.st_mode))
+    return idx_fail(err, IDX_ERR_OPEN,
+                    "%s: expected a directory holding the MNIST files, found "
+                    "%s; hint: fetch the data with scripts/download_mnist.sh "
+                    "%s",
+                    dir, stat(dir, &info) != 0 ? "nothing" : "a file", dir);
+  enum idx_status status = load_split(&out->train, dir, "train", err);
+  if (status == IDX_OK) status = load_split(&out->test, dir, "t10k", err);
+  if (status != IDX_OK) {
+    mnist_dataset_destroy(out);
+    return status;
+  }
+  double sum = 0.0, sum_sq = 0.0;
+  size_t n = (size_t)out->train.count * MNIST_PIXELS;
+  for (size_t i = 0; i < n; i++) {
+    double p = out->train.images[i] / 255.0;
+    sum += p;
+    sum_sq += p * p;
+  }
+  double mean = sum / (double)n;
+  double var = sum_sq / (double)n - mean * mean;
+  out->pixel_mean = (float)mean;
+  out->pixel_std = var > 1e-12 ? (float)sqrt(var) : 1.0f;
+  return IDX_OK;
+}
+
+void mnist_batch_fill(float *x, const mnist_split *split, const int *indices,
+                      int n, float mean, float std) {
+  float scale = 1.0f / (255.0f * std);
+  float shift = -mean / std;
+  for (int j = 0; j < n; j++) {
+    const uint8_t *image = split->images + (size_t)indices[j] * MNIST_PIXELS;
+    float *column = x + (size_t)j * MNIST_PIXELS;
+    for (int p = 0; p < MNIST_PIXELS; p++)
+      column[p] = (float)image[p] * scale + shift;
+  }
+}

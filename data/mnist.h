@@ -1,0 +1,58 @@
+/* mnist.h: the MNIST data set (and any data set in its format, such as
+ * Fashion-MNIST) loaded from one directory, with MNIST's shape checked on
+ * top of the idx reader, and normalised float batches.
+ *
+ * Owns: the pixels as bytes and the labels of the training and test splits.
+ */
+#ifndef MNIST_EPILOGS_MNIST_H
+#define MNIST_EPILOGS_MNIST_H
+
+#include "idx.h"
+
+#define MNIST_ROWS 28
+#define MNIST_COLS 28
+#define MNIST_PIXELS (MNIST_ROWS * MNIST_COLS)
+#define MNIST_CLASSES 10
+
+/* One split: `count` images of 28x28 bytes, row-major, and their labels. */
+typedef struct mnist_split {
+  int count;
+  uint8_t *images;  /* [count][784] */
+  uint8_t *labels;  /* [count], each 0..9 */
+} mnist_split;
+
+typedef struct mnist_dataset {
+  mnist_split train;
+  mnist_split test;
+  /* Mean and standard deviation of the training pixels scaled to [0, 1]:
+   * normalise as (p / 255 - mean) / std. */
+  float pixel_mean;
+  float pixel_std;
+} mnist_dataset;
+
+/* Loads one split from an images and a labels file; checks rank, type,
+ * 28x28, labels 0..9 and equal counts. On error `out` is left empty. */
+enum idx_status mnist_split_load(mnist_split *out, const char *images_path,
+                                 const char *labels_path, idx_error *err);
+
+/* Finds the four files in `dir` under any of their usual names
+ * (train-images-idx3-ubyte[.gz], train-images.idx3-ubyte[.gz], ...) and
+ * loads both splits. On error `out` is left empty. */
+enum idx_status mnist_dataset_load(mnist_dataset *out, const char *dir,
+                                   idx_error *err);
+
+void mnist_split_destroy(mnist_split *split);
+void mnist_dataset_destroy(mnist_dataset *dataset);
+
+/* Writes the normalised pixels of samples indices[0..n) as a column-major
+ * (784, n) matrix: x[j * 784 + p] = (pixel / 255 - mean) / std. */
+void mnist_batch_fill(float *x, const mnist_split *split, const int *indices,
+                      int n, float mean, float std);
+
+/* Finds `stem` (e.g. "train-images", kind "idx3") in `dir`; writes the
+ * first existing candidate (or the first name tried) to `path`. Returns 1 when
+ * one exists. */
+int mnist_find_file(char *path, size_t path_size, const char *dir,
+                    const char *stem, const char *kind);
+
+#endif

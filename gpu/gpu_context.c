@@ -1,0 +1,101 @@
+/* gpu_context.c: creation and destruction of the GPU context. */
+#include "gpu_context.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu_check.h"
+#include "lt_matmul.h"
+
+const char *gpu_curand_status_name(curandStatus_t status) {
+  switch (status) {
+  case CURAND_STATUS_SUCCESS: return "CURAND_STATUS_SUCCESS";
+  case CURAND_STATUS_VERSION_MISMATCH: return "CURAND_STATUS_VERSION_MISMATCH";
+  case CURAND_STATUS_NOT_INITIALIZED: return "CURAND_STATUS_NOT_INITIALIZED";
+  case CURAND_STATUS_ALLOCATION_FAILED: return "CURAND_STATUS_ALLOCATION_FAILED";
+  case CURAND_STATUS_TYPE_ERROR: return "CURAND_STATUS_TYPE_ERROR";
+  case CURAND_STATUS_OUT_OF_RANGE: return "CURAND_STATUS_OUT_OF_RANGE";
+  case CURAND_STATUS_LENGTH_NOT_MULTIPLE:
+    return "CURAND_STATUS_LENGTH_NOT_MULTIPLE";
+  case CURAND_STATUS_DOUBLE_PRECISION_REQUIRED:
+    return "CURAND_STATUS_DOUBLE_PRECISION_REQUIRED";
+  case CURAND_STATUS_LAUNCH_FAILURE: return "CURAND_STATUS_LAUNCH_FAILURE";
+  case CURAND_STATUS_PREEXISTING_FAILURE:
+    return "CURAND_STATUS_PREEXISTING_FAILURE";
+  case CURAND_STATUS_INITIALIZATION_FAILED:
+    return "CURAND_STATUS_INITIALIZATION_FAILED";
+  case CURAND_STATUS_ARCH_MISMATCH: return "CURAND_STATUS_ARCH_MISMATCH";
+  case CURAND_STATUS_INTERNAL_ERROR: return "CURAND_STATUS_INTERNAL_ERROR";
+  }
+  return "CURAND_STATUS_(unknown)";
+}
+
+int gpu_device_available(char *why, size_t why_size) {
+  int count = 0;
+  cudaError_t status = cudaGetDeviceCount(&count);
+  if (status != cudaSuccess) {
+    snprintf(why, why_size, "no usable CUDA device: %s (%s)",
+             cudaGetErrorName(status), cudaGetErrorString(status));
+    return 0;
+  }
+  if (count == 0) {
+    snprintf(why, why_size, "no CUDA device found");
+    return 0;
+  }
+  return 1;
+}
+
+static int context_init(gpu_context *ctx) {
+  int count = 0;
+  CUDA_CHECK(cudaGetDeviceCount(&count));
+  if (ctx->options.device < 0 || ctx->options.device >= count) {
+    fprintf(stderr, "gpu: expected a device number from 0 to %d, found %d\n",
+            count - 1, ctx->options.device);
+    return -1;
+  }
+  CUDA_CHECK(cudaSetDevice(ctx->options.device));
+  struct cudaDeviceProp prop;
+  CUDA_CHECK(cudaGetDeviceProperties(&prop, ctx->options.device));
+  snprintf(ctx->device_name, sizeof ctx->device_name, "%s", prop.name);
+  ctx->sm_count = prop.multiProcessorCount;
+  CUDA_CHECK(cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking));
+  CUBLAS_CHECK(cublasLtCreate(&ctx->lt));
+  CUDA_CHECK(cudaMalloc(&ctx->d_workspace, GPU_WORKSPACE_BYTES));
+  CURAND_CHECK(curandCreateGenerator(&ctx->rng, CURAND_RNG_PSEUDO_PHILOX4_32_10));
+  CURAND_CHECK(curandSetPseudoRandomGeneratorSeed(ctx->rng, ctx->options.seed));
+  CURAND_CHECK(curandSetStream(ctx->rng, ctx->stream));
+  if (lt_plan_cache_create(&ctx->plans) != 0) return -1;
+  return 0;
+}
+
+int gpu_context_create(gpu_context **out, const gpu_options *options) {
+  *out = NULL;
+  gpu_context *ctx = calloc(1, sizeof *ctx);
+  if (!ctx) {
+    fprintf(stderr, "gpu: out of host memory creating the context\n");
+    return -1;
+  }
+  ctx->options = *options;
+  if (context_init(ctx) != 0) {
+    gpu_context_destroy(ctx);
+    return -1;
+  }
+  *out = ctx;
+  return 0;
+}
+
+void gpu_context_destroy(gpu_context *ctx) {
+  if (!ctx) return;
+  if (ctx->stream) cudaStreamSynchronize(ctx->stream);
+  lt_plan_cache_destroy(ctx->plans);
+  if (ctx->rng) curandDestroyGenerator(ctx->rng);
+  cudaFree(ctx->d_workspace);
+  if (ctx->lt) cublasLtDestroy(ctx->lt);
+  if (ctx->stream) cudaStreamDestroy(ctx->stream);
+  free(ctx);
+}
+
+int gpu_context_sync(gpu_context *ctx) {
+  CUDA_CHECK(cudaStreamSynchronize(ctx->stream));
+  return 0;
+}

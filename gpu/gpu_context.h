@@ -1,0 +1,60 @@
+/* gpu_context.h: everything a GPU computation needs, in one struct passed
+ * explicitly (no globals): the device, one stream, the cuBLASLt handle, its
+ * workspace, the plan cache of the matmul wrapper and a seeded cuRAND
+ * generator.
+ */
+#ifndef MNIST_EPILOGS_GPU_CONTEXT_H
+#define MNIST_EPILOGS_GPU_CONTEXT_H
+
+#include <cublasLt.h>
+#include <cuda_runtime_api.h>
+#include <curand.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* 32 MiB, as NVIDIA recommends for Hopper; given to both the heuristic
+ * preference and every matmul. */
+#define GPU_WORKSPACE_BYTES ((size_t)32 << 20)
+
+typedef struct lt_plan_cache lt_plan_cache;
+
+typedef struct gpu_options {
+  int device;                /* CUDA device ordinal */
+  unsigned long long seed;   /* cuRAND seed */
+  int tf32;                  /* 1: matmuls in TF32 (CUBLAS_COMPUTE_32F_FAST_TF32) */
+  int autotune;              /* 1: time heuristic candidates per plan */
+} gpu_options;
+
+typedef struct gpu_context {
+  gpu_options options;
+  char device_name[256];
+  int sm_count;
+  cudaStream_t stream;
+  cublasLtHandle_t lt;
+  void *d_workspace;         /* GPU_WORKSPACE_BYTES, 256-byte aligned */
+  curandGenerator_t rng;     /* Philox, on `stream` */
+  lt_plan_cache *plans;      /* owned by lt_matmul.c */
+  char last_error[512];      /* the wrapper's last refusal, for callers */
+} gpu_context;
+
+/* Returns 1 when a usable CUDA device exists, else 0 with `why` filled. */
+int gpu_device_available(char *why, size_t why_size);
+
+/* Creates a context on options->device. Returns 0, or -1 with a message on
+ * stderr and *out NULL. */
+int gpu_context_create(gpu_context **out, const gpu_options *options);
+
+/* Destroys in reverse order of creation; a no-op on NULL. */
+void gpu_context_destroy(gpu_context *ctx);
+
+/* Waits for all work on the context's stream. Returns 0 or -1. */
+int gpu_context_sync(gpu_context *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,67 @@
+/* kernels.h: the few CUDA kernels cuBLASLt cannot do, as C-callable
+ * launchers. Each enqueues on `stream`, checks the launch, and returns 0 or
+ * -1 (message on stderr). Matrices are column-major (rows, cols) with a
+ * leading dimension ld >= rows. None uses float atomics: every reduction has
+ * a fixed order, so results are bitwise reproducible.
+ */
+#ifndef MNIST_EPILOGS_KERNELS_H
+#define MNIST_EPILOGS_KERNELS_H
+
+#include <cuda_runtime_api.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* d_x (features, n) = pixels of samples d_order[first .. first+n) scaled as
+ * p * scale + shift; d_batch_labels[j] = d_labels[d_order[first + j]]. */
+int gpu_gather_batch(float *d_x, int *d_batch_labels, const uint8_t *d_images,
+                     const uint8_t *d_labels, const int *d_order, int first,
+                     int n, int features, float scale, float shift,
+                     cudaStream_t stream);
+
+/* Softmax cross-entropy over d_logits (classes, n), ld = classes.
+ * If d_dlogits: d_dlogits (classes, n) = (softmax - onehot) / n.
+ * d_stats[0] += sum of losses, d_stats[1] += number of argmax == label
+ * (one block, fixed reduction order: deterministic). */
+int gpu_xent_loss_grad(float *d_dlogits, double *d_stats,
+                       const float *d_logits, const int *d_labels, int classes,
+                       int n, cudaStream_t stream);
+
+/* SGD with momentum over one slab: v = momentum * v + g; p -= lr * v.
+ * With momentum == 0, d_velocity may be NULL: p -= lr * g. */
+int gpu_sgd_update(float *d_params, float *d_velocity, const float *d_grads,
+                   size_t count, float lr, float momentum,
+                   cudaStream_t stream);
+
+/* Unfused mode, one kernel per epilogue step. */
+/* d_y (m, n) += bias[m] broadcast over columns. */
+int gpu_bias_add(float *d_y, int ld, const float *d_bias, int m, int n,
+                 cudaStream_t stream);
+/* In place d_y = max(d_y, 0); mask bit (i, j) = (d_y[i, j] >= 0) before,
+ * in cuBLASLt's layout (aux_ld bits per column). Bytes past row m untouched. */
+int gpu_relu_mask_forward(float *d_y, int ld, uint8_t *d_mask, int aux_ld,
+                          int m, int n, cudaStream_t stream);
+/* In place d_g (m, n) *= mask bit (i, j). */
+int gpu_relu_mask_backward(float *d_g, int ld, const uint8_t *d_mask,
+                           int aux_ld, int m, int n, cudaStream_t stream);
+/* d_db[i] = sum_j d_g[i, j] (written, not accumulated). */
+int gpu_bias_grad(float *d_db, const float *d_g, int ld, int m, int n,
+                  cudaStream_t stream);
+
+/* Helpers for the wrapper's autotune check. */
+/* d_dst (m, n) = d_src (m, n). */
+int gpu_copy_matrix(float *d_dst, int ld_dst, const float *d_src, int ld_src,
+                    int m, int n, cudaStream_t stream);
+/* d_out[0] = max |x - y|, d_out[1] = max |y| over (m, n). NaN propagates. */
+int gpu_compare_matrices(float *d_out, const float *d_x, int ld_x,
+                         const float *d_y, int ld_y, int m, int n,
+                         cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,372 @@
+/* lt_matmul.c: the one cuBLASLt wrapper: checks the epilogue rules, builds
+ * and caches plans, autotunes them, and launches. */
+#include "lt_matmul.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu_check.h"
+#include "kernels.h"
+
+enum {
+  LT_MAX_CANDIDATES = 8, /* heuristic results asked for per plan */
+  LT_TIMED_RUNS = 5,     /* timed launches per candidate; the median counts */
+};
+/* A candidate must beat the heuristic's order by this factor to be kept:
+ * timing noise then rarely flips the choice between runs. */
+#define LT_TIE_MARGIN 1.05f
+/* Largest max|D - D_first| / max|D_first| a candidate may show. FP32 sums of
+ * k <= 10^4 products in another order differ by ~sqrt(k) * 6e-8 ~ 1e-5
+ * relative; TF32 inputs carry 10 mantissa bits (~5e-4 each). Wrong results
+ * are O(1). */
+#define LT_MATCH_FP32 1e-4f
+#define LT_MATCH_TF32 1e-2f
+
+typedef struct lt_plan {
+  lt_matmul_call call; /* the key: shape, epilogue and pointers */
+  cublasComputeType_t compute;
+  cublasLtMatmulDesc_t op;
+  cublasLtMatrixLayout_t a, b, d;
+  cublasLtMatmulAlgo_t algo;
+  lt_plan_info info;
+} lt_plan;
+
+struct lt_plan_cache {
+  lt_plan *plans;
+  int count, capacity;
+};
+
+static cublasLtEpilogue_t to_cublas(lt_epilogue epilogue) {
+  switch (epilogue) {
+  case LT_EPILOGUE_BIAS: return CUBLASLT_EPILOGUE_BIAS;
+  case LT_EPILOGUE_RELU_AUX_BIAS: return CUBLASLT_EPILOGUE_RELU_AUX_BIAS;
+  case LT_EPILOGUE_DRELU_BGRAD: return CUBLASLT_EPILOGUE_DRELU_BGRAD;
+  case LT_EPILOGUE_BGRADB: return CUBLASLT_EPILOGUE_BGRADB;
+  default: return CUBLASLT_EPILOGUE_DEFAULT;
+  }
+}
+
+static int refuse(gpu_context *ctx, const lt_matmul_call *c,
+                  const char *format, ...) __attribute__((format(printf, 3, 4)));
+
+static int refuse(gpu_context *ctx, const lt_matmul_call *c,
+                  const char *format, ...) {
+  char reason[300];
+  va_list args;
+  va_start(args, format);
+  vsnprintf(reason, sizeof reason, format, args);
+  va_end(args);
+  snprintf(ctx->last_error, sizeof ctx->last_error,
+           "lt_matmul %s m=%d n=%d k=%d transa=%c transb=%c: %s",
+           lt_epilogue_name(c->epilogue), c->m, c->n, c->k,
+           c->transa ? 'T' : 'N', c->transb ? 'T' : 'N', reason);
+  fprintf(stderr, "%s\n", ctx->last_error);
+  return -1;
+}
+
+static int misaligned(const void *p) { return ((uintptr_t)p & 15u) != 0; }
+
+/* The rules cuBLASLt states (cublasLt.h, cuBLAS docs "cublasLtEpilogue_t"),
+ * checked before any call so a violation is named, not a status code. */
+static int check_call(gpu_context *ctx, const lt_matmul_call *c) {
+  if (c->m < 1 || c->n < 1 || c->k < 1)
+    return refuse(ctx, c, "expected m, n, k >= 1");
+  if ((unsigned)c->epilogue > LT_EPILOGUE_BGRADB)
+    return refuse(ctx, c, "unknown epilogue %d", (int)c->epilogue);
+  if (!c->d_a || !c->d_b || !c->d_d)
+    return refuse(ctx, c, "expected non-NULL A, B and D");
+  int a_rows = c->transa ? c->k : c->m, b_rows = c->transb ? c->n : c->k;
+  if (c->lda < a_rows || c->ldb < b_rows || c->ldd < c->m)
+    return refuse(ctx, c,
+                  "expected lda >= %d, ldb >= %d, ldd >= %d, found %d, %d, %d",
+                  a_rows, b_rows, c->m, c->lda, c->ldb, c->ldd);
+  if (misaligned(c->d_a) || misaligned(c->d_b) || misaligned(c->d_d) ||
+      misaligned(c->d_bias) || misaligned(c->d_aux))
+    return refuse(ctx, c, "expected every pointer 16-byte aligned");
+  int wants_bias = c->epilogue != LT_EPILOGUE_DEFAULT;
+  int wants_aux = c->epilogue == LT_EPILOGUE_RELU_AUX_BIAS ||
+                  c->epilogue == LT_EPILOGUE_DRELU_BGRAD;
+  if (wants_bias && !c->d_bias)
+    return refuse(ctx, c, "expected a bias (or bias-gradient) pointer");
+  if (!wants_bias && c->d_bias)
+    return refuse(ctx, c, "DEFAULT takes no bias pointer");
+  if (wants_aux && !c->d_aux)
+    return refuse(ctx, c, "expected an aux (ReLU bit-mask) pointer");
+  if (wants_aux && (c->aux_ld % 128 != 0 || c->aux_ld < c->m))
+    return refuse(ctx, c,
+                  "expected aux_ld a multiple of 128 bits and >= m = %d "
+                  "(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD), found %d",
+                  c->m, c->aux_ld);
+  if (c->epilogue == LT_EPILOGUE_BGRADB && !c->transb)
+    return refuse(ctx, c,
+                  "BGRADB sums op(B) and needs transb = T (cuBLASLt returns "
+                  "NOT_SUPPORTED otherwise); use transb = 1");
+  return 0;
+}
+
+int lt_plan_cache_create(lt_plan_cache **out) {
+  *out = calloc(1, sizeof **out);
+  if (!*out) {
+    fprintf(stderr, "lt_matmul: out of host memory creating the plan cache\n");
+    return -1;
+  }
+  return 0;
+}
+
+static void plan_release(lt_plan *plan) {
+  if (plan->d) cublasLtMatrixLayoutDestroy(plan->d);
+  if (plan->b) cublasLtMatrixLayoutDestroy(plan->b);
+  if (plan->a) cublasLtMatrixLayoutDestroy(plan->a);
+  if (plan->op) cublasLtMatmulDescDestroy(plan->op);
+}
+
+void lt_plan_cache_destroy(lt_plan_cache *cache) {
+  if (!cache) return;
+  for (int i = 0; i < cache->count; i++) plan_release(&cache->plans[i]);
+  free(cache->plans);
+  free(cache);
+}
+
+int lt_plan_cache_count(const lt_plan_cache *cache) { return cache->count; }
+
+lt_plan_info lt_plan_cache_info(const lt_plan_cache *cache, int i) {
+  return cache->plans[i].info;
+}
+
+static int same_call(const lt_matmul_call *x, const lt_matmul_call *y) {
+  return x->m == y->m && x->n == y->n && x->k == y->k &&
+         x->transa == y->transa && x->transb == y->transb &&
+         x->d_a == y->d_a && x->lda == y->lda && x->d_b == y->d_b &&
+         x->ldb == y->ldb && x->d_d == y->d_d && x->ldd == y->ldd &&
+         x->epilogue == y->epilogue && x->d_bias == y->d_bias &&
+         x->d_aux == y->d_aux && x->aux_ld == y->aux_ld;
+}
+
+static int set_attr(cublasLtMatmulDesc_t op, cublasLtMatmulDescAttributes_t a,
+                    const void *value, size_t size) {
+  CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(op, a, value, size));
+  return 0;
+}
+
+/* Descriptor and layouts. The bias and aux pointers are set before the
+ * heuristic is asked: it reads their alignment. */
+static int plan_describe(lt_plan *p) {
+  const lt_matmul_call *c = &p->call;
+  CUBLAS_CHECK(cublasLtMatmulDescCreate(&p->op, p->compute, CUDA_R_32F));
+  cublasOperation_t ta = c->transa ? CUBLAS_OP_T : CUBLAS_OP_N;
+  cublasOperation_t tb = c->transb ? CUBLAS_OP_T : CUBLAS_OP_N;
+  cublasLtEpilogue_t epilogue = to_cublas(c->epilogue);
+  if (set_attr(p->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta) ||
+      set_attr(p->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb) ||
+      set_attr(p->op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
+               sizeof epilogue))
+    return -1;
+  if (c->d_bias && set_attr(p->op, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
+                            &c->d_bias, sizeof c->d_bias))
+    return -1;
+  if (c->d_aux) {
+    int64_t aux_ld = c->aux_ld;
+    if (set_attr(p->op, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, &c->d_aux,
+                 sizeof c->d_aux) ||
+        set_attr(p->op, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, &aux_ld,
+                 sizeof aux_ld))
+      return -1;
+  }
+  CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p->a, CUDA_R_32F,
+                                          c->transa ? c->k : c->m,
+                                          c->transa ? c->m : c->k, c->lda));
+  CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p->b, CUDA_R_32F,
+                                          c->transb ? c->n : c->k,
+                                          c->transb ? c->k : c->n, c->ldb));
+  CUBLAS_CHECK(
+      cublasLtMatrixLayoutCreate(&p->d, CUDA_R_32F, c->m, c->n, c->ldd));
+  return 0;
+}
+
+static int plan_launch(gpu_context *ctx, const lt_plan *p,
+                       const cublasLtMatmulAlgo_t *algo) {
+  const float alpha = 1.0f, beta = 0.0f;
+  CUBLAS_CHECK(cublasLtMatmul(ctx->lt, p->op, &alpha, p->call.d_a, p->a,
+                              p->call.d_b, p->b, &beta, p->call.d_d, p->d,
+                              p->call.d_d, p->d, algo, ctx->d_workspace,
+                              GPU_WORKSPACE_BYTES, ctx->stream));
+  return 0;
+}
+
+static int compare_floats(const void *x, const void *y) {
+  float a = *(const float *)x, b = *(const float *)y;
+  return (a > b) - (a < b);
+}
+
+/* Median of LT_TIMED_RUNS launches of one candidate, in microseconds. */
+static int time_candidate(gpu_context *ctx, const lt_plan *p,
+                          const cublasLtMatmulAlgo_t *algo, cudaEvent_t *ev,
+                          float *us) {
+  float times[LT_TIMED_RUNS];
+  for (int r = 0; r < LT_TIMED_RUNS; r++) {
+    CUDA_CHECK(cudaEventRecord(ev[0], ctx->stream));
+    if (plan_launch(ctx, p, algo) != 0) return -1;
+    CUDA_CHECK(cudaEventRecord(ev[1], ctx->stream));
+    CUDA_CHECK(cudaEventSynchronize(ev[1]));
+    CUDA_CHECK(cudaEventElapsedTime(&times[r], ev[0], ev[1]));
+  }
+  qsort(times, LT_TIMED_RUNS, sizeof times[0], compare_floats);
+  *us = times[LT_TIMED_RUNS / 2] * 1000.0f;
+  return 0;
+}
+
+/* Runs every candidate that the heuristic offered; keeps the fastest whose
+ * D matches the first working candidate's. Statuses of failing candidates
+ * are not errors: such a candidate is skipped. */
+static int plan_autotune(gpu_context *ctx, lt_plan *p,
+                         const cublasLtMatmulHeuristicResult_t *results,
+                         int count, float *d_reference, float *d_diff) {
+  const lt_matmul_call *c = &p->call;
+  float tolerance = ctx->options.tf32 ? LT_MATCH_TF32 : LT_MATCH_FP32;
+  cudaEvent_t ev[2] = {NULL, NULL};
+  CUDA_CHECK(cudaEventCreate(&ev[0]));
+  if (cudaEventCreate(&ev[1]) != cudaSuccess) {
+    cudaEventDestroy(ev[0]);
+    return -1;
+  }
+  int best = -1, have_reference = 0, ran = 0, status = 0;
+  float best_us = 0.0f;
+  for (int i = 0; i < count && status == 0; i++) {
+    const float alpha = 1.0f, beta = 0.0f;
+    if (cublasLtMatmul(ctx->lt, p->op, &alpha, c->d_a, p->a, c->d_b, p->b,
+                       &beta, c->d_d, p->d, c->d_d, p->d, &results[i].algo,
+                       ctx->d_workspace, GPU_WORKSPACE_BYTES,
+                       ctx->stream) != CUBLAS_STATUS_SUCCESS)
+      continue;
+    if (!have_reference) {
+      status = gpu_copy_matrix(d_reference, c->m, c->d_d, c->ldd, c->m, c->n,
+                               ctx->stream);
+      have_reference = 1;
+    } else {
+      float h_diff[2];
+      status = gpu_compare_matrices(d_diff, c->d_d, c->ldd, d_reference,
+                                    c->m, c->m, c->n, ctx->stream);
+      if (status == 0 &&
+          cudaMemcpyAsync(h_diff, d_diff, sizeof h_diff,
+                          cudaMemcpyDeviceToHost, ctx->stream) != cudaSuccess)
+        status = -1;
+      if (status == 0 && cudaStreamSynchronize(ctx->stream) != cudaSuccess)
+        status = -1;
+      /* NaN-safe: a NaN difference fails the comparison and is skipped. */
+      if (status == 0 && !(h_diff[0] <= tolerance * h_diff[1] + 1e-30f))
+        continue;
+    }
+    float us = 0.0f;
+    if (status == 0) status = time_candidate(ctx, p, &results[i].algo, ev, &us);
+    if (status != 0) break;
+    ran++;
+    if (best < 0) p->info.first_us = us;
+    if (best < 0 || us * LT_TIE_MARGIN < best_us) {
+      best = i;
+      best_us = us;
+    }
+  }
+  cudaEventDestroy(ev[1]);
+  cudaEventDestroy(ev[0]);
+  if (status != 0) return -1;
+  if (best < 0) return refuse(ctx, c, "no heuristic candidate ran");
+  p->algo = results[best].algo;
+  p->info.candidates = ran;
+  p->info.chosen = best;
+  p->info.chosen_us = best_us;
+  return 0;
+}
+
+static int plan_choose(gpu_context *ctx, lt_plan *p) {
+  const lt_matmul_call *c = &p->call;
+  cublasLtMatmulPreference_t pref = NULL;
+  CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
+  size_t workspace = GPU_WORKSPACE_BYTES;
+  cublasLtMatmulHeuristicResult_t results[LT_MAX_CANDIDATES];
+  int count = 0;
+  cublasStatus_t status = cublasLtMatmulPreferenceSetAttribute(
+      pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace,
+      sizeof workspace);
+  if (status == CUBLAS_STATUS_SUCCESS)
+    status = cublasLtMatmulAlgoGetHeuristic(
+        ctx->lt, p->op, p->a, p->b, p->d, p->d, pref,
+        ctx->options.autotune ? LT_MAX_CANDIDATES : 1, results, &count);
+  cublasLtMatmulPreferenceDestroy(pref);
+  if (status != CUBLAS_STATUS_SUCCESS || count == 0)
+    return refuse(ctx, c, "the heuristic found no algorithm: %s (%s)",
+                  cublasLtGetStatusName(status),
+                  count == 0 && status == CUBLAS_STATUS_SUCCESS
+                      ? "zero candidates"
+                      : cublasLtGetStatusString(status));
+  p->info.candidates = count;
+  if (!ctx->options.autotune || count == 1) {
+    p->algo = results[0].algo;
+    return 0;
+  }
+  enum cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  CUDA_CHECK(cudaStreamIsCapturing(ctx->stream, &capture));
+  if (capture != cudaStreamCaptureStatusNone)
+    return refuse(ctx, c, "a plan cannot be autotuned during graph capture; "
+                  "run the step once before capturing it");
+  float *d_reference = NULL, *d_diff = NULL;
+  CUDA_CHECK(cudaMalloc((void **)&d_reference,
+                        (size_t)c->m * (size_t)c->n * sizeof(float)));
+  if (cudaMalloc((void **)&d_diff, 2 * sizeof(float)) != cudaSuccess) {
+    cudaFree(d_reference);
+    return refuse(ctx, c, "out of GPU memory for the autotune scratch");
+  }
+  int result = plan_autotune(ctx, p, results, count, d_reference, d_diff);
+  cudaFree(d_diff);
+  cudaFree(d_reference);
+  return result;
+}
+
+static lt_plan *plan_find_or_build(gpu_context *ctx,
+                                   const lt_matmul_call *call) {
+  lt_plan_cache *cache = ctx->plans;
+  cublasComputeType_t compute = ctx->options.tf32
+                                    ? CUBLAS_COMPUTE_32F_FAST_TF32
+                                    : CUBLAS_COMPUTE_32F;
+  for (int i = 0; i < cache->count; i++)
+    if (cache->plans[i].compute == compute &&
+        same_call(&cache->plans[i].call, call))
+      return &cache->plans[i];
+  if (cache->count == cache->capacity) {
+    int capacity = cache->capacity ? 2 * cache->capacity : 16;
+    lt_plan *bigger = realloc(cache->plans, (size_t)capacity * sizeof *bigger);
+    if (!bigger) {
+      refuse(ctx, call, "out of host memory for the plan cache");
+      return NULL;
+    }
+    cache->plans = bigger;
+    cache->capacity = capacity;
+  }
+  lt_plan *p = &cache->plans[cache->count];
+  memset(p, 0, sizeof *p);
+  p->call = *call;
+  p->compute = compute;
+  p->info.m = call->m;
+  p->info.n = call->n;
+  p->info.k = call->k;
+  p->info.epilogue = call->epilogue;
+  if (plan_describe(p) != 0 || plan_choose(ctx, p) != 0) {
+    if (!ctx->last_error[0])
+      refuse(ctx, call, "building the plan failed (see the line above)");
+    plan_release(p);
+    return NULL;
+  }
+  cache->count++;
+  return p;
+}
+
+int lt_matmul(gpu_context *ctx, const lt_matmul_call *call) {
+  ctx->last_error[0] = '\0';
+  if (check_call(ctx, call) != 0) return -1;
+  const lt_plan *p = plan_find_or_build(ctx, call);
+  if (!p) return -1;
+  if (plan_launch(ctx, p, &p->algo) != 0)
+    return refuse(ctx, call, "cublasLtMatmul failed (see the line above)");
+  return 0;
+}

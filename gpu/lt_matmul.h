@@ -1,0 +1,63 @@
+/* lt_matmul.h: THE cuBLASLt wrapper. Every matmul in the project, fused or
+ * not, goes through lt_matmul().
+ *
+ * Conventions (cuBLASLt is column-major): D (m, n) = op(A) (m, k) * op(B)
+ * (k, n), alpha = 1, beta = 0, C aliased to D, FP32 storage; the compute
+ * type is FP32 or TF32 (gpu_options.tf32). The epilogue adds what the
+ * table in DESIGN.md section 3 says:
+ *
+ *   LT_EPILOGUE_DEFAULT        D = op(A) op(B)
+ *   LT_EPILOGUE_BIAS           D = op(A) op(B) + bias[m] (broadcast over n)
+ *   LT_EPILOGUE_RELU_AUX_BIAS  Z = op(A) op(B) + bias[m]; D = max(Z, 0);
+ *                              aux bit (i, j) = (Z[i, j] >= 0)
+ *   LT_EPILOGUE_DRELU_BGRAD    G = op(A) op(B); D = G masked by aux bits;
+ *                              bias[i] = sum_j D[i, j]   (written, length m)
+ *   LT_EPILOGUE_BGRADB         D = op(A) op(B); bias[j] = sum_p op(B)[p, j]
+ *                              (written, length n); needs transb = 1
+ *
+ * The aux bit-mask is column-major: bit (i, j) is bit i % 8 of byte
+ * j * aux_ld / 8 + i / 8; aux_ld is in bits, a multiple of 128 and >= m
+ * (cublasLt.h, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD).
+ *
+ * Plans (descriptor, layouts, algorithm) are cached per distinct call: the
+ * first call with a given shape, epilogue and set of pointers builds one,
+ * later calls only launch. With gpu_options.autotune the plan times the
+ * heuristic's candidates on the real buffers and keeps the fastest whose
+ * output matches the first candidate's.
+ */
+#ifndef MNIST_EPILOGS_LT_MATMUL_H
+#define MNIST_EPILOGS_LT_MATMUL_H
+
+#include "gpu_context.h"
+#include "lt_call.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What a built plan chose, for reports. */
+typedef struct lt_plan_info {
+  int m, n, k;
+  lt_epilogue epilogue;
+  int candidates;       /* heuristic results that ran */
+  int chosen;           /* index of the kept candidate (0: heuristic's first) */
+  float chosen_us;      /* median time of the kept one (autotune only) */
+  float first_us;       /* median time of candidate 0 (autotune only) */
+} lt_plan_info;
+
+/* Enqueues the call on ctx->stream (building its plan on first use).
+ * Returns 0, or -1 with the reason in ctx->last_error and on stderr: a rule
+ * broken (named, with the shapes), or a cuBLAS status by name. */
+int lt_matmul(gpu_context *ctx, const lt_matmul_call *call);
+
+int lt_plan_cache_create(lt_plan_cache **out);
+void lt_plan_cache_destroy(lt_plan_cache *cache);
+int lt_plan_cache_count(const lt_plan_cache *cache);
+/* The i-th plan's info, 0 <= i < count. */
+lt_plan_info lt_plan_cache_info(const lt_plan_cache *cache, int i);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

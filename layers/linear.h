@@ -1,0 +1,46 @@
+/* linear.h: one fully connected layer, forward and backward, fused
+ * (cuBLASLt epilogues) or unfused (plain matmul + one kernel per epilogue
+ * step). Both modes compute the same numbers up to summation order.
+ *
+ * The layer does not own memory: its pointers are views into the MLP's
+ * slabs and activation buffers (layers/mlp.c).
+ */
+#ifndef MNIST_EPILOGS_LINEAR_H
+#define MNIST_EPILOGS_LINEAR_H
+
+#include <stdint.h>
+
+#include "../gpu/gpu_context.h"
+
+typedef enum mlp_mode { MLP_MODE_FUSED, MLP_MODE_UNFUSED } mlp_mode;
+
+typedef struct linear_layer {
+  int in, out;
+  int relu;           /* 1 for hidden layers: ReLU after the bias */
+  float *d_wt;        /* Wt (in, out) col-major = W[out][in] row-major */
+  float *d_b;         /* [out] */
+  float *d_dwt;       /* (in, out), gradient of d_wt */
+  float *d_db;        /* [out] */
+  float *d_y;         /* (out, max_batch): ReLU output, or logits */
+  float *d_dz;        /* (out, max_batch): loss gradient at the
+                         pre-activation (after the ReLU mask) */
+  uint8_t *d_mask;    /* (aux_ld / 8, max_batch) bytes; hidden layers */
+  int aux_ld;         /* bits: round_up(out, 128) */
+} linear_layer;
+
+/* d_y (out, n) = [ReLU](Wt^T x + b), saving the ReLU mask: one call with
+ * RELU_AUX_BIAS (hidden) or BIAS (output); fused through lt_matmul,
+ * unfused through lt_matmul_unfused. d_x is (in, n) col-major. */
+int linear_forward(gpu_context *ctx, linear_layer *layer, const float *d_x,
+                   int n, mlp_mode mode);
+
+/* From layer->d_dz (out, n) and its input d_x (in, n):
+ *   d_dwt = x dz^T (written); for the output layer (relu == 0) also
+ *   d_db = sum over the batch of dz (BGRADB);
+ *   if below: below->d_dz (in, n) = (Wt dz) masked by below's ReLU bits
+ *   and below->d_db = its sum over the batch (DRELU_BGRAD).
+ * Hidden layers' own d_db is produced by the layer above. */
+int linear_backward(gpu_context *ctx, linear_layer *layer, linear_layer *below,
+                    const float *d_x, int n, mlp_mode mode);
+
+#endif

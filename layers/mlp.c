@@ -1,0 +1,176 @@
+/* mlp.c: the MLP: memory, initialisation and the training step. */
+#include "mlp.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../gpu/gpu_check.h"
+#include "../gpu/kernels.h"
+#include "../gpu/lt_matmul.h"
+
+static size_t align_floats(size_t n) {
+  return (n + MLP_ALIGN_FLOATS - 1) / MLP_ALIGN_FLOATS * MLP_ALIGN_FLOATS;
+}
+
+static int mlp_allocate(mlp *net) {
+  const mlp_layout *lay = &net->layout;
+  size_t slab = lay->slab_floats * sizeof(float);
+  CUDA_CHECK(cudaMalloc((void **)&net->d_params, slab));
+  CUDA_CHECK(cudaMalloc((void **)&net->d_grads, slab));
+  CUDA_CHECK(cudaMalloc((void **)&net->d_velocity, slab));
+  CUDA_CHECK(cudaMemset(net->d_params, 0, slab));
+  CUDA_CHECK(cudaMemset(net->d_grads, 0, slab));
+  CUDA_CHECK(cudaMemset(net->d_velocity, 0, slab));
+  size_t act_floats = 0, mask_bytes = 0;
+  for (int l = 0; l < lay->depth; l++) {
+    act_floats += 2 * align_floats((size_t)lay->widths[l + 1] * net->max_batch);
+    mask_bytes += align_floats(lt_aux_bytes(lay->widths[l + 1], net->max_batch));
+  }
+  CUDA_CHECK(cudaMalloc((void **)&net->d_activations, act_floats * sizeof(float)));
+  CUDA_CHECK(cudaMalloc((void **)&net->d_masks, mask_bytes));
+  CUDA_CHECK(cudaMemset(net->d_activations, 0, act_floats * sizeof(float)));
+  CUDA_CHECK(cudaMemset(net->d_masks, 0, mask_bytes));
+  float *act = net->d_activations;
+  uint8_t *mask = net->d_masks;
+  for (int l = 0; l < lay->depth; l++) {
+    linear_layer *layer = &net->layers[l];
+    int out = lay->widths[l + 1];
+    size_t act_size = align_floats((size_t)out * net->max_batch);
+    layer->in = lay->widths[l];
+    layer->out = out;
+    layer->relu = l + 1 < lay->depth;
+    layer->d_wt = net->d_params + lay->w_offset[l];
+    layer->d_b = net->d_params + lay->b_offset[l];
+    layer->d_dwt = net->d_grads + lay->w_offset[l];
+    layer->d_db = net->d_grads + lay->b_offset[l];
+    layer->d_y = act;
+    layer->d_dz = act + act_size;
+    act += 2 * act_size;
+    layer->aux_ld = lt_aux_ld(out);
+    layer->d_mask = layer->relu ? mask : NULL;
+    mask += align_floats(lt_aux_bytes(out, net->max_batch));
+  }
+  return 0;
+}
+
+int mlp_create(mlp **out, const int *widths, int depth, int max_batch) {
+  *out = NULL;
+  if (max_batch < 1) {
+    fprintf(stderr, "mlp: expected a batch size >= 1, found %d\n", max_batch);
+    return -1;
+  }
+  mlp *net = calloc(1, sizeof *net);
+  if (!net) {
+    fprintf(stderr, "mlp: out of host memory\n");
+    return -1;
+  }
+  char err[128];
+  if (mlp_layout_init(&net->layout, widths, depth, err, sizeof err) != 0) {
+    fprintf(stderr, "mlp: %s\n", err);
+    free(net);
+    return -1;
+  }
+  net->max_batch = max_batch;
+  if (mlp_allocate(net) != 0) {
+    mlp_destroy(net);
+    return -1;
+  }
+  *out = net;
+  return 0;
+}
+
+void mlp_destroy(mlp *net) {
+  if (!net) return;
+  cudaFree(net->d_masks);
+  cudaFree(net->d_activations);
+  cudaFree(net->d_velocity);
+  cudaFree(net->d_grads);
+  cudaFree(net->d_params);
+  free(net);
+}
+
+int mlp_init_params(mlp *net, gpu_context *ctx) {
+  const mlp_layout *lay = &net->layout;
+  size_t slab = lay->slab_floats * sizeof(float);
+  CUDA_CHECK(cudaMemsetAsync(net->d_params, 0, slab, ctx->stream));
+  CUDA_CHECK(cudaMemsetAsync(net->d_velocity, 0, slab, ctx->stream));
+  for (int l = 0; l < lay->depth; l++) {
+    int in = lay->widths[l];
+    size_t count = (size_t)in * lay->widths[l + 1];
+    /* cuRAND's normal generator wants an even count; the slab pads every
+     * tensor to 64 floats, so one more float stays inside the padding, and
+     * the bias after it is zeroed again below. */
+    count += count & 1;
+    float std = sqrtf((net->layers[l].relu ? 2.0f : 1.0f) / (float)in);
+    CURAND_CHECK(curandGenerateNormal(ctx->rng, net->layers[l].d_wt, count,
+                                      0.0f, std));
+    CUDA_CHECK(cudaMemsetAsync(net->layers[l].d_b, 0,
+                               (size_t)lay->widths[l + 1] * sizeof(float),
+                               ctx->stream));
+  }
+  return 0;
+}
+
+static int check_batch(const mlp *net, int n) {
+  if (n < 1 || n > net->max_batch) {
+    fprintf(stderr, "mlp: expected a batch of 1 to %d, found %d\n",
+            net->max_batch, n);
+    return -1;
+  }
+  return 0;
+}
+
+int mlp_forward(mlp *net, gpu_context *ctx, const float *d_x, int n,
+                mlp_mode mode) {
+  if (check_batch(net, n) != 0) return -1;
+  const float *input = d_x;
+  for (int l = 0; l < net->layout.depth; l++) {
+    if (linear_forward(ctx, &net->layers[l], input, n, mode) != 0) return -1;
+    input = net->layers[l].d_y;
+  }
+  return 0;
+}
+
+int mlp_backward(mlp *net, gpu_context *ctx, const float *d_x,
+                 const int *d_labels, int n, mlp_mode mode, double *d_stats) {
+  int depth = net->layout.depth;
+  linear_layer *top = &net->layers[depth - 1];
+  if (gpu_xent_loss_grad(top->d_dz, d_stats, top->d_y, d_labels, top->out, n,
+                         ctx->stream) != 0)
+    return -1;
+  for (int l = depth - 1; l >= 0; l--) {
+    const float *input = l == 0 ? d_x : net->layers[l - 1].d_y;
+    linear_layer *below = l == 0 ? NULL : &net->layers[l - 1];
+    if (linear_backward(ctx, &net->layers[l], below, input, n, mode) != 0)
+      return -1;
+  }
+  return 0;
+}
+
+int mlp_update(mlp *net, gpu_context *ctx, float lr, float momentum) {
+  return gpu_sgd_update(net->d_params, net->d_velocity, net->d_grads,
+                        net->layout.slab_floats, lr, momentum, ctx->stream);
+}
+
+int mlp_train_step(mlp *net, gpu_context *ctx, const float *d_x,
+                   const int *d_labels, int n, mlp_mode mode, float lr,
+                   float momentum, double *d_stats) {
+  if (mlp_forward(net, ctx, d_x, n, mode) != 0 ||
+      mlp_backward(net, ctx, d_x, d_labels, n, mode, d_stats) != 0)
+    return -1;
+  return mlp_update(net, ctx, lr, momentum);
+}
+
+int mlp_evaluate(mlp *net, gpu_context *ctx, const float *d_x,
+                 const int *d_labels, int n, mlp_mode mode, double *d_stats) {
+  if (mlp_forward(net, ctx, d_x, n, mode) != 0) return -1;
+  const linear_layer *top = &net->layers[net->layout.depth - 1];
+  return gpu_xent_loss_grad(NULL, d_stats, top->d_y, d_labels, top->out, n,
+                            ctx->stream);
+}
+
+const float *mlp_logits(const mlp *net) {
+  return net->layers[net->layout.depth - 1].d_y;
+}

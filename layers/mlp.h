@@ -1,0 +1,65 @@
+/* mlp.h: a multilayer perceptron of any depth on the GPU: parameters,
+ * gradients and momentum in one slab each (mlp_layout.h), activations,
+ * gradients at each layer and ReLU masks sized once for max_batch.
+ * Nothing is allocated by the step functions.
+ *
+ * A training step (DESIGN.md section 2), per batch of n <= max_batch:
+ *   mlp_forward   hidden layers RELU_AUX_BIAS, output layer BIAS
+ *   mlp_backward  softmax cross-entropy kernel, then output layer BGRADB,
+ *                 then per hidden layer DRELU_BGRAD and a DEFAULT matmul
+ *   mlp_update    one SGD kernel over the whole parameter slab
+ * All work is enqueued on ctx->stream; nothing waits for the host.
+ */
+#ifndef MNIST_EPILOGS_MLP_H
+#define MNIST_EPILOGS_MLP_H
+
+#include "linear.h"
+#include "mlp_layout.h"
+
+typedef struct mlp {
+  mlp_layout layout;
+  int max_batch;
+  linear_layer layers[MLP_MAX_LAYERS];
+  float *d_params;       /* slab: layout.slab_floats */
+  float *d_grads;        /* slab, same offsets */
+  float *d_velocity;     /* slab, same offsets (momentum) */
+  float *d_activations;  /* every layer's d_y and d_dz */
+  uint8_t *d_masks;      /* every hidden layer's ReLU bit-mask */
+} mlp;
+
+/* Allocates an MLP for widths[0..depth] and batches up to max_batch; zero
+ * parameters until mlp_init_params. Returns 0, or -1 with a message on
+ * stderr and *out NULL. */
+int mlp_create(mlp **out, const int *widths, int depth, int max_batch);
+void mlp_destroy(mlp *net);
+
+/* Weights ~ N(0, 2 / in) for ReLU layers (He), N(0, 1 / in) for the output
+ * layer; biases and momentum 0. Draws from ctx->rng on ctx->stream. */
+int mlp_init_params(mlp *net, gpu_context *ctx);
+
+/* Forward pass of d_x (widths[0], n); logits end in mlp_logits(net). */
+int mlp_forward(mlp *net, gpu_context *ctx, const float *d_x, int n,
+                mlp_mode mode);
+
+/* Loss gradient and backward pass after mlp_forward on the same d_x:
+ * every gradient in d_grads is written (=). d_stats[0] += summed loss,
+ * d_stats[1] += correct predictions. */
+int mlp_backward(mlp *net, gpu_context *ctx, const float *d_x,
+                 const int *d_labels, int n, mlp_mode mode, double *d_stats);
+
+/* params -= lr * (momentum * v + grads), v updated: one kernel. */
+int mlp_update(mlp *net, gpu_context *ctx, float lr, float momentum);
+
+/* mlp_forward + mlp_backward + mlp_update. */
+int mlp_train_step(mlp *net, gpu_context *ctx, const float *d_x,
+                   const int *d_labels, int n, mlp_mode mode, float lr,
+                   float momentum, double *d_stats);
+
+/* Forward and loss only: d_stats[0] += loss, d_stats[1] += correct. */
+int mlp_evaluate(mlp *net, gpu_context *ctx, const float *d_x,
+                 const int *d_labels, int n, mlp_mode mode, double *d_stats);
+
+/* (classes, n) logits of the last forward pass. */
+const float *mlp_logits(const mlp *net);
+
+#endif

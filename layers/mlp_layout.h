@@ -1,0 +1,33 @@
+/* mlp_layout.h: where each layer's parameters live in the one parameter
+ * slab (and, at the same offsets, in the gradient and velocity slabs).
+ * Plain C, shared by the GPU MLP and the CPU oracle.
+ *
+ * Layer l maps widths[l] inputs to widths[l + 1] outputs. Its weights
+ * W[out][in] row-major, i.e. Wt (in, out) col-major with ld = in, start at
+ * w_offset[l]; its bias [out] at b_offset[l]. Every tensor starts on a
+ * 256-byte boundary (cuBLASLt needs 16 bytes; its fastest kernels like more).
+ */
+#ifndef MNIST_EPILOGS_MLP_LAYOUT_H
+#define MNIST_EPILOGS_MLP_LAYOUT_H
+
+#include <stddef.h>
+
+#define MLP_MAX_LAYERS 16
+#define MLP_MAX_WIDTH 65536
+#define MLP_ALIGN_FLOATS 64
+
+typedef struct mlp_layout {
+  int depth;                           /* number of linear layers */
+  int widths[MLP_MAX_LAYERS + 1];      /* widths[0] inputs .. widths[depth] classes */
+  size_t w_offset[MLP_MAX_LAYERS];     /* floats into the slab */
+  size_t b_offset[MLP_MAX_LAYERS];
+  size_t slab_floats;                  /* slab length, padding included */
+  size_t param_count;                  /* real parameters */
+} mlp_layout;
+
+/* Fills `out` for widths[0..depth]. Returns 0, or -1 with `err` saying which
+ * width or depth is out of range. */
+int mlp_layout_init(mlp_layout *out, const int *widths, int depth, char *err,
+                    size_t err_size);
+
+#endif

@@ -1,0 +1,109 @@
+/* test_cli.c: the real mnist_train binary: --help, bad flags, and bad data
+ * directories give a non-zero exit and a message naming the problem,
+ * without touching the GPU (so this runs anywhere). */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "test_util.h"
+
+static char dir[4096];
+
+static void setup(void) { ck_assert_int_eq(test_make_temp_dir(dir, sizeof dir), 0); }
+static void teardown(void) { test_remove_dir(dir); }
+
+/* Runs mnist_train with `args` (a shell fragment); captures stdout and
+ * stderr into `out` and returns the exit code (-1 on a crash). */
+static int run_train(const char *args, char *out, size_t size) {
+  char command[8192];
+  snprintf(command, sizeof command, "cd '%s' && env -u MNIST_DIR '%s' %s 2>&1",
+           dir, MNIST_TRAIN_PATH, args);
+  FILE *pipe = popen(command, "r");
+  ck_assert_ptr_nonnull(pipe);
+  size_t got = fread(out, 1, size - 1, pipe);
+  out[got] = '\0';
+  int status = pclose(pipe);
+  if (!WIFEXITED(status)) return -1;
+  return WEXITSTATUS(status);
+}
+
+START_TEST(help_prints_usage) {
+  char out[8192];
+  ck_assert_int_eq(run_train("--help", out, sizeof out), 0);
+  ck_assert_ptr_nonnull(strstr(out, "usage: mnist_train"));
+  ck_assert_ptr_nonnull(strstr(out, "--epochs"));
+  ck_assert_ptr_nonnull(strstr(out, "--mode"));
+}
+END_TEST
+
+START_TEST(bad_flag_gives_usage_and_code_2) {
+  char out[8192];
+  ck_assert_int_eq(run_train("--epochs zero", out, sizeof out), 2);
+  ck_assert_ptr_nonnull(strstr(out, "--epochs: expected"));
+  ck_assert_ptr_nonnull(strstr(out, "usage:"));
+  ck_assert_int_eq(run_train("--frobnicate", out, sizeof out), 2);
+  ck_assert_ptr_nonnull(strstr(out, "unknown flag '--frobnicate'"));
+}
+END_TEST
+
+START_TEST(missing_data_dir_says_how_to_download) {
+  char out[8192];
+  ck_assert_int_eq(run_train("--data-dir nowhere", out, sizeof out), 1);
+  ck_assert_msg(strstr(out, "nowhere") && strstr(out, "download_mnist.sh"), "%s", out);
+}
+END_TEST
+
+typedef struct bad_dir {
+  const char *name;
+  const char *file;      /* file to damage, relative to the data dir */
+  int action;            /* 0 truncate to 100 bytes, 1 delete, 2 swap */
+  const char *words;
+} bad_dir;
+
+static const bad_dir bad_dirs[] = {
+    {"truncated images", "train-images-idx3-ubyte", 0, "truncated"},
+    {"missing test labels", "t10k-labels-idx1-ubyte", 1, "t10k-labels"},
+    {"swapped", "train-images-idx3-ubyte", 2, "swapped"},
+};
+
+START_TEST(bad_data_is_named_before_the_gpu) {
+  const bad_dir *c = &bad_dirs[_i];
+  char out[8192], path[4300], other[4300];
+  ck_assert_int_eq(test_write_tiny_mnist(dir, 20, 10, 0), 0);
+  snprintf(path, sizeof path, "%s/%s", dir, c->file);
+  if (c->action == 0) ck_assert_int_eq(truncate(path, 100), 0);
+  if (c->action == 1) ck_assert_int_eq(remove(path), 0);
+  if (c->action == 2) {
+    snprintf(other, sizeof other, "%s/train-labels-idx1-ubyte", dir);
+    char tmp[4300];
+    snprintf(tmp, sizeof tmp, "%s/swap.tmp", dir);
+    ck_assert_int_eq(rename(path, tmp), 0);
+    ck_assert_int_eq(rename(other, path), 0);
+    ck_assert_int_eq(rename(tmp, other), 0);
+  }
+  int code = run_train("--data-dir .", out, sizeof out);
+  ck_assert_msg(code == 1, "%s: exit %d: %s", c->name, code, out);
+  ck_assert_msg(strstr(out, c->words) != NULL, "%s: lacks '%s': %s", c->name,
+                c->words, out);
+  ck_assert_msg(strstr(out, c->file) != NULL, "%s: does not name %s: %s",
+                c->name, c->file, out);
+}
+END_TEST
+
+int main(void) {
+  Suite *suite = suite_create("cli");
+  TCase *tc = tcase_create("cli");
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, help_prints_usage);
+  tcase_add_test(tc, bad_flag_gives_usage_and_code_2);
+  tcase_add_test(tc, missing_data_dir_says_how_to_download);
+  tcase_add_loop_test(tc, bad_data_is_named_before_the_gpu, 0,
+                      (int)(sizeof bad_dirs / sizeof bad_dirs[0]));
+  suite_add_tcase(suite, tc);
+  return test_run_suite(suite, 0);
+}

@@ -1,0 +1,51 @@
+/* test_gpu.c: see test_gpu.h. */
+#include "test_gpu.h"
+
+#include <check.h>
+#include <cuda_runtime_api.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "test_util.h"
+
+void test_require_gpu(const char *suite) {
+  char why[256];
+  if (!gpu_device_available(why, sizeof why)) {
+    printf("SKIP %s: %s\n", suite, why);
+    exit(TEST_SKIP);
+  }
+}
+
+#define TEST_CUDA(call)                                                        \
+  do {                                                                         \
+    cudaError_t status_ = (call);                                              \
+    ck_assert_msg(status_ == cudaSuccess, "%s: %s", #call,                     \
+                  cudaGetErrorString(status_));                                \
+  } while (0)
+
+void *test_upload(const void *host, size_t bytes) {
+  void *device = NULL;
+  TEST_CUDA(cudaMalloc(&device, bytes ? bytes : 1));
+  if (host && bytes) TEST_CUDA(cudaMemcpy(device, host, bytes, cudaMemcpyHostToDevice));
+  return device;
+}
+
+void test_download(void *host, const void *device, size_t bytes) {
+  TEST_CUDA(cudaDeviceSynchronize());
+  TEST_CUDA(cudaMemcpy(host, device, bytes, cudaMemcpyDeviceToHost));
+}
+
+void test_fill_device(void *device, int byte, size_t bytes) {
+  TEST_CUDA(cudaMemset(device, byte, bytes));
+}
+
+void test_free(void *device) { TEST_CUDA(cudaFree(device)); }
+
+void test_sync(gpu_context *ctx) { TEST_CUDA(cudaStreamSynchronize(ctx->stream)); }
+
+gpu_context *test_context(int autotune, int tf32, unsigned long long seed) {
+  gpu_options options = {0, seed, tf32, autotune};
+  gpu_context *ctx = NULL;
+  ck_assert_int_eq(gpu_context_create(&ctx, &options), 0);
+  return ctx;
+}

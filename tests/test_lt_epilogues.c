@@ -1,0 +1,293 @@
+/* test_lt_epilogues.c: every epilogue of the cuBLASLt wrapper, fused
+ * (autotuned and heuristic-first) and unfused, against the plain-C oracle
+ * on random data at odd sizes; the ReLU bit-mask layout, its >= 0 rule and
+ * its padding; bias gradients overwrite what was there; the wrapper's
+ * refusals are clear errors. GPU only: skips (77) without one. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu/lt_matmul.h"
+#include "gpu/lt_unfused.h"
+#include "layers/oracle.h"
+#include "test_gpu.h"
+#include "test_util.h"
+
+/* FP32 unit roundoff. A sum of k products in any order is within
+ * k * u * sum|a_i b_i| of the exact value (Higham, Accuracy and Stability,
+ * 3.1); we allow 2 (k + 2) u * (sum|a b| + |bias|), which covers the bias
+ * add and the rounding of the result. A wrong index, a missing term or a
+ * wrong mask is off by O(|a b|), hundreds of times more at these sizes. */
+#define UNIT_ROUNDOFF (1.0 / 16777216.0)
+
+static uint64_t seed;
+static gpu_context *ctx_tuned, *ctx_first;
+
+typedef struct shape {
+  int m, n, k;
+} shape;
+
+/* Every size of 1, 7, 100, 127, 129, 784 as m and as k; batch 1, 96, 256. */
+static const shape shapes[] = {
+    {1, 1, 1},      {7, 96, 100},   {100, 256, 784}, {127, 96, 129},
+    {129, 256, 7},  {784, 1, 127},  {784, 96, 100},  {100, 1, 784},
+    {129, 96, 129}, {7, 256, 784},  {127, 256, 1},   {1, 96, 7},
+};
+enum { SHAPES = sizeof shapes / sizeof shapes[0], EPILOGUES = 5, VARIANTS = 3 };
+static const char *variant_names[VARIANTS] = {"fused, autotuned",
+                                              "fused, first heuristic choice",
+                                              "unfused"};
+
+static double *to_double(const float *x, size_t count, int absolute) {
+  double *y = malloc(count * sizeof(double));
+  for (size_t i = 0; i < count; i++) y[i] = absolute ? fabs(x[i]) : x[i];
+  return y;
+}
+
+static float *random_floats(test_rng *rng, size_t count) {
+  float *x = malloc(count * sizeof(float));
+  for (size_t i = 0; i < count; i++) x[i] = (float)test_rng_uniform(rng, -1, 1);
+  return x;
+}
+
+START_TEST(epilogue_matches_oracle) {
+  int variant = _i % VARIANTS;
+  lt_epilogue epilogue = (lt_epilogue)(_i / VARIANTS % EPILOGUES);
+  shape s = shapes[_i / VARIANTS / EPILOGUES];
+  gpu_context *ctx = variant == 1 ? ctx_first : ctx_tuned;
+  int m = s.m, n = s.n, k = s.k;
+  /* The transposes the MLP uses; DEFAULT tries all four over the shapes. */
+  int ta = 0, tb = 0;
+  if (epilogue == LT_EPILOGUE_BIAS || epilogue == LT_EPILOGUE_RELU_AUX_BIAS) ta = 1;
+  if (epilogue == LT_EPILOGUE_BGRADB) tb = 1;
+  if (epilogue == LT_EPILOGUE_DEFAULT) {
+    ta = (_i / VARIANTS / EPILOGUES) & 1;
+    tb = (_i / VARIANTS / EPILOGUES) >> 1 & 1;
+  }
+  int lda = ta ? k : m, ldb = tb ? n : k, ldd = m;
+  size_t a_count = (size_t)lda * (ta ? m : k), b_count = (size_t)ldb * (tb ? k : n);
+  size_t d_count = (size_t)m * n;
+  int bias_len = epilogue == LT_EPILOGUE_BGRADB ? n : m;
+  int aux_ld = lt_aux_ld(m);
+  size_t aux_bytes = lt_aux_bytes(m, n);
+  int has_bias = epilogue != LT_EPILOGUE_DEFAULT;
+  int bias_in = epilogue == LT_EPILOGUE_BIAS || epilogue == LT_EPILOGUE_RELU_AUX_BIAS;
+  int has_aux = epilogue == LT_EPILOGUE_RELU_AUX_BIAS || epilogue == LT_EPILOGUE_DRELU_BGRAD;
+
+  test_rng rng;
+  test_rng_init(&rng, seed + (uint64_t)_i);
+  float *h_a = random_floats(&rng, a_count), *h_b = random_floats(&rng, b_count);
+  float *h_bias = random_floats(&rng, (size_t)bias_len);
+  uint8_t *h_aux = malloc(aux_bytes);
+  for (size_t i = 0; i < aux_bytes; i++)
+    h_aux[i] = epilogue == LT_EPILOGUE_DRELU_BGRAD ? (uint8_t)test_rng_next(&rng) : 0xA5;
+
+  float *d_a = test_upload(h_a, a_count * sizeof(float));
+  float *d_b = test_upload(h_b, b_count * sizeof(float));
+  float *d_d = test_upload(NULL, d_count * sizeof(float));
+  test_fill_device(d_d, 0xFF, d_count * sizeof(float)); /* NaN poison */
+  float *d_bias = test_upload(bias_in ? h_bias : NULL, (size_t)bias_len * sizeof(float));
+  if (!bias_in) test_fill_device(d_bias, 0x7F, (size_t)bias_len * sizeof(float));
+  uint8_t *d_aux = test_upload(h_aux, aux_bytes);
+
+  lt_matmul_call call = {m, n, k, ta, tb, d_a, lda, d_b, ldb, d_d, ldd, epilogue,
+                         has_bias ? d_bias : NULL, has_aux ? d_aux : NULL,
+                         has_aux ? aux_ld : 0};
+  int status = variant == 2 ? lt_matmul_unfused(ctx, &call) : lt_matmul(ctx, &call);
+  ck_assert_msg(status == 0, "%s %s: %s", variant_names[variant],
+                lt_epilogue_name(epilogue), ctx->last_error);
+  float *got_d = malloc(d_count * sizeof(float));
+  float *got_bias = malloc((size_t)bias_len * sizeof(float));
+  uint8_t *got_aux = malloc(aux_bytes);
+  test_download(got_d, d_d, d_count * sizeof(float));
+  test_download(got_bias, d_bias, (size_t)bias_len * sizeof(float));
+  test_download(got_aux, d_aux, aux_bytes);
+
+  /* The oracle's answer, the plain product G (for the ReLU kink) and the
+   * sum of |a||b| per element (for the error bound). */
+  double *a = to_double(h_a, a_count, 0), *b = to_double(h_b, b_count, 0);
+  double *abs_a = to_double(h_a, a_count, 1), *abs_b = to_double(h_b, b_count, 1);
+  double *bias = to_double(h_bias, (size_t)bias_len, 0);
+  double *ref = malloc(d_count * sizeof(double)), *g = malloc(d_count * sizeof(double));
+  double *mag = malloc(d_count * sizeof(double));
+  uint8_t *ref_aux = malloc(aux_bytes);
+  memcpy(ref_aux, h_aux, aux_bytes);
+  oracle_call want = {m, n, k, ta, tb, a, lda, b, ldb, ref, ldd, epilogue,
+                      bias, ref_aux, aux_ld};
+  oracle_matmul(&want);
+  oracle_call plain = {m, n, k, ta, tb, a, lda, b, ldb, g, ldd, LT_EPILOGUE_DEFAULT,
+                       NULL, NULL, 0};
+  oracle_matmul(&plain);
+  oracle_call magnitude = {m, n, k, ta, tb, abs_a, lda, abs_b, ldb, mag, ldd,
+                           LT_EPILOGUE_DEFAULT, NULL, NULL, 0};
+  oracle_matmul(&magnitude);
+
+  const char *what = lt_epilogue_name(epilogue);
+  for (int j = 0; j < n; j++) {
+    for (int i = 0; i < m; i++) {
+      size_t at = (size_t)j * ldd + i;
+      double bound = 2.0 * (k + 2) * UNIT_ROUNDOFF *
+                     (mag[at] + (bias_in ? fabs(bias[i]) : 0.0));
+      double err = fabs(got_d[at] - ref[at]);
+      ck_assert_msg(err <= bound, "%s %s m=%d n=%d k=%d: D(%d,%d) = %.9g, "
+                    "oracle %.9g, bound %.3g", variant_names[variant], what,
+                    m, n, k, i, j, got_d[at], ref[at], bound);
+      if (epilogue == LT_EPILOGUE_RELU_AUX_BIAS) {
+        double z = g[at] + bias[i];
+        if (fabs(z) > bound)
+          ck_assert_msg(oracle_mask_bit(got_aux, aux_ld, i, j) ==
+                            oracle_mask_bit(ref_aux, aux_ld, i, j),
+                        "%s: mask bit (%d,%d) wrong for z = %g", what, i, j, z);
+      }
+      if (epilogue == LT_EPILOGUE_DRELU_BGRAD && !oracle_mask_bit(h_aux, aux_ld, i, j))
+        ck_assert_msg(got_d[at] == 0.0f, "%s: D(%d,%d) = %g where the mask is 0",
+                      what, i, j, got_d[at]);
+    }
+  }
+  if (epilogue == LT_EPILOGUE_RELU_AUX_BIAS) {
+    /* Whole bytes past row m in every column are never written. */
+    int used = (m + 7) / 8;
+    for (int j = 0; j < n; j++)
+      for (int byte = used; byte < aux_ld / 8; byte++)
+        ck_assert_msg(got_aux[(size_t)j * (aux_ld / 8) + byte] == 0xA5,
+                      "%s %s m=%d: padding byte %d of column %d changed to 0x%02x",
+                      variant_names[variant], what, m, byte, j,
+                      got_aux[(size_t)j * (aux_ld / 8) + byte]);
+  }
+  if (epilogue == LT_EPILOGUE_DRELU_BGRAD)
+    for (int i = 0; i < m; i++) {
+      double bound = 0, size = 0;
+      for (int j = 0; j < n; j++) {
+        bound += 2.0 * (k + 2) * UNIT_ROUNDOFF * mag[(size_t)j * ldd + i];
+        size += fabs(ref[(size_t)j * ldd + i]);
+      }
+      bound += 2.0 * (n + 2) * UNIT_ROUNDOFF * size;
+      ck_assert_msg(fabs(got_bias[i] - bias[i]) <= bound,
+                    "%s %s: db[%d] = %.9g, oracle %.9g", variant_names[variant],
+                    what, i, got_bias[i], bias[i]);
+    }
+  if (epilogue == LT_EPILOGUE_BGRADB)
+    for (int j = 0; j < n; j++) {
+      double size = 0;
+      for (int p = 0; p < k; p++) size += fabs(b[(size_t)p * ldb + j]);
+      double bound = 2.0 * (k + 2) * UNIT_ROUNDOFF * size;
+      ck_assert_msg(fabs(got_bias[j] - bias[j]) <= bound,
+                    "%s %s: db[%d] = %.9g, oracle %.9g", variant_names[variant],
+                    what, j, got_bias[j], bias[j]);
+    }
+
+  free(h_a); free(h_b); free(h_bias); free(h_aux);
+  free(got_d); free(got_bias); free(got_aux);
+  free(a); free(b); free(abs_a); free(abs_b); free(bias);
+  free(ref); free(g); free(mag); free(ref_aux);
+  test_free(d_a); test_free(d_b); test_free(d_d); test_free(d_bias); test_free(d_aux);
+}
+END_TEST
+
+/* Pre-activations that are exactly 0 (A = 0, bias 0 or -0) pass the
+ * gradient: their bit is 1 and their output 0; negative ones are 0. */
+START_TEST(relu_bit_is_set_for_exact_zero) {
+  enum { M = 131, N = 5, K = 3 };
+  gpu_context *ctx = _i == 1 ? ctx_first : ctx_tuned; /* 2: unfused */
+  float h_a[K * M] = {0}, h_b[K * N], h_bias[M];
+  for (int i = 0; i < K * N; i++) h_b[i] = 1.0f;
+  for (int i = 0; i < M; i++) h_bias[i] = i % 3 == 0 ? 0.0f : (i % 3 == 1 ? -0.0f : -1.0f);
+  int aux_ld = lt_aux_ld(M);
+  float *d_a = test_upload(h_a, sizeof h_a), *d_b = test_upload(h_b, sizeof h_b);
+  float *d_bias = test_upload(h_bias, sizeof h_bias);
+  float *d_d = test_upload(NULL, sizeof(float) * M * N);
+  uint8_t *d_aux = test_upload(NULL, lt_aux_bytes(M, N));
+  test_fill_device(d_aux, 0, lt_aux_bytes(M, N));
+  lt_matmul_call call = {M, N, K, 1, 0, d_a, K, d_b, K, d_d, M,
+                         LT_EPILOGUE_RELU_AUX_BIAS, d_bias, d_aux, aux_ld};
+  ck_assert_int_eq(_i == 2 ? lt_matmul_unfused(ctx, &call) : lt_matmul(ctx, &call), 0);
+  float d[M * N];
+  uint8_t aux[256 / 8 * N];
+  test_download(d, d_d, sizeof d);
+  test_download(aux, d_aux, sizeof aux);
+  for (int j = 0; j < N; j++)
+    for (int i = 0; i < M; i++) {
+      ck_assert_msg(oracle_mask_bit(aux, aux_ld, i, j) == (i % 3 != 2),
+                    "variant %d: bit (%d,%d)", _i, i, j);
+      ck_assert(d[j * M + i] == 0.0f);
+    }
+  test_free(d_a); test_free(d_b); test_free(d_bias); test_free(d_d); test_free(d_aux);
+}
+END_TEST
+
+/* Rules broken: a clear error naming the rule, never a crash. */
+START_TEST(wrapper_refuses_broken_rules) {
+  gpu_context *ctx = ctx_tuned;
+  float *d = test_upload(NULL, 4096 * sizeof(float));
+  float *bias = test_upload(NULL, 256 * sizeof(float));
+  uint8_t *aux = test_upload(NULL, 4096);
+  struct {
+    lt_matmul_call call;
+    const char *words;
+  } cases[] = {
+      {{16, 8, 4, 0, 0, d, 16, d, 4, d, 16, LT_EPILOGUE_BGRADB, bias, NULL, 0},
+       "transb = T"},
+      {{100, 8, 4, 1, 0, d, 4, d, 4, d, 100, LT_EPILOGUE_RELU_AUX_BIAS, bias, aux, 100},
+       "aux_ld a multiple of 128"},
+      {{200, 8, 4, 1, 0, d, 4, d, 4, d, 200, LT_EPILOGUE_RELU_AUX_BIAS, bias, aux, 128},
+       ">= m = 200"},
+      {{16, 8, 4, 0, 0, d + 1, 16, d, 4, d, 16, LT_EPILOGUE_DEFAULT, NULL, NULL, 0},
+       "16-byte aligned"},
+      {{16, 8, 4, 1, 0, d, 4, d, 4, d, 16, LT_EPILOGUE_BIAS, NULL, NULL, 0},
+       "bias"},
+      {{16, 8, 4, 0, 0, d, 16, d, 4, d, 16, LT_EPILOGUE_DRELU_BGRAD, bias, NULL, 128},
+       "aux"},
+      {{16, 0, 4, 0, 0, d, 16, d, 4, d, 16, LT_EPILOGUE_DEFAULT, NULL, NULL, 0},
+       "m, n, k >= 1"},
+      {{16, 8, 4, 0, 0, d, 8, d, 4, d, 16, LT_EPILOGUE_DEFAULT, NULL, NULL, 0},
+       "lda >= 16"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    ck_assert_int_eq(lt_matmul(ctx, &cases[i].call), -1);
+    ck_assert_msg(strstr(ctx->last_error, cases[i].words) &&
+                      strstr(ctx->last_error, lt_epilogue_name(cases[i].call.epilogue)),
+                  "case %zu: '%s' lacks '%s'", i, ctx->last_error, cases[i].words);
+  }
+  test_sync(ctx);
+  test_free(d); test_free(bias); test_free(aux);
+}
+END_TEST
+
+/* Plans are built once per call and reused. */
+START_TEST(plans_are_cached) {
+  gpu_context *ctx = ctx_first;
+  float *d = test_upload(NULL, 64 * 64 * sizeof(float));
+  test_fill_device(d, 0, 64 * 64 * sizeof(float));
+  int before = lt_plan_cache_count(ctx->plans);
+  lt_matmul_call call = {32, 32, 32, 0, 0, d, 32, d + 1024, 32, d + 2048, 32,
+                         LT_EPILOGUE_DEFAULT, NULL, NULL, 0};
+  for (int r = 0; r < 5; r++) ck_assert_int_eq(lt_matmul(ctx, &call), 0);
+  ck_assert_int_eq(lt_plan_cache_count(ctx->plans), before + 1);
+  call.n = 31;
+  ck_assert_int_eq(lt_matmul(ctx, &call), 0);
+  ck_assert_int_eq(lt_plan_cache_count(ctx->plans), before + 2);
+  test_sync(ctx);
+  test_free(d);
+}
+END_TEST
+
+int main(void) {
+  test_require_gpu("lt_epilogues");
+  seed = test_seed("lt_epilogues");
+  ctx_tuned = test_context(1, 0, seed);
+  ctx_first = test_context(0, 0, seed);
+  Suite *suite = suite_create("lt_epilogues");
+  TCase *tc = tcase_create("epilogues");
+  tcase_set_timeout(tc, 600);
+  tcase_add_loop_test(tc, epilogue_matches_oracle, 0, SHAPES * EPILOGUES * VARIANTS);
+  tcase_add_loop_test(tc, relu_bit_is_set_for_exact_zero, 0, 3);
+  tcase_add_test(tc, wrapper_refuses_broken_rules);
+  tcase_add_test(tc, plans_are_cached);
+  suite_add_tcase(suite, tc);
+  int status = test_run_suite(suite, 1);
+  gpu_context_destroy(ctx_first);
+  gpu_context_destroy(ctx_tuned);
+  return status;
+}

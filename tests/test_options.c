@@ -1,0 +1,115 @@
+/* test_options.c: mnist_train's flag parser, valid and invalid input,
+ * table-driven. */
+#include <check.h>
+#include <string.h>
+
+#include "app/train_options.h"
+#include "test_util.h"
+
+START_TEST(defaults) {
+  train_options o;
+  char err[256];
+  char *argv[] = {"mnist_train"};
+  ck_assert_int_eq(train_options_parse(&o, 1, argv, err, sizeof err), 0);
+  ck_assert_int_eq(o.epochs, 5);
+  ck_assert_int_eq(o.batch, 128);
+  ck_assert_int_eq(o.hidden_count, 2);
+  ck_assert_int_eq(o.hidden[0], 1024);
+  ck_assert_int_eq(o.unfused, 0);
+  ck_assert_int_eq(o.graphs, 1);
+  ck_assert_int_eq(o.autotune, 1);
+  ck_assert_ptr_null(o.data_dir);
+}
+END_TEST
+
+START_TEST(every_flag) {
+  train_options o;
+  char err[256];
+  char *argv[] = {"mnist_train", "--epochs", "3", "--batch=256", "--lr", "0.1",
+                  "--momentum", "0", "--hidden", "100,50,25", "--seed",
+                  "18446744073709551615", "--mode", "unfused", "--data-dir",
+                  "/x", "--tf32", "--device", "2", "--log", "l.csv", "--quiet",
+                  "--no-graphs", "--no-autotune", "--help"};
+  int argc = (int)(sizeof argv / sizeof argv[0]);
+  ck_assert_msg(train_options_parse(&o, argc, argv, err, sizeof err) == 0, "%s", err);
+  ck_assert_int_eq(o.epochs, 3);
+  ck_assert_int_eq(o.batch, 256);
+  ck_assert_float_eq(o.lr, 0.1f);
+  ck_assert_float_eq(o.momentum, 0.0f);
+  ck_assert_int_eq(o.hidden_count, 3);
+  ck_assert_int_eq(o.hidden[2], 25);
+  ck_assert(o.seed == 18446744073709551615ull);
+  ck_assert_int_eq(o.unfused, 1);
+  ck_assert_str_eq(o.data_dir, "/x");
+  ck_assert_int_eq(o.tf32, 1);
+  ck_assert_int_eq(o.device, 2);
+  ck_assert_str_eq(o.log_path, "l.csv");
+  ck_assert_int_eq(o.quiet, 1);
+  ck_assert_int_eq(o.graphs, 0);
+  ck_assert_int_eq(o.autotune, 0);
+  ck_assert_int_eq(o.help, 1);
+}
+END_TEST
+
+START_TEST(hidden_none) {
+  train_options o;
+  char err[256];
+  char *argv[] = {"mnist_train", "--hidden", "none"};
+  ck_assert_int_eq(train_options_parse(&o, 3, argv, err, sizeof err), 0);
+  ck_assert_int_eq(o.hidden_count, 0);
+}
+END_TEST
+
+typedef struct bad_flags {
+  const char *args[3];
+  const char *words;  /* must appear in the error */
+} bad_flags;
+
+static const bad_flags bad[] = {
+    {{"--epochs", "0"}, "--epochs: expected a whole number"},
+    {{"--epochs", "5x"}, "found '5x'"},
+    {{"--epochs"}, "expected a value"},
+    {{"--batch", "-1"}, "--batch"},
+    {{"--batch", "70000"}, "--batch"},
+    {{"--lr", "0"}, "--lr: expected a number > 0"},
+    {{"--lr", "nan"}, "--lr"},
+    {{"--lr", "inf"}, "--lr"},
+    {{"--momentum", "1"}, "--momentum"},
+    {{"--momentum", "-0.1"}, "--momentum"},
+    {{"--hidden", "100,,10"}, "--hidden"},
+    {{"--hidden", "0"}, "--hidden: expected widths from 1"},
+    {{"--hidden", "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16"}, "--hidden"},
+    {{"--hidden", "abc"}, "found 'abc'"},
+    {{"--seed", "-3"}, "--seed"},
+    {{"--mode", "fast"}, "'fused' or 'unfused'"},
+    {{"--device", "x"}, "--device"},
+    {{"--data-dir", ""}, "--data-dir"},
+    {{"--bogus"}, "unknown flag '--bogus'"},
+    {{"-e", "5"}, "expected a flag starting with --"},
+    {{"--tf32=1"}, "takes no value"},
+    {{"--"}, "unknown flag"},
+};
+
+START_TEST(bad_flags_are_named) {
+  const bad_flags *c = &bad[_i];
+  char *argv[4] = {"mnist_train"};
+  int argc = 1;
+  for (int i = 0; i < 3 && c->args[i]; i++) argv[argc++] = (char *)c->args[i];
+  train_options o;
+  char err[256] = "";
+  ck_assert_int_eq(train_options_parse(&o, argc, argv, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, c->words) != NULL, "case %d: '%s' lacks '%s'", _i,
+                err, c->words);
+}
+END_TEST
+
+int main(void) {
+  Suite *suite = suite_create("options");
+  TCase *tc = tcase_create("parse");
+  tcase_add_test(tc, defaults);
+  tcase_add_test(tc, every_flag);
+  tcase_add_test(tc, hidden_none);
+  tcase_add_loop_test(tc, bad_flags_are_named, 0, (int)(sizeof bad / sizeof bad[0]));
+  suite_add_tcase(suite, tc);
+  return test_run_suite(suite, 0);
+}

@@ -1,0 +1,127 @@
+/* test_train_e2e.c: mnist_train end to end on the real data and the GPU:
+ * one epoch of the 784-100-10 network reaches >= 95 %; fused and unfused
+ * agree; two identical runs write identical logs; Fashion-MNIST learns.
+ * Skips (77) without a GPU or without the data, saying which. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "test_gpu.h"
+#include "test_util.h"
+
+static const char *mnist_dir, *fashion_dir;
+static char dir[4096];
+
+typedef struct run_result {
+  int code;
+  double test_accuracy;  /* of the last epoch, 0..1 */
+  char rows[4096];       /* the log without its timing columns */
+} run_result;
+
+/* Runs mnist_train with `args` and --log; parses the CSV log. */
+static run_result run_train(const char *data, const char *args, const char *tag) {
+  run_result r = {0};
+  char log[4300], command[8192];
+  snprintf(log, sizeof log, "%s/%s.csv", dir, tag);
+  snprintf(command, sizeof command, "'%s' --data-dir '%s' --log '%s' %s",
+           MNIST_TRAIN_PATH, data, log, args);
+  printf("+ %s\n", command);
+  fflush(stdout);
+  int status = system(command);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  FILE *f = fopen(log, "r");
+  if (!f) return r;
+  char line[512];
+  size_t at = 0;
+  while (fgets(line, sizeof line, f)) {
+    if (strncmp(line, "epoch", 5) == 0) continue;
+    /* epoch,train_loss,train_accuracy,test_loss,test_accuracy,timings... */
+    int commas = 0;
+    size_t keep = 0;
+    while (line[keep] && commas < 5) commas += line[keep++] == ',';
+    if (at + keep < sizeof r.rows) {
+      memcpy(r.rows + at, line, keep);
+      at += keep;
+      r.rows[at++] = '\n';
+    }
+    double v[5] = {0};
+    if (sscanf(line, "%lf,%lf,%lf,%lf,%lf", &v[0], &v[1], &v[2], &v[3], &v[4]) == 5)
+      r.test_accuracy = v[4];
+  }
+  r.rows[at] = '\0';
+  fclose(f);
+  return r;
+}
+
+START_TEST(one_epoch_fused_unfused_and_determinism) {
+  const char *args = "--hidden 100 --batch 256 --epochs 1";
+  char unfused_args[256];
+  snprintf(unfused_args, sizeof unfused_args, "%s --mode unfused", args);
+  run_result fused = run_train(mnist_dir, args, "fused");
+  run_result again = run_train(mnist_dir, args, "fused-again");
+  run_result unfused = run_train(mnist_dir, unfused_args, "unfused");
+  ck_assert_int_eq(fused.code, 0);
+  ck_assert_int_eq(again.code, 0);
+  ck_assert_int_eq(unfused.code, 0);
+  ck_assert_msg(fused.test_accuracy >= 0.95, "fused: %.4f after one epoch",
+                fused.test_accuracy);
+  ck_assert_msg(unfused.test_accuracy >= 0.95, "unfused: %.4f", unfused.test_accuracy);
+  ck_assert_msg(fused.test_accuracy - unfused.test_accuracy <= 0.003 &&
+                    unfused.test_accuracy - fused.test_accuracy <= 0.003,
+                "fused %.4f vs unfused %.4f: more than 0.3 points apart",
+                fused.test_accuracy, unfused.test_accuracy);
+  ck_assert_msg(fused.rows[0] && strcmp(fused.rows, again.rows) == 0,
+                "two identical runs differ:\n%s---\n%s", fused.rows, again.rows);
+}
+END_TEST
+
+START_TEST(graphs_do_not_change_the_numbers) {
+  const char *args = "--hidden 100 --batch 96 --epochs 1";
+  char no_graphs[256];
+  snprintf(no_graphs, sizeof no_graphs, "%s --no-graphs", args);
+  run_result graphed = run_train(mnist_dir, args, "graphs");
+  run_result launched = run_train(mnist_dir, no_graphs, "no-graphs");
+  ck_assert_int_eq(graphed.code, 0);
+  ck_assert_int_eq(launched.code, 0);
+  ck_assert_msg(strcmp(graphed.rows, launched.rows) == 0,
+                "graph replay and host launches differ:\n%s---\n%s",
+                graphed.rows, launched.rows);
+}
+END_TEST
+
+START_TEST(fashion_mnist_learns) {
+  run_result r = run_train(fashion_dir, "--hidden 100 --batch 256 --epochs 1", "fashion");
+  ck_assert_int_eq(r.code, 0);
+  ck_assert_msg(r.test_accuracy >= 0.80, "Fashion-MNIST: %.4f after one epoch",
+                r.test_accuracy);
+}
+END_TEST
+
+int main(void) {
+  test_require_gpu("train_e2e");
+  char why[1024];
+  const char *mnist[] = {MNIST_SOURCE_DIR "/data/mnist",
+                         MNIST_SOURCE_DIR "/../shared/data/mnist", NULL};
+  const char *fashion[] = {MNIST_SOURCE_DIR "/data/fashion-mnist",
+                           MNIST_SOURCE_DIR "/../shared/data/fashion-mnist", NULL};
+  mnist_dir = test_find_data("MNIST_DIR", mnist, why, sizeof why);
+  if (!mnist_dir) {
+    printf("SKIP train_e2e: MNIST %s\n", why);
+    return TEST_SKIP;
+  }
+  fashion_dir = test_find_data("FASHION_MNIST_DIR", fashion, why, sizeof why);
+  if (!fashion_dir) printf("Fashion-MNIST not checked: %s\n", why);
+  if (test_make_temp_dir(dir, sizeof dir) != 0) return 1;
+  Suite *suite = suite_create("train_e2e");
+  TCase *tc = tcase_create("train");
+  tcase_set_timeout(tc, 600);
+  tcase_add_test(tc, one_epoch_fused_unfused_and_determinism);
+  tcase_add_test(tc, graphs_do_not_change_the_numbers);
+  if (fashion_dir) tcase_add_test(tc, fashion_mnist_learns);
+  suite_add_tcase(suite, tc);
+  int status = test_run_suite(suite, 1);
+  test_remove_dir(dir);
+  return status;
+}
