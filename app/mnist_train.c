@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include "../data/mnist.h"
@@ -25,28 +24,6 @@ static double seconds_now(void) {
   return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static int is_dir(const char *path) {
-  struct stat info;
-  return stat(path, &info) == 0 && S_ISDIR(info.st_mode);
-}
-
-/* --data-dir, else $MNIST_DIR, else data/mnist here, else in the source
- * tree (so ./mnist_train works from the build folder). */
-static const char *find_data_dir(const train_options *o) {
-  if (o->data_dir) return o->data_dir;
-  const char *env = getenv("MNIST_DIR");
-  if (env && *env) return env;
-  if (is_dir("data/mnist")) return "data/mnist";
-  if (is_dir(MNIST_SOURCE_DIR "/data/mnist")) return MNIST_SOURCE_DIR "/data/mnist";
-  fprintf(stderr,
-          "mnist_train: no MNIST data: looked in data/mnist and "
-          "%s/data/mnist (and $MNIST_DIR is unset)\n"
-          "  fetch it with: %s/scripts/download_mnist.sh data/mnist\n"
-          "  or point --data-dir at a folder holding the four idx files\n",
-          MNIST_SOURCE_DIR, MNIST_SOURCE_DIR);
-  return NULL;
-}
-
 static void network_name(char *out, size_t size, const trainer_config *c) {
   size_t at = 0;
   for (int l = 0; l <= c->depth && at < size; l++)
@@ -60,6 +37,8 @@ static void config_from_options(trainer_config *c, const train_options *o) {
   c->depth = o->hidden_count + 1;
   c->widths[c->depth] = MNIST_CLASSES;
   c->batch = o->batch;
+  c->epochs = o->epochs;
+  c->cosine = !o->constant_lr;
   c->lr = o->lr;
   c->momentum = o->momentum;
   c->seed = o->seed;
@@ -81,10 +60,11 @@ static void print_header(const gpu_context *ctx, const trainer_config *c,
          ctx->sm_count, o->device);
   printf("network    %s, %zu parameters\n", name,
          trainer_network(t)->layout.param_count);
-  printf("training   %s, %s, batch %d, lr %g, momentum %g, seed %llu, "
+  printf("training   %s, %s, batch %d, lr %g (%s), momentum %g, seed %llu, "
          "%d epochs, graphs %s, autotune %s\n",
          o->unfused ? "unfused" : "fused", o->tf32 ? "TF32" : "FP32",
-         c->batch, c->lr, c->momentum, c->seed, o->epochs,
+         c->batch, c->lr, c->cosine ? "cosine" : "constant", c->momentum,
+         c->seed, o->epochs,
          o->graphs ? "on" : "off", o->autotune ? "on" : "off");
   printf("data       %s: %d train, %d test, %d steps per epoch\n\n", dir,
          data->train.count, data->test.count, trainer_steps_per_epoch(t));
@@ -180,8 +160,10 @@ int main(int argc, char **argv) {
     train_options_usage(stdout, "mnist_train");
     return EXIT_SUCCESS;
   }
-  const char *dir = find_data_dir(&options);
-  if (!dir) return EXIT_FAILURE;
+  char dir[4096];
+  if (train_find_data_dir(dir, sizeof dir, options.data_dir,
+                          MNIST_SOURCE_DIR) != 0)
+    return EXIT_FAILURE;
   mnist_dataset data;
   idx_error load_err;
   if (mnist_dataset_load(&data, dir, &load_err) != IDX_OK) {

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 void train_options_defaults(train_options *out) {
   memset(out, 0, sizeof *out);
@@ -28,6 +29,8 @@ void train_options_usage(FILE *out, const char *program) {
           "  --epochs N         passes over the training set (default 5)\n"
           "  --batch N          samples per step (default 128)\n"
           "  --lr X             SGD learning rate (default 0.05)\n"
+          "  --schedule S       cosine (lr decays to 0 over the run, step by\n"
+          "                     step) or constant (default cosine)\n"
           "  --momentum X       SGD momentum, 0 <= X < 1 (default 0.9)\n"
           "  --hidden LIST      hidden widths, e.g. 1024,1024 or 100; 'none'\n"
           "                     for none (default 1024,1024)\n"
@@ -122,6 +125,7 @@ static int parse_switch(train_options *o, const char *name) {
 static int is_valued(const char *name) {
   static const char *names[] = {"epochs", "batch", "lr", "momentum",
                                 "hidden", "seed", "mode", "data-dir",
+                                "schedule",
                                 "device", "log"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if (strcmp(name, names[i]) == 0) return 1;
@@ -157,6 +161,10 @@ static int parse_valued(train_options *o, const char *name, const char *value,
     if (strcmp(value, "fused") == 0) o->unfused = 0;
     else if (strcmp(value, "unfused") == 0) o->unfused = 1;
     else expected = "'fused' or 'unfused'";
+  } else if (strcmp(name, "schedule") == 0) {
+    if (strcmp(value, "cosine") == 0) o->constant_lr = 0;
+    else if (strcmp(value, "constant") == 0) o->constant_lr = 1;
+    else expected = "'cosine' or 'constant'";
   } else if (strcmp(name, "data-dir") == 0) {
     if (*value) o->data_dir = value;
     else expected = "a directory";
@@ -210,4 +218,32 @@ int train_options_parse(train_options *out, int argc, char **argv, char *err,
     if (parse_valued(out, name, value, err, err_size) != 0) return -1;
   }
   return 0;
+}
+
+static int is_dir(const char *path) {
+  struct stat info;
+  return stat(path, &info) == 0 && S_ISDIR(info.st_mode);
+}
+
+int train_find_data_dir(char *out, size_t size, const char *given,
+                        const char *source_dir) {
+  const char *env = getenv("MNIST_DIR");
+  char in_source[4096];
+  snprintf(in_source, sizeof in_source, "%s/data/mnist", source_dir);
+  const char *found = given                 ? given
+                      : env && *env         ? env
+                      : is_dir("data/mnist") ? "data/mnist"
+                      : is_dir(in_source)   ? in_source
+                                            : NULL;
+  if (found) {
+    snprintf(out, size, "%s", found);
+    return 0;
+  }
+  fprintf(stderr,
+          "no MNIST data: looked in data/mnist and %s (and $MNIST_DIR is "
+          "unset)\n"
+          "  fetch it with: %s/scripts/download_mnist.sh data/mnist\n"
+          "  or point --data-dir at a folder holding the four idx files\n",
+          in_source, source_dir);
+  return -1;
 }

@@ -14,6 +14,7 @@ typedef struct train_options {
   int batch;
   float lr;
   float momentum;
+  int constant_lr;             /* --schedule constant (default cosine) */
   int hidden[MLP_MAX_LAYERS - 1];
   int hidden_count;            /* 0: logistic regression */
   unsigned long long seed;
@@ -28,8 +29,9 @@ typedef struct train_options {
   int help;
 } train_options;
 
-/* The defaults: 784-1024-1024-10, batch 128, lr 0.05, momentum 0.9, 5
- * epochs, seed 1, fused, FP32, graphs and autotune on. */
+/* The defaults: 784-1024-1024-10, batch 128, lr 0.05 with a cosine
+ * schedule, momentum 0.9, 5 epochs, seed 1, fused, FP32, graphs and
+ * autotune on. */
 void train_options_defaults(train_options *out);
 
 /* Parses argv[1..argc) over the defaults; "--flag value" and
@@ -43,5 +45,12 @@ int train_options_parse_hidden(int *hidden, int *count, const char *text,
                                char *err, size_t err_size);
 
 void train_options_usage(FILE *out, const char *program);
+
+/* Writes the data folder to `out`: `given` (--data-dir), else
+ * $MNIST_DIR, else data/mnist here, else data/mnist under `source_dir` (so
+ * the programs work from the build folder). Returns 0, or -1 with a
+ * message on stderr saying where it looked and how to download. */
+int train_find_data_dir(char *out, size_t size, const char *given,
+                        const char *source_dir);
 
 #endif

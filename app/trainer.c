@@ -12,13 +12,17 @@
 enum { STAT_TRAIN_LOSS, STAT_TRAIN_CORRECT, STAT_TEST_LOSS, STAT_TEST_CORRECT,
        STAT_COUNT };
 
-/* One split on the GPU: pixels (count, 784) bytes, labels, and the order in
- * which batches take samples. */
+/* One split on the GPU: the bytes as loaded, and the normalised samples
+ * in batch order: x (784, count) col-major, each batch starting on a
+ * 256-byte boundary (batch_stride floats apart) so every batch shares the
+ * same cuBLASLt plans. */
 typedef struct gpu_split {
   int count;
-  uint8_t *d_images;
-  uint8_t *d_labels;
-  int *d_order;
+  uint8_t *d_images;  /* (count, 784) */
+  uint8_t *d_labels;  /* [count] */
+  int *d_order;       /* [count]: sample taken at each position */
+  float *d_x;         /* batches of (784, batch), batch_stride apart */
+  int *d_y;           /* [count] labels in the same order */
 } gpu_split;
 
 struct trainer {
@@ -26,32 +30,45 @@ struct trainer {
   trainer_config config;
   mlp *net;
   gpu_split train, test;
+  size_t batch_stride;    /* floats between batch starts in d_x */
   int *h_order;           /* pinned, train.count */
-  float *d_x;             /* (784, batch) col-major */
-  int *d_labels;          /* [batch] */
+  float *h_lr, *d_lr;     /* pinned / device: one lr per step of an epoch */
   double *d_stats;        /* [STAT_COUNT] */
   float pixel_scale, pixel_shift;
   cudaEvent_t start, stop, test_stop;
   cudaGraphExec_t train_graph, test_graph;
 };
 
-static int split_upload(gpu_split *out, const mnist_split *split,
-                        cudaStream_t stream) {
+static int steps_for(const trainer *t, int count) {
+  return (count + t->config.batch - 1) / t->config.batch;
+}
+
+static int batch_size(const trainer *t, int count, int step) {
+  int left = count - step * t->config.batch;
+  return left < t->config.batch ? left : t->config.batch;
+}
+
+static int split_upload(trainer *t, gpu_split *out, const mnist_split *split) {
+  cudaStream_t stream = t->ctx->stream;
   size_t pixels = (size_t)split->count * MNIST_PIXELS;
+  size_t x_floats = (size_t)steps_for(t, split->count) * t->batch_stride;
   out->count = split->count;
   CUDA_CHECK(cudaMalloc((void **)&out->d_images, pixels));
   CUDA_CHECK(cudaMalloc((void **)&out->d_labels, (size_t)split->count));
-  CUDA_CHECK(cudaMalloc((void **)&out->d_order,
-                        (size_t)split->count * sizeof(int)));
+  CUDA_CHECK(cudaMalloc((void **)&out->d_order, (size_t)split->count * sizeof(int)));
+  CUDA_CHECK(cudaMalloc((void **)&out->d_x, x_floats * sizeof(float)));
+  CUDA_CHECK(cudaMalloc((void **)&out->d_y, (size_t)split->count * sizeof(int)));
+  CUDA_CHECK(cudaMemsetAsync(out->d_x, 0, x_floats * sizeof(float), stream));
   CUDA_CHECK(cudaMemcpyAsync(out->d_images, split->images, pixels,
                              cudaMemcpyHostToDevice, stream));
-  CUDA_CHECK(cudaMemcpyAsync(out->d_labels, split->labels,
-                             (size_t)split->count, cudaMemcpyHostToDevice,
-                             stream));
+  CUDA_CHECK(cudaMemcpyAsync(out->d_labels, split->labels, (size_t)split->count,
+                             cudaMemcpyHostToDevice, stream));
   return 0;
 }
 
 static void split_release(gpu_split *split) {
+  cudaFree(split->d_y);
+  cudaFree(split->d_x);
   cudaFree(split->d_order);
   cudaFree(split->d_labels);
   cudaFree(split->d_images);
@@ -80,43 +97,35 @@ static void order_fill(int *h_order, int count, unsigned long long seed,
   }
 }
 
-static int batch_size(const trainer *t, int count, int step) {
-  int left = count - step * t->config.batch;
-  return left < t->config.batch ? left : t->config.batch;
+/* Writes split->d_x and d_y in the order d_order: one kernel. */
+static int enqueue_gather(trainer *t, gpu_split *split) {
+  return gpu_gather_batches(split->d_x, split->d_y, split->d_images,
+                            split->d_labels, split->d_order, split->count,
+                            t->config.batch, t->batch_stride, MNIST_PIXELS,
+                            t->pixel_scale, t->pixel_shift, t->ctx->stream);
 }
 
-static int steps_for(const trainer *t, int count) {
-  return (count + t->config.batch - 1) / t->config.batch;
-}
-
-/* Enqueues one epoch of training steps (no sync). */
+/* Enqueues one epoch: the shuffle, then every training step (no sync). */
 static int enqueue_train(trainer *t) {
   const trainer_config *c = &t->config;
-  for (int s = 0; s < steps_for(t, t->train.count); s++) {
-    int n = batch_size(t, t->train.count, s);
-    if (gpu_gather_batch(t->d_x, t->d_labels, t->train.d_images,
-                         t->train.d_labels, t->train.d_order, s * c->batch, n,
-                         MNIST_PIXELS, t->pixel_scale, t->pixel_shift,
-                         t->ctx->stream) != 0 ||
-        mlp_train_step(t->net, t->ctx, t->d_x, t->d_labels, n, c->mode, c->lr,
+  if (enqueue_gather(t, &t->train) != 0) return -1;
+  for (int s = 0; s < steps_for(t, t->train.count); s++)
+    if (mlp_train_step(t->net, t->ctx, t->train.d_x + (size_t)s * t->batch_stride,
+                       t->train.d_y + (size_t)s * c->batch,
+                       batch_size(t, t->train.count, s), c->mode, t->d_lr + s,
                        c->momentum, t->d_stats + STAT_TRAIN_LOSS) != 0)
       return -1;
-  }
   return 0;
 }
 
 /* Enqueues one pass over the test split (no sync). */
 static int enqueue_test(trainer *t) {
-  for (int s = 0; s < steps_for(t, t->test.count); s++) {
-    int n = batch_size(t, t->test.count, s);
-    if (gpu_gather_batch(t->d_x, t->d_labels, t->test.d_images,
-                         t->test.d_labels, t->test.d_order,
-                         s * t->config.batch, n, MNIST_PIXELS,
-                         t->pixel_scale, t->pixel_shift, t->ctx->stream) != 0 ||
-        mlp_evaluate(t->net, t->ctx, t->d_x, t->d_labels, n, t->config.mode,
+  for (int s = 0; s < steps_for(t, t->test.count); s++)
+    if (mlp_evaluate(t->net, t->ctx, t->test.d_x + (size_t)s * t->batch_stride,
+                     t->test.d_y + (size_t)s * t->config.batch,
+                     batch_size(t, t->test.count, s), t->config.mode,
                      t->d_stats + STAT_TEST_LOSS) != 0)
       return -1;
-  }
   return 0;
 }
 
@@ -124,16 +133,15 @@ static int enqueue_test(trainer *t) {
  * outside graph capture: one forward and backward per distinct batch size,
  * without an update, so the parameters stay as initialised. */
 static int warm_up(trainer *t) {
-  int sizes[2] = {t->config.batch, batch_size(t, t->train.count,
-                                             steps_for(t, t->train.count) - 1)};
+  int last = steps_for(t, t->train.count) - 1;
+  int steps[2] = {0, last};
+  if (enqueue_gather(t, &t->train) != 0) return -1;
   for (int i = 0; i < 2; i++) {
-    if (gpu_gather_batch(t->d_x, t->d_labels, t->train.d_images,
-                         t->train.d_labels, t->train.d_order, 0, sizes[i],
-                         MNIST_PIXELS, t->pixel_scale, t->pixel_shift,
-                         t->ctx->stream) != 0 ||
-        mlp_forward(t->net, t->ctx, t->d_x, sizes[i], t->config.mode) != 0 ||
-        mlp_backward(t->net, t->ctx, t->d_x, t->d_labels, sizes[i],
-                     t->config.mode, t->d_stats) != 0)
+    const float *x = t->train.d_x + (size_t)steps[i] * t->batch_stride;
+    const int *y = t->train.d_y + (size_t)steps[i] * t->config.batch;
+    int n = batch_size(t, t->train.count, steps[i]);
+    if (mlp_forward(t->net, t->ctx, x, n, t->config.mode) != 0 ||
+        mlp_backward(t->net, t->ctx, x, y, n, t->config.mode, t->d_stats) != 0)
       return -1;
   }
   if (enqueue_test(t) != 0) return -1;
@@ -169,21 +177,23 @@ static int capture_exec(trainer *t, enqueue_fn enqueue, cudaGraphExec_t *exec) {
 static int trainer_init(trainer *t, const mnist_dataset *data) {
   gpu_context *ctx = t->ctx;
   const trainer_config *c = &t->config;
-  if (split_upload(&t->train, &data->train, ctx->stream) != 0 ||
-      split_upload(&t->test, &data->test, ctx->stream) != 0)
-    return -1;
+  size_t batch_floats = (size_t)MNIST_PIXELS * c->batch;
+  t->batch_stride = (batch_floats + MLP_ALIGN_FLOATS - 1) / MLP_ALIGN_FLOATS *
+                    MLP_ALIGN_FLOATS;
   t->pixel_scale = 1.0f / (255.0f * data->pixel_std);
   t->pixel_shift = -data->pixel_mean / data->pixel_std;
-  CUDA_CHECK(cudaMallocHost((void **)&t->h_order,
-                            (size_t)t->train.count * sizeof(int)));
-  CUDA_CHECK(cudaMalloc((void **)&t->d_x,
-                        (size_t)MNIST_PIXELS * c->batch * sizeof(float)));
-  CUDA_CHECK(cudaMalloc((void **)&t->d_labels, (size_t)c->batch * sizeof(int)));
+  if (split_upload(t, &t->train, &data->train) != 0 ||
+      split_upload(t, &t->test, &data->test) != 0)
+    return -1;
+  int steps = steps_for(t, t->train.count);
+  CUDA_CHECK(cudaMallocHost((void **)&t->h_order, (size_t)t->train.count * sizeof(int)));
+  CUDA_CHECK(cudaMallocHost((void **)&t->h_lr, (size_t)steps * sizeof(float)));
+  CUDA_CHECK(cudaMalloc((void **)&t->d_lr, (size_t)steps * sizeof(float)));
   CUDA_CHECK(cudaMalloc((void **)&t->d_stats, STAT_COUNT * sizeof(double)));
   CUDA_CHECK(cudaEventCreate(&t->start));
   CUDA_CHECK(cudaEventCreate(&t->stop));
   CUDA_CHECK(cudaEventCreate(&t->test_stop));
-  /* The test order is the identity, once; the train order starts so too. */
+  /* Both orders start as the identity; the test split is gathered once. */
   order_fill(t->h_order, t->train.count, c->seed, -1);
   CUDA_CHECK(cudaMemcpyAsync(t->test.d_order, t->h_order,
                              (size_t)t->test.count * sizeof(int),
@@ -191,6 +201,7 @@ static int trainer_init(trainer *t, const mnist_dataset *data) {
   CUDA_CHECK(cudaMemcpyAsync(t->train.d_order, t->h_order,
                              (size_t)t->train.count * sizeof(int),
                              cudaMemcpyHostToDevice, ctx->stream));
+  if (enqueue_gather(t, &t->test) != 0) return -1;
   if (mlp_create(&t->net, c->widths, c->depth, c->batch) != 0) return -1;
   CURAND_CHECK(curandSetPseudoRandomGeneratorSeed(ctx->rng, c->seed));
   CURAND_CHECK(curandSetGeneratorOffset(ctx->rng, 0));
@@ -204,10 +215,11 @@ static int trainer_init(trainer *t, const mnist_dataset *data) {
 int trainer_create(trainer **out, gpu_context *ctx, const mnist_dataset *data,
                    const trainer_config *config) {
   *out = NULL;
-  if (config->batch < 1 || config->depth < 1 ||
+  if (config->batch < 1 || config->depth < 1 || config->epochs < 1 ||
       config->widths[0] != MNIST_PIXELS ||
       config->widths[config->depth] != MNIST_CLASSES) {
-    fprintf(stderr, "trainer: expected batch >= 1 and widths 784-...-10\n");
+    fprintf(stderr, "trainer: expected batch >= 1, epochs >= 1 and widths "
+                    "784-...-10\n");
     return -1;
   }
   trainer *t = calloc(1, sizeof *t);
@@ -235,23 +247,39 @@ void trainer_destroy(trainer *t) {
   if (t->stop) cudaEventDestroy(t->stop);
   if (t->start) cudaEventDestroy(t->start);
   cudaFree(t->d_stats);
-  cudaFree(t->d_labels);
-  cudaFree(t->d_x);
+  cudaFree(t->d_lr);
+  cudaFreeHost(t->h_lr);
   cudaFreeHost(t->h_order);
   split_release(&t->test);
   split_release(&t->train);
   free(t);
 }
 
+/* h_lr[s] for each step s of `epoch`. */
+static void schedule_fill(trainer *t, int epoch) {
+  const trainer_config *c = &t->config;
+  int steps = steps_for(t, t->train.count);
+  double total = (double)steps * c->epochs;
+  for (int s = 0; s < steps; s++) {
+    double done = (double)epoch * steps + s;
+    t->h_lr[s] = c->cosine
+                     ? (float)(c->lr * 0.5 * (1.0 + cos(3.14159265358979 * done / total)))
+                     : c->lr;
+  }
+}
+
 int trainer_run_epoch(trainer *t, int epoch, epoch_stats *stats) {
   cudaStream_t stream = t->ctx->stream;
-  /* The previous epoch ended with a sync, so h_order is free to refill. */
+  /* The previous epoch ended with a sync, so the pinned buffers are free. */
   order_fill(t->h_order, t->train.count, t->config.seed, epoch);
+  schedule_fill(t, epoch);
   CUDA_CHECK(cudaMemcpyAsync(t->train.d_order, t->h_order,
                              (size_t)t->train.count * sizeof(int),
                              cudaMemcpyHostToDevice, stream));
-  CUDA_CHECK(cudaMemsetAsync(t->d_stats, 0, STAT_COUNT * sizeof(double),
-                             stream));
+  CUDA_CHECK(cudaMemcpyAsync(t->d_lr, t->h_lr,
+                             (size_t)steps_for(t, t->train.count) * sizeof(float),
+                             cudaMemcpyHostToDevice, stream));
+  CUDA_CHECK(cudaMemsetAsync(t->d_stats, 0, STAT_COUNT * sizeof(double), stream));
   CUDA_CHECK(cudaEventRecord(t->start, stream));
   if (t->train_graph) CUDA_CHECK(cudaGraphLaunch(t->train_graph, stream));
   else if (enqueue_train(t) != 0) return -1;
@@ -273,15 +301,9 @@ int trainer_run_epoch(trainer *t, int epoch, epoch_stats *stats) {
 }
 
 static int enqueue_one_step(trainer *t) {
-  const trainer_config *c = &t->config;
-  if (gpu_gather_batch(t->d_x, t->d_labels, t->train.d_images,
-                       t->train.d_labels, t->train.d_order, 0, c->batch,
-                       MNIST_PIXELS, t->pixel_scale, t->pixel_shift,
-                       t->ctx->stream) != 0)
-    return -1;
-  return mlp_train_step(t->net, t->ctx, t->d_x, t->d_labels, c->batch,
-                        c->mode, c->lr, c->momentum,
-                        t->d_stats + STAT_TRAIN_LOSS);
+  return mlp_train_step(t->net, t->ctx, t->train.d_x, t->train.d_y,
+                        t->config.batch, t->config.mode, t->d_lr,
+                        t->config.momentum, t->d_stats + STAT_TRAIN_LOSS);
 }
 
 int trainer_kernels_per_step(trainer *t, int *count) {
@@ -289,7 +311,8 @@ int trainer_kernels_per_step(trainer *t, int *count) {
   if (capture(t, enqueue_one_step, &graph) != 0) return -1;
   size_t nodes = 0;
   cudaError_t status = cudaGraphGetNodes(graph, NULL, &nodes);
-  cudaGraphNode_t *list = status == cudaSuccess ? calloc(nodes + 1, sizeof *list) : NULL;
+  cudaGraphNode_t *list =
+      status == cudaSuccess ? calloc(nodes + 1, sizeof *list) : NULL;
   if (list) status = cudaGraphGetNodes(graph, list, &nodes);
   *count = 0;
   for (size_t i = 0; list && status == cudaSuccess && i < nodes; i++) {

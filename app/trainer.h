@@ -1,10 +1,13 @@
 /* trainer.h: trains an MLP on an MNIST-format data set on the GPU.
  *
- * Owns: the data set's copy on the GPU (uploaded once), the per-epoch
- * permutation, the batch buffers, the on-GPU loss/accuracy accumulators,
- * the network, and (with graphs on) the CUDA graphs of one training epoch
- * and one test pass. Per epoch the host sends one permutation and reads
- * the accumulators once; no step waits for the host.
+ * Owns: the data set's copy on the GPU (bytes, uploaded once), the
+ * normalised float copies that batches are views into (the training one
+ * rewritten in a fresh order by one gather kernel per epoch, the test one
+ * written once), the learning-rate schedule, the on-GPU loss/accuracy
+ * accumulators, the network, and (with graphs on) the CUDA graphs of one
+ * training epoch and one test pass. Per epoch the host sends one
+ * permutation and one schedule and reads the accumulators once; no step
+ * waits for the host.
  */
 #ifndef MNIST_EPILOGS_TRAINER_H
 #define MNIST_EPILOGS_TRAINER_H
@@ -16,7 +19,10 @@ typedef struct trainer_config {
   int widths[MLP_MAX_LAYERS + 1];  /* 784, hidden..., 10 */
   int depth;                       /* linear layers */
   int batch;
+  int epochs;                      /* for the learning-rate schedule */
   float lr, momentum;
+  int cosine;                      /* 1: lr * (1 + cos(pi t / T)) / 2 per
+                                      step t of T; 0: constant lr */
   unsigned long long seed;         /* initial weights and batch order */
   mlp_mode mode;
   int graphs;                      /* 1: replay each epoch as a CUDA graph */

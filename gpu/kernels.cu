@@ -20,18 +20,17 @@ static unsigned blocks_for(size_t count, unsigned threads) {
   return (unsigned)(blocks < 65535 * 32 ? (blocks ? blocks : 1) : 65535 * 32);
 }
 
-/* One block per sample; threads copy its pixels (4 bytes at a time when the
- * row is a multiple of 4). */
-__global__ void gather_batch_kernel(float *x, int *batch_labels,
-                                    const uint8_t *images,
-                                    const uint8_t *labels, const int *order,
-                                    int first, int features, float scale,
-                                    float shift) {
+/* One block per sample; its threads convert the sample's pixels. */
+__global__ void gather_kernel(float *x, int *y, const uint8_t *images,
+                              const uint8_t *labels, const int *order,
+                              int batch, size_t batch_stride, int features,
+                              float scale, float shift) {
   int j = blockIdx.x;
-  int sample = order[first + j];
+  int sample = order[j];
   const uint8_t *src = images + (size_t)sample * features;
-  float *dst = x + (size_t)j * features;
-  if (features % 4 == 0) {
+  float *dst = x + (size_t)(j / batch) * batch_stride +
+               (size_t)(j % batch) * features;
+  if (features % 4 == 0 && ((size_t)dst & 15) == 0) {
     const uchar4 *src4 = (const uchar4 *)src;
     float4 *dst4 = (float4 *)dst;
     for (int p = threadIdx.x; p < features / 4; p += blockDim.x) {
@@ -43,20 +42,19 @@ __global__ void gather_batch_kernel(float *x, int *batch_labels,
     for (int p = threadIdx.x; p < features; p += blockDim.x)
       dst[p] = src[p] * scale + shift;
   }
-  if (threadIdx.x == 0) batch_labels[j] = labels[sample];
+  if (threadIdx.x == 0) y[j] = labels[sample];
 }
 
-extern "C" int gpu_gather_batch(float *d_x, int *d_batch_labels,
-                                const uint8_t *d_images,
-                                const uint8_t *d_labels, const int *d_order,
-                                int first, int n, int features, float scale,
-                                float shift, cudaStream_t stream) {
-  /* uchar4/float4 access needs 4-byte aligned rows of the image array and
-   * 16-byte aligned columns of x: features % 4 == 0 and cudaMalloc'd bases. */
-  gather_batch_kernel<<<n, 256, 0, stream>>>(d_x, d_batch_labels, d_images,
-                                             d_labels, d_order, first,
-                                             features, scale, shift);
-  LAUNCH_CHECK("gather_batch_kernel");
+extern "C" int gpu_gather_batches(float *d_x, int *d_y,
+                                  const uint8_t *d_images,
+                                  const uint8_t *d_labels, const int *d_order,
+                                  int count, int batch, size_t batch_stride,
+                                  int features, float scale, float shift,
+                                  cudaStream_t stream) {
+  gather_kernel<<<count, 256, 0, stream>>>(d_x, d_y, d_images, d_labels,
+                                           d_order, batch, batch_stride,
+                                           features, scale, shift);
+  LAUNCH_CHECK("gather_kernel");
   return 0;
 }
 
@@ -121,7 +119,8 @@ extern "C" int gpu_xent_loss_grad(float *d_dlogits, double *d_stats,
 }
 
 __global__ void sgd_kernel(float *params, float *velocity, const float *grads,
-                           size_t count, float lr, float momentum) {
+                           size_t count, const float *d_lr, float momentum) {
+  float lr = *d_lr;
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count;
        i += (size_t)gridDim.x * blockDim.x) {
     float g = grads[i];
@@ -136,8 +135,9 @@ __global__ void sgd_kernel(float *params, float *velocity, const float *grads,
 /* float4 version: the slab is padded to a multiple of 4 floats and
  * 16-byte aligned (cudaMalloc). */
 __global__ void sgd4_kernel(float4 *params, float4 *velocity,
-                            const float4 *grads, size_t count4, float lr,
-                            float momentum) {
+                            const float4 *grads, size_t count4,
+                            const float *d_lr, float momentum) {
+  float lr = *d_lr;
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count4;
        i += (size_t)gridDim.x * blockDim.x) {
     float4 g = grads[i], p = params[i];
@@ -158,16 +158,17 @@ __global__ void sgd4_kernel(float4 *params, float4 *velocity,
 }
 
 extern "C" int gpu_sgd_update(float *d_params, float *d_velocity,
-                              const float *d_grads, size_t count, float lr,
-                              float momentum, cudaStream_t stream) {
+                              const float *d_grads, size_t count,
+                              const float *d_lr, float momentum,
+                              cudaStream_t stream) {
   float *velocity = momentum != 0.0f ? d_velocity : NULL;
   if (count % 4 == 0) {
     sgd4_kernel<<<blocks_for(count / 4, 256), 256, 0, stream>>>(
         (float4 *)d_params, (float4 *)velocity, (const float4 *)d_grads,
-        count / 4, lr, momentum);
+        count / 4, d_lr, momentum);
   } else {
     sgd_kernel<<<blocks_for(count, 256), 256, 0, stream>>>(
-        d_params, velocity, d_grads, count, lr, momentum);
+        d_params, velocity, d_grads, count, d_lr, momentum);
   }
   LAUNCH_CHECK("sgd_kernel");
   return 0;

@@ -15,12 +15,16 @@
 extern "C" {
 #endif
 
-/* d_x (features, n) = pixels of samples d_order[first .. first+n) scaled as
- * p * scale + shift; d_batch_labels[j] = d_labels[d_order[first + j]]. */
-int gpu_gather_batch(float *d_x, int *d_batch_labels, const uint8_t *d_images,
-                     const uint8_t *d_labels, const int *d_order, int first,
-                     int n, int features, float scale, float shift,
-                     cudaStream_t stream);
+/* Gathers samples d_order[0 .. count) in batches of `batch`: sample j
+ * lands in column j % batch of batch j / batch, a (features, batch)
+ * col-major matrix starting at d_x + (j / batch) * batch_stride, scaled as
+ * pixel * scale + shift; d_y[j] = d_labels[d_order[j]]. One launch for a
+ * whole epoch. features % 4 == 0 and 16-byte aligned batches use 4-byte
+ * loads and 16-byte stores. */
+int gpu_gather_batches(float *d_x, int *d_y, const uint8_t *d_images,
+                       const uint8_t *d_labels, const int *d_order, int count,
+                       int batch, size_t batch_stride, int features,
+                       float scale, float shift, cudaStream_t stream);
 
 /* Softmax cross-entropy over d_logits (classes, n), ld = classes.
  * If d_dlogits: d_dlogits (classes, n) = (softmax - onehot) / n.
@@ -30,10 +34,11 @@ int gpu_xent_loss_grad(float *d_dlogits, double *d_stats,
                        const float *d_logits, const int *d_labels, int classes,
                        int n, cudaStream_t stream);
 
-/* SGD with momentum over one slab: v = momentum * v + g; p -= lr * v.
- * With momentum == 0, d_velocity may be NULL: p -= lr * g. */
+/* SGD with momentum over one slab: v = momentum * v + g; p -= lr * v,
+ * lr = *d_lr read on the GPU (a schedule changes it without touching a
+ * captured graph). With momentum == 0 the velocity is unused: p -= lr * g. */
 int gpu_sgd_update(float *d_params, float *d_velocity, const float *d_grads,
-                   size_t count, float lr, float momentum,
+                   size_t count, const float *d_lr, float momentum,
                    cudaStream_t stream);
 
 /* Unfused mode, one kernel per epilogue step. */

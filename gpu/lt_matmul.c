@@ -11,7 +11,7 @@
 #include "kernels.h"
 
 enum {
-  LT_MAX_CANDIDATES = 8, /* heuristic results asked for per plan */
+  LT_MAX_CANDIDATES = 16, /* heuristic results asked for per plan */
   LT_TIMED_RUNS = 5,     /* timed launches per candidate; the median counts */
 };
 /* A candidate must beat the heuristic's order by this factor to be kept:
@@ -25,7 +25,9 @@ enum {
 #define LT_MATCH_TF32 1e-2f
 
 typedef struct lt_plan {
-  lt_matmul_call call; /* the key: shape, epilogue and pointers */
+  lt_matmul_call call; /* the call it was built (and tuned) with; the key is
+                          its shape, epilogue and pointer alignments */
+  const void *bias_set, *aux_set; /* pointers now set on the descriptor */
   cublasComputeType_t compute;
   cublasLtMatmulDesc_t op;
   cublasLtMatrixLayout_t a, b, d;
@@ -135,13 +137,30 @@ lt_plan_info lt_plan_cache_info(const lt_plan_cache *cache, int i) {
   return cache->plans[i].info;
 }
 
-static int same_call(const lt_matmul_call *x, const lt_matmul_call *y) {
+/* Largest power of two up to 256 that divides the address (0 for NULL):
+ * the heuristic picks kernels by operand alignment, so a plan serves only
+ * calls whose pointers are aligned at least as well as its own. */
+static unsigned alignment(const void *p) {
+  uintptr_t address = (uintptr_t)p;
+  if (!address) return 0;
+  unsigned a = 256;
+  while (address % a) a /= 2;
+  return a;
+}
+
+/* Calls that may share a plan: same shape, transposes, leading dimensions,
+ * epilogue, aux_ld, and operand alignments. Pointers may differ: A, B and
+ * D are arguments of every launch, bias and aux are set per call. */
+static int same_plan(const lt_matmul_call *x, const lt_matmul_call *y) {
   return x->m == y->m && x->n == y->n && x->k == y->k &&
          x->transa == y->transa && x->transb == y->transb &&
-         x->d_a == y->d_a && x->lda == y->lda && x->d_b == y->d_b &&
-         x->ldb == y->ldb && x->d_d == y->d_d && x->ldd == y->ldd &&
-         x->epilogue == y->epilogue && x->d_bias == y->d_bias &&
-         x->d_aux == y->d_aux && x->aux_ld == y->aux_ld;
+         x->lda == y->lda && x->ldb == y->ldb && x->ldd == y->ldd &&
+         x->epilogue == y->epilogue && x->aux_ld == y->aux_ld &&
+         alignment(x->d_a) == alignment(y->d_a) &&
+         alignment(x->d_b) == alignment(y->d_b) &&
+         alignment(x->d_d) == alignment(y->d_d) &&
+         alignment(x->d_bias) == alignment(y->d_bias) &&
+         alignment(x->d_aux) == alignment(y->d_aux);
 }
 
 static int set_attr(cublasLtMatmulDesc_t op, cublasLtMatmulDescAttributes_t a,
@@ -186,11 +205,12 @@ static int plan_describe(lt_plan *p) {
 }
 
 static int plan_launch(gpu_context *ctx, const lt_plan *p,
+                       const lt_matmul_call *c,
                        const cublasLtMatmulAlgo_t *algo) {
   const float alpha = 1.0f, beta = 0.0f;
-  CUBLAS_CHECK(cublasLtMatmul(ctx->lt, p->op, &alpha, p->call.d_a, p->a,
-                              p->call.d_b, p->b, &beta, p->call.d_d, p->d,
-                              p->call.d_d, p->d, algo, ctx->d_workspace,
+  CUBLAS_CHECK(cublasLtMatmul(ctx->lt, p->op, &alpha, c->d_a, p->a, c->d_b,
+                              p->b, &beta, c->d_d, p->d, c->d_d, p->d, algo,
+                              ctx->d_workspace,
                               GPU_WORKSPACE_BYTES, ctx->stream));
   return 0;
 }
@@ -207,7 +227,7 @@ static int time_candidate(gpu_context *ctx, const lt_plan *p,
   float times[LT_TIMED_RUNS];
   for (int r = 0; r < LT_TIMED_RUNS; r++) {
     CUDA_CHECK(cudaEventRecord(ev[0], ctx->stream));
-    if (plan_launch(ctx, p, algo) != 0) return -1;
+    if (plan_launch(ctx, p, &p->call, algo) != 0) return -1;
     CUDA_CHECK(cudaEventRecord(ev[1], ctx->stream));
     CUDA_CHECK(cudaEventSynchronize(ev[1]));
     CUDA_CHECK(cudaEventElapsedTime(&times[r], ev[0], ev[1]));
@@ -289,6 +309,19 @@ static int plan_choose(gpu_context *ctx, lt_plan *p) {
   cublasStatus_t status = cublasLtMatmulPreferenceSetAttribute(
       pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace,
       sizeof workspace);
+  /* The heuristic assumes 256-byte aligned A, B, C, D unless told; tell
+   * it what this plan's operands have (cuBLASLt docs,
+   * CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_*_BYTES). */
+  uint32_t align[3] = {alignment(c->d_a), alignment(c->d_b), alignment(c->d_d)};
+  cublasLtMatmulPreferenceAttributes_t which[4] = {
+      CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES,
+      CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+      CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES,
+      CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES};
+  for (int i = 0; i < 4 && status == CUBLAS_STATUS_SUCCESS; i++)
+    status = cublasLtMatmulPreferenceSetAttribute(pref, which[i],
+                                                  &align[i < 3 ? i : 2],
+                                                  sizeof align[0]);
   if (status == CUBLAS_STATUS_SUCCESS)
     status = cublasLtMatmulAlgoGetHeuristic(
         ctx->lt, p->op, p->a, p->b, p->d, p->d, pref,
@@ -331,7 +364,7 @@ static lt_plan *plan_find_or_build(gpu_context *ctx,
                                     : CUBLAS_COMPUTE_32F;
   for (int i = 0; i < cache->count; i++)
     if (cache->plans[i].compute == compute &&
-        same_call(&cache->plans[i].call, call))
+        same_plan(&cache->plans[i].call, call))
       return &cache->plans[i];
   if (cache->count == cache->capacity) {
     int capacity = cache->capacity ? 2 * cache->capacity : 16;
@@ -346,6 +379,8 @@ static lt_plan *plan_find_or_build(gpu_context *ctx,
   lt_plan *p = &cache->plans[cache->count];
   memset(p, 0, sizeof *p);
   p->call = *call;
+  p->bias_set = call->d_bias;
+  p->aux_set = call->d_aux;
   p->compute = compute;
   p->info.m = call->m;
   p->info.n = call->n;
@@ -364,9 +399,23 @@ static lt_plan *plan_find_or_build(gpu_context *ctx,
 int lt_matmul(gpu_context *ctx, const lt_matmul_call *call) {
   ctx->last_error[0] = '\0';
   if (check_call(ctx, call) != 0) return -1;
-  const lt_plan *p = plan_find_or_build(ctx, call);
+  lt_plan *p = plan_find_or_build(ctx, call);
   if (!p) return -1;
-  if (plan_launch(ctx, p, &p->algo) != 0)
+  /* Host-side descriptor writes: cublasLtMatmul reads them when it
+   * enqueues, so earlier launches keep the pointers they were given. */
+  if (call->d_bias != p->bias_set) {
+    if (set_attr(p->op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &call->d_bias,
+                 sizeof call->d_bias) != 0)
+      return refuse(ctx, call, "setting the bias pointer failed");
+    p->bias_set = call->d_bias;
+  }
+  if (call->d_aux != p->aux_set) {
+    if (set_attr(p->op, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER,
+                 &call->d_aux, sizeof call->d_aux) != 0)
+      return refuse(ctx, call, "setting the aux pointer failed");
+    p->aux_set = call->d_aux;
+  }
+  if (plan_launch(ctx, p, call, &p->algo) != 0)
     return refuse(ctx, call, "cublasLtMatmul failed (see the line above)");
   return 0;
 }

@@ -19,11 +19,13 @@
  * j * aux_ld / 8 + i / 8; aux_ld is in bits, a multiple of 128 and >= m
  * (cublasLt.h, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD).
  *
- * Plans (descriptor, layouts, algorithm) are cached per distinct call: the
- * first call with a given shape, epilogue and set of pointers builds one,
- * later calls only launch. With gpu_options.autotune the plan times the
- * heuristic's candidates on the real buffers and keeps the fastest whose
- * output matches the first candidate's.
+ * Plans (descriptor, layouts, algorithm) are cached: the first call with a
+ * given shape, epilogue and operand alignment builds one, later calls only
+ * set their bias/aux pointers on it (host-side) and launch. With
+ * gpu_options.autotune the plan times the heuristic's candidates on the
+ * first call's buffers and keeps the fastest whose output matches the
+ * first candidate's. Plans are built outside CUDA graph capture: run a
+ * step once before capturing it.
  */
 #ifndef MNIST_EPILOGS_LT_MATMUL_H
 #define MNIST_EPILOGS_LT_MATMUL_H

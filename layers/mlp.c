@@ -149,18 +149,18 @@ int mlp_backward(mlp *net, gpu_context *ctx, const float *d_x,
   return 0;
 }
 
-int mlp_update(mlp *net, gpu_context *ctx, float lr, float momentum) {
+int mlp_update(mlp *net, gpu_context *ctx, const float *d_lr, float momentum) {
   return gpu_sgd_update(net->d_params, net->d_velocity, net->d_grads,
-                        net->layout.slab_floats, lr, momentum, ctx->stream);
+                        net->layout.slab_floats, d_lr, momentum, ctx->stream);
 }
 
 int mlp_train_step(mlp *net, gpu_context *ctx, const float *d_x,
-                   const int *d_labels, int n, mlp_mode mode, float lr,
-                   float momentum, double *d_stats) {
+                   const int *d_labels, int n, mlp_mode mode,
+                   const float *d_lr, float momentum, double *d_stats) {
   if (mlp_forward(net, ctx, d_x, n, mode) != 0 ||
       mlp_backward(net, ctx, d_x, d_labels, n, mode, d_stats) != 0)
     return -1;
-  return mlp_update(net, ctx, lr, momentum);
+  return mlp_update(net, ctx, d_lr, momentum);
 }
 
 int mlp_evaluate(mlp *net, gpu_context *ctx, const float *d_x,

@@ -47,13 +47,14 @@ int mlp_forward(mlp *net, gpu_context *ctx, const float *d_x, int n,
 int mlp_backward(mlp *net, gpu_context *ctx, const float *d_x,
                  const int *d_labels, int n, mlp_mode mode, double *d_stats);
 
-/* params -= lr * (momentum * v + grads), v updated: one kernel. */
-int mlp_update(mlp *net, gpu_context *ctx, float lr, float momentum);
+/* v = momentum * v + grads; params -= lr * v, with lr = *d_lr read on
+ * the GPU: one kernel over the whole slab. */
+int mlp_update(mlp *net, gpu_context *ctx, const float *d_lr, float momentum);
 
 /* mlp_forward + mlp_backward + mlp_update. */
 int mlp_train_step(mlp *net, gpu_context *ctx, const float *d_x,
-                   const int *d_labels, int n, mlp_mode mode, float lr,
-                   float momentum, double *d_stats);
+                   const int *d_labels, int n, mlp_mode mode,
+                   const float *d_lr, float momentum, double *d_stats);
 
 /* Forward and loss only: d_stats[0] += loss, d_stats[1] += correct. */
 int mlp_evaluate(mlp *net, gpu_context *ctx, const float *d_x,

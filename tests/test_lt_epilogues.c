@@ -265,9 +265,18 @@ START_TEST(plans_are_cached) {
                          LT_EPILOGUE_DEFAULT, NULL, NULL, 0};
   for (int r = 0; r < 5; r++) ck_assert_int_eq(lt_matmul(ctx, &call), 0);
   ck_assert_int_eq(lt_plan_cache_count(ctx->plans), before + 1);
+  /* Other buffers with the same alignment share the plan... */
+  call.d_b = d + 1024 + 64;
+  call.d_d = d + 2048 + 128;
+  ck_assert_int_eq(lt_matmul(ctx, &call), 0);
+  ck_assert_int_eq(lt_plan_cache_count(ctx->plans), before + 1);
+  /* ...another shape or a less aligned operand does not. */
   call.n = 31;
   ck_assert_int_eq(lt_matmul(ctx, &call), 0);
   ck_assert_int_eq(lt_plan_cache_count(ctx->plans), before + 2);
+  call.d_d = d + 2048 + 4;
+  ck_assert_int_eq(lt_matmul(ctx, &call), 0);
+  ck_assert_int_eq(lt_plan_cache_count(ctx->plans), before + 3);
   test_sync(ctx);
   test_free(d);
 }

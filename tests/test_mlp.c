@@ -192,13 +192,16 @@ static float *train_params(uint64_t run_seed, int steps, mlp_mode mode,
   batch b = make_batch(&rng, 784, 96, 10);
   double *d_stats = test_upload(NULL, 2 * sizeof(double));
   test_fill_device(d_stats, 0, 2 * sizeof(double));
+  const float lr = 0.05f;
+  float *d_lr = test_upload(&lr, sizeof lr);
   for (int s = 0; s < steps; s++)
     ck_assert_int_eq(mlp_train_step(net, ctx, b.d_x, b.d_labels, s % 2 ? 96 : 61,
-                                    mode, 0.05f, 0.9f, d_stats), 0);
+                                    mode, d_lr, 0.9f, d_stats), 0);
   *slab = net->layout.slab_floats;
   float *params = malloc(*slab * sizeof(float));
   test_download(params, net->d_params, *slab * sizeof(float));
   test_free(d_stats);
+  test_free(d_lr);
   free_batch(&b);
   mlp_destroy(net);
   gpu_context_destroy(ctx);
@@ -251,10 +254,12 @@ START_TEST(training_drives_the_loss_down) {
   int *d_labels = test_upload(h_labels, sizeof(int) * N * BATCHES);
   double *d_stats = test_upload(NULL, sizeof(double) * 2 * STEPS);
   test_fill_device(d_stats, 0, sizeof(double) * 2 * STEPS);
+  const float lr = 0.05f;
+  float *d_lr = test_upload(&lr, sizeof lr);
   for (int s = 0; s < STEPS; s++) {
     int k = s % BATCHES;
     ck_assert_int_eq(mlp_train_step(net, ctx, d_x + (size_t)k * FEATURES * N,
-                                    d_labels + k * N, N, mode, 0.05f, 0.9f,
+                                    d_labels + k * N, N, mode, d_lr, 0.9f,
                                     d_stats + 2 * s), 0);
   }
   double stats[2 * STEPS];
@@ -269,6 +274,7 @@ START_TEST(training_drives_the_loss_down) {
   test_free(d_x);
   test_free(d_labels);
   test_free(d_stats);
+  test_free(d_lr);
   mlp_destroy(net);
   gpu_context_destroy(ctx);
 }
@@ -289,7 +295,9 @@ START_TEST(sgd_update_matches_formula) {
   for (int t = 0; t < 2; t++) {
     float *d_p = test_upload(p, sizeof p), *d_v = test_upload(v, sizeof v);
     float *d_g = test_upload(g, sizeof g);
-    ck_assert_int_eq(gpu_sgd_update(d_p, d_v, d_g, counts[t], 0.1f, 0.9f, 0), 0);
+    const float lr = 0.1f;
+    float *d_lr = test_upload(&lr, sizeof lr);
+    ck_assert_int_eq(gpu_sgd_update(d_p, d_v, d_g, counts[t], d_lr, 0.9f, 0), 0);
     float got_p[COUNT], got_v[COUNT];
     test_download(got_p, d_p, sizeof got_p);
     test_download(got_v, d_v, sizeof got_v);
@@ -300,7 +308,7 @@ START_TEST(sgd_update_matches_formula) {
       ck_assert_float_eq_tol(got_p[i], pp, 1e-6f);
     }
     if (counts[t] < COUNT) ck_assert(got_p[COUNT - 1] == p[COUNT - 1]);
-    test_free(d_p); test_free(d_v); test_free(d_g);
+    test_free(d_p); test_free(d_v); test_free(d_g); test_free(d_lr);
   }
 }
 END_TEST

@@ -29,7 +29,7 @@ START_TEST(every_flag) {
                   "--momentum", "0", "--hidden", "100,50,25", "--seed",
                   "18446744073709551615", "--mode", "unfused", "--data-dir",
                   "/x", "--tf32", "--device", "2", "--log", "l.csv", "--quiet",
-                  "--no-graphs", "--no-autotune", "--help"};
+                  "--no-graphs", "--no-autotune", "--help", "--schedule", "constant"};
   int argc = (int)(sizeof argv / sizeof argv[0]);
   ck_assert_msg(train_options_parse(&o, argc, argv, err, sizeof err) == 0, "%s", err);
   ck_assert_int_eq(o.epochs, 3);
@@ -48,6 +48,7 @@ START_TEST(every_flag) {
   ck_assert_int_eq(o.graphs, 0);
   ck_assert_int_eq(o.autotune, 0);
   ck_assert_int_eq(o.help, 1);
+  ck_assert_int_eq(o.constant_lr, 1);
 }
 END_TEST
 
@@ -82,6 +83,7 @@ static const bad_flags bad[] = {
     {{"--hidden", "abc"}, "found 'abc'"},
     {{"--seed", "-3"}, "--seed"},
     {{"--mode", "fast"}, "'fused' or 'unfused'"},
+    {{"--schedule", "step"}, "'cosine' or 'constant'"},
     {{"--device", "x"}, "--device"},
     {{"--data-dir", ""}, "--data-dir"},
     {{"--bogus"}, "unknown flag '--bogus'"},
