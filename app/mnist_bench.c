@@ -6,6 +6,7 @@
  * layers: forward RELU_AUX_BIAS against matmul + bias + ReLU kernels, and
  * backward DRELU_BGRAD against matmul + mask + reduction, each as the
  * median of CUDA-graph replays. The only other place that exits. */
+#include <cuda_profiler_api.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,13 +40,24 @@ enum { NETS = sizeof nets / sizeof nets[0] };
 typedef struct variant {
   const char *name;
   mlp_mode mode;
-  int tf32, graphs;
+  int context;  /* index into the contexts: FP32 exact, FP32 fast, TF32 */
+  int graphs;
 } variant;
 
+enum { CONTEXT_FP32, CONTEXT_FP32_FAST, CONTEXT_TF32, CONTEXTS };
+static const char *context_names[CONTEXTS] = {"FP32", "FP32*", "TF32"};
+
+/* Fused and unfused twins, interleaved: FP32 (autotune exact, the
+ * default), the same without graphs, FP32 with autotune fast, TF32. */
 static const variant variants[] = {
-    {"fused", MLP_MODE_FUSED, 0, 1},   {"unfused", MLP_MODE_UNFUSED, 0, 1},
-    {"fused", MLP_MODE_FUSED, 0, 0},   {"unfused", MLP_MODE_UNFUSED, 0, 0},
-    {"fused", MLP_MODE_FUSED, 1, 1},   {"unfused", MLP_MODE_UNFUSED, 1, 1},
+    {"fused", MLP_MODE_FUSED, CONTEXT_FP32, 1},
+    {"unfused", MLP_MODE_UNFUSED, CONTEXT_FP32, 1},
+    {"fused", MLP_MODE_FUSED, CONTEXT_FP32, 0},
+    {"unfused", MLP_MODE_UNFUSED, CONTEXT_FP32, 0},
+    {"fused", MLP_MODE_FUSED, CONTEXT_FP32_FAST, 1},
+    {"unfused", MLP_MODE_UNFUSED, CONTEXT_FP32_FAST, 1},
+    {"fused", MLP_MODE_FUSED, CONTEXT_TF32, 1},
+    {"unfused", MLP_MODE_UNFUSED, CONTEXT_TF32, 1},
 };
 enum { VARIANTS = sizeof variants / sizeof variants[0], MAX_REPEATS = 101 };
 
@@ -56,6 +68,7 @@ typedef struct bench_options {
   int repeats;
   int device;
   int skip_layers;
+  int profile;   /* --profile-step: one fused and one unfused step only */
 } bench_options;
 
 static int compare_floats(const void *x, const void *y) {
@@ -119,7 +132,7 @@ static int bench_network(FILE *json, const bench_net *net,
   for (int v = 0; v < VARIANTS && status == 0; v++) {
     c.mode = variants[v].mode;
     c.graphs = variants[v].graphs;
-    status = trainer_create(&t[v], contexts[variants[v].tf32], data, &c);
+    status = trainer_create(&t[v], contexts[variants[v].context], data, &c);
     if (status == 0) status = trainer_kernels_per_step(t[v], &r[v].kernels);
   }
   epoch_stats s;
@@ -143,13 +156,13 @@ static int bench_network(FILE *json, const bench_net *net,
     double speedup = r[v].median / r[twin].median;
     double tflops = flops / (r[v].median * 1e-3) / 1e12;
     printf("%-18s %6d  %-8s %-5s %-4s %9.2f (%.2f-%.2f) %9.1f %8d %8.1f %6.1f%% %8.2f%%\n",
-           name, net->batch, variants[v].name, variants[v].tf32 ? "TF32" : "FP32",
+           name, net->batch, variants[v].name, context_names[variants[v].context],
            variants[v].graphs ? "on" : "off", r[v].median, r[v].lo, r[v].hi,
            1000.0 * r[v].median / steps, r[v].kernels, tflops,
            100.0 * tflops / peak_tflops, 100.0 * r[v].accuracy);
     if (variants[v].mode == MLP_MODE_UNFUSED)
       printf("%-18s %6s  speedup unfused/fused (%s, graphs %s): %.2fx\n", "",
-             "", variants[v].tf32 ? "TF32" : "FP32",
+             "", context_names[variants[v].context],
              variants[v].graphs ? "on" : "off", speedup);
     if (json)
       fprintf(json,
@@ -160,7 +173,7 @@ static int bench_network(FILE *json, const bench_net *net,
               "\"fraction_of_peak\": %.4f, \"speedup_vs_fused\": %.4f, "
               "\"test_accuracy\": %.4f, \"repeats\": %d}",
               first && v == 0 ? "" : ",\n", name, net->batch, variants[v].name,
-              variants[v].tf32 ? "TF32" : "FP32",
+              context_names[variants[v].context],
               variants[v].graphs ? "true" : "false", r[v].median, r[v].lo,
               r[v].hi, 1000.0 * r[v].median / steps, r[v].kernels, tflops,
               tflops / peak_tflops, speedup, r[v].accuracy, o->repeats);
@@ -298,7 +311,8 @@ static int bench_layers(FILE *json, gpu_context *ctx, int *first) {
 }
 
 /* The GPU's FP32 matmul rate: a square DEFAULT matmul through the same
- * wrapper, autotuned, timed from graph replays. */
+ * wrapper (autotune fast: the best the library offers), timed from graph
+ * replays. */
 static int measure_peak(gpu_context *ctx, int size, double *tflops) {
   float *d = NULL;
   size_t count = (size_t)size * size;
@@ -314,14 +328,54 @@ static int measure_peak(gpu_context *ctx, int size, double *tflops) {
   return 0;
 }
 
+/* One fused then one unfused step of the seed network, each after a
+ * warm-up epoch, inside cudaProfilerStart/Stop. */
+static int profile_steps(const mnist_dataset *data, gpu_context *ctx) {
+  trainer_config c;
+  memset(&c, 0, sizeof c);
+  c.widths[0] = MNIST_PIXELS;
+  c.widths[1] = nets[0].hidden[0];
+  c.widths[2] = MNIST_CLASSES;
+  c.depth = 2;
+  c.batch = nets[0].batch;
+  c.epochs = 1;
+  c.lr = 0.05f;
+  c.momentum = 0.9f;
+  c.seed = 1;
+  mlp_mode modes[2] = {MLP_MODE_FUSED, MLP_MODE_UNFUSED};
+  for (int i = 0; i < 2; i++) {
+    trainer *t = NULL;
+    epoch_stats s;
+    c.mode = modes[i];
+    c.graphs = 1;
+    int status = trainer_create(&t, ctx, data, &c);
+    if (status == 0) status = trainer_run_epoch(t, 0, &s);
+    if (status == 0) {
+      printf("profiling one %s step\n", i ? "unfused" : "fused");
+      fflush(stdout);
+      cudaProfilerStart();
+      status = trainer_step_once(t);
+      cudaProfilerStop();
+    }
+    trainer_destroy(t);
+    if (status != 0) return -1;
+  }
+  return 0;
+}
+
 static void usage(FILE *out) {
   fprintf(out,
           "usage: mnist_bench [--repeats N] [--json FILE] [--data-dir DIR]\n"
-          "                   [--device N] [--no-layers]\n"
+          "                   [--device N] [--no-layers] [--profile-step]\n"
           "Trains fused and unfused side by side (one warm-up epoch, then N\n"
           "interleaved timed epochs each, default 5) at 784-100-10 batch 256,\n"
           "784-1024-1024-10 batch 256 and 784-4096-4096-10 batch 4096, then\n"
-          "times single layers. --json writes the same numbers.\n");
+          "times single layers. --json writes the same numbers.\n"
+          "--profile-step: instead, after a warm-up epoch, runs one fused and\n"
+          "then one unfused step of 784-100-10 batch 256 from the host between\n"
+          "cudaProfilerStart and Stop, for\n"
+          "  ncu --profile-from-start off --clock-control none mnist_bench "
+          "--profile-step\n");
 }
 
 static int parse(bench_options *o, int argc, char **argv) {
@@ -334,6 +388,8 @@ static int parse(bench_options *o, int argc, char **argv) {
       exit(EXIT_SUCCESS);
     } else if (strcmp(a, "--no-layers") == 0) {
       o->skip_layers = 1;
+    } else if (strcmp(a, "--profile-step") == 0) {
+      o->profile = 1;
     } else if (v && strcmp(a, "--repeats") == 0) {
       o->repeats = atoi(v);
       i++;
@@ -375,27 +431,35 @@ int main(int argc, char **argv) {
     mnist_dataset_destroy(&data);
     return EXIT_FAILURE;
   }
-  gpu_context *contexts[2] = {NULL, NULL};
-  gpu_options fp32 = {o.device, 1, 0, 1}, tf32 = {o.device, 1, 1, 1};
+  gpu_context *contexts[CONTEXTS] = {NULL, NULL, NULL};
+  gpu_options options[CONTEXTS] = {{o.device, 1, 0, GPU_AUTOTUNE_EXACT},
+                                   {o.device, 1, 0, GPU_AUTOTUNE_FAST},
+                                   {o.device, 1, 1, GPU_AUTOTUNE_EXACT}};
   FILE *json = NULL;
   int status = EXIT_FAILURE;
   double peak = 0, peak8 = 0;
-  if (gpu_context_create(&contexts[0], &fp32) != 0 ||
-      gpu_context_create(&contexts[1], &tf32) != 0)
+  for (int i = 0; i < CONTEXTS; i++)
+    if (gpu_context_create(&contexts[i], &options[i]) != 0) goto done;
+  if (o.profile) {
+    status = profile_steps(&data, contexts[CONTEXT_FP32]) == 0 ? EXIT_SUCCESS
+                                                               : EXIT_FAILURE;
     goto done;
+  }
   if (o.json_path && !(json = fopen(o.json_path, "w"))) {
     perror(o.json_path);
     goto done;
   }
-  if (measure_peak(contexts[0], 4096, &peak) != 0 ||
-      measure_peak(contexts[0], 8192, &peak8) != 0)
+  if (measure_peak(contexts[CONTEXT_FP32_FAST], 4096, &peak) != 0 ||
+      measure_peak(contexts[CONTEXT_FP32_FAST], 8192, &peak8) != 0)
     goto done;
   if (peak8 > peak) peak = peak8;
   printf("mnist_bench: %s (%d SMs); FP32 matmul rate (best of 4096^3, "
          "8192^3, cuBLASLt): %.1f TFLOP/s\n",
          contexts[0]->device_name, contexts[0]->sm_count, peak);
   printf("%d timed epochs per row after one warm-up epoch, rows interleaved "
-         "round-robin; median (min-max)\n\n", o.repeats);
+         "round-robin; median (min-max). FP32: autotune exact (the default);\n"
+         "FP32*: autotune fast; TF32: TF32 tensor cores, autotune exact.\n\n",
+         o.repeats);
   printf("%-18s %6s  %-8s %-5s %-4s %9s %11s %9s %8s %8s %7s %9s\n", "network",
          "batch", "mode", "math", "graph", "ms/epoch", "(min-max)", "us/step",
          "kernels", "TFLOP/s", "of peak", "test acc");
@@ -413,8 +477,7 @@ int main(int argc, char **argv) {
 done:
   if (status != EXIT_SUCCESS) fprintf(stderr, "mnist_bench: failed (see above)\n");
   if (json && fclose(json) != 0) status = EXIT_FAILURE;
-  gpu_context_destroy(contexts[1]);
-  gpu_context_destroy(contexts[0]);
+  for (int i = CONTEXTS - 1; i >= 0; i--) gpu_context_destroy(contexts[i]);
   mnist_dataset_destroy(&data);
   return status;
 }

@@ -65,7 +65,8 @@ static void print_header(const gpu_context *ctx, const trainer_config *c,
          o->unfused ? "unfused" : "fused", o->tf32 ? "TF32" : "FP32",
          c->batch, c->lr, c->cosine ? "cosine" : "constant", c->momentum,
          c->seed, o->epochs,
-         o->graphs ? "on" : "off", o->autotune ? "on" : "off");
+         o->graphs ? "on" : "off",
+         o->autotune == 2 ? "fast" : o->autotune == 1 ? "exact" : "off");
   printf("data       %s: %d train, %d test, %d steps per epoch\n\n", dir,
          data->train.count, data->test.count, trainer_steps_per_epoch(t));
   printf("epoch  train_loss  train_acc  test_loss  test_acc  train_ms  "
@@ -88,7 +89,7 @@ static int train(const train_options *o, const mnist_dataset *data,
     fprintf(log, "epoch,train_loss,train_accuracy,test_loss,test_accuracy,"
                  "train_ms,test_ms,samples_per_s\n");
   }
-  gpu_options gpu = {o->device, o->seed, o->tf32, o->autotune};
+  gpu_options gpu = {o->device, o->seed, o->tf32, (gpu_autotune)o->autotune};
   gpu_context *ctx = NULL;
   trainer *t = NULL;
   int status = EXIT_FAILURE;

@@ -45,8 +45,12 @@ void train_options_usage(FILE *out, const char *program) {
           "  --quiet            print only the final summary\n"
           "  --no-graphs        launch every kernel from the host instead of\n"
           "                     replaying a CUDA graph per epoch\n"
-          "  --no-autotune      take cuBLASLt's first heuristic choice instead\n"
-          "                     of timing its candidates\n"
+          "  --autotune MODE    how each cuBLASLt plan picks its algorithm:\n"
+          "                     exact (fastest of those giving bitwise the\n"
+          "                     heuristic's numbers: runs are reproducible),\n"
+          "                     fast (fastest within rounding: may differ in\n"
+          "                     the last bits between runs) or off (the\n"
+          "                     heuristic's first choice) (default exact)\n"
           "  --help             this text\n"
           "\n"
           "Get the data with: scripts/download_mnist.sh data/mnist\n",
@@ -116,7 +120,6 @@ static int parse_switch(train_options *o, const char *name) {
   if (strcmp(name, "tf32") == 0) o->tf32 = 1;
   else if (strcmp(name, "quiet") == 0) o->quiet = 1;
   else if (strcmp(name, "no-graphs") == 0) o->graphs = 0;
-  else if (strcmp(name, "no-autotune") == 0) o->autotune = 0;
   else if (strcmp(name, "help") == 0) o->help = 1;
   else return 0;
   return 1;
@@ -125,7 +128,7 @@ static int parse_switch(train_options *o, const char *name) {
 static int is_valued(const char *name) {
   static const char *names[] = {"epochs", "batch", "lr", "momentum",
                                 "hidden", "seed", "mode", "data-dir",
-                                "schedule",
+                                "schedule", "autotune",
                                 "device", "log"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if (strcmp(name, names[i]) == 0) return 1;
@@ -161,6 +164,11 @@ static int parse_valued(train_options *o, const char *name, const char *value,
     if (strcmp(value, "fused") == 0) o->unfused = 0;
     else if (strcmp(value, "unfused") == 0) o->unfused = 1;
     else expected = "'fused' or 'unfused'";
+  } else if (strcmp(name, "autotune") == 0) {
+    if (strcmp(value, "off") == 0) o->autotune = 0;
+    else if (strcmp(value, "exact") == 0) o->autotune = 1;
+    else if (strcmp(value, "fast") == 0) o->autotune = 2;
+    else expected = "'exact', 'fast' or 'off'";
   } else if (strcmp(name, "schedule") == 0) {
     if (strcmp(value, "cosine") == 0) o->constant_lr = 0;
     else if (strcmp(value, "constant") == 0) o->constant_lr = 1;

@@ -25,13 +25,13 @@ typedef struct train_options {
   const char *log_path;        /* NULL: no CSV */
   int quiet;
   int graphs;                  /* CUDA graph replay of each epoch */
-  int autotune;                /* time cuBLASLt candidates per plan */
+  int autotune;                /* gpu_autotune: 0 off, 1 exact, 2 fast */
   int help;
 } train_options;
 
 /* The defaults: 784-1024-1024-10, batch 128, lr 0.05 with a cosine
- * schedule, momentum 0.9, 5 epochs, seed 1, fused, FP32, graphs and
- * autotune on. */
+ * schedule, momentum 0.9, 5 epochs, seed 1, fused, FP32, graphs on,
+ * autotune exact. */
 void train_options_defaults(train_options *out);
 
 /* Parses argv[1..argc) over the defaults; "--flag value" and

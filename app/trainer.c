@@ -306,6 +306,12 @@ static int enqueue_one_step(trainer *t) {
                         t->config.momentum, t->d_stats + STAT_TRAIN_LOSS);
 }
 
+int trainer_step_once(trainer *t) {
+  if (enqueue_one_step(t) != 0) return -1;
+  CUDA_CHECK(cudaStreamSynchronize(t->ctx->stream));
+  return 0;
+}
+
 int trainer_kernels_per_step(trainer *t, int *count) {
   cudaGraph_t graph = NULL;
   if (capture(t, enqueue_one_step, &graph) != 0) return -1;

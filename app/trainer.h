@@ -55,6 +55,10 @@ int trainer_run_epoch(trainer *t, int epoch, epoch_stats *stats);
  * of that step (cuBLASLt's own kernels included). */
 int trainer_kernels_per_step(trainer *t, int *count);
 
+/* Launches one full training step on the first batch from the host (no
+ * graph) and waits for it: for profilers that list kernels one by one. */
+int trainer_step_once(trainer *t);
+
 int trainer_steps_per_epoch(const trainer *t);
 const mlp *trainer_network(const trainer *t);
 

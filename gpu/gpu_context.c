@@ -59,8 +59,10 @@ static int context_init(gpu_context *ctx) {
   snprintf(ctx->device_name, sizeof ctx->device_name, "%s", prop.name);
   ctx->sm_count = prop.multiProcessorCount;
   CUDA_CHECK(cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking));
+  CUDA_CHECK(cudaStreamCreateWithFlags(&ctx->side_stream, cudaStreamNonBlocking));
   CUBLAS_CHECK(cublasLtCreate(&ctx->lt));
   CUDA_CHECK(cudaMalloc(&ctx->d_workspace, GPU_WORKSPACE_BYTES));
+  CUDA_CHECK(cudaMalloc(&ctx->d_side_workspace, GPU_WORKSPACE_BYTES));
   CURAND_CHECK(curandCreateGenerator(&ctx->rng, CURAND_RNG_PSEUDO_PHILOX4_32_10));
   CURAND_CHECK(curandSetPseudoRandomGeneratorSeed(ctx->rng, ctx->options.seed));
   CURAND_CHECK(curandSetStream(ctx->rng, ctx->stream));
@@ -86,16 +88,28 @@ int gpu_context_create(gpu_context **out, const gpu_options *options) {
 
 void gpu_context_destroy(gpu_context *ctx) {
   if (!ctx) return;
+  if (ctx->side_stream) cudaStreamSynchronize(ctx->side_stream);
   if (ctx->stream) cudaStreamSynchronize(ctx->stream);
   lt_plan_cache_destroy(ctx->plans);
   if (ctx->rng) curandDestroyGenerator(ctx->rng);
+  cudaFree(ctx->d_side_workspace);
   cudaFree(ctx->d_workspace);
   if (ctx->lt) cublasLtDestroy(ctx->lt);
+  if (ctx->side_stream) cudaStreamDestroy(ctx->side_stream);
   if (ctx->stream) cudaStreamDestroy(ctx->stream);
   free(ctx);
 }
 
 int gpu_context_sync(gpu_context *ctx) {
+  CUDA_CHECK(cudaStreamSynchronize(ctx->side_stream));
   CUDA_CHECK(cudaStreamSynchronize(ctx->stream));
   return 0;
+}
+
+cudaStream_t gpu_lane_stream(const gpu_context *ctx, int lane) {
+  return lane == GPU_LANE_SIDE ? ctx->side_stream : ctx->stream;
+}
+
+void *gpu_lane_workspace(const gpu_context *ctx, int lane) {
+  return lane == GPU_LANE_SIDE ? ctx->d_side_workspace : ctx->d_workspace;
 }

@@ -21,20 +21,38 @@ extern "C" {
 
 typedef struct lt_plan_cache lt_plan_cache;
 
+/* How the wrapper picks an algorithm when it builds a plan. */
+typedef enum gpu_autotune {
+  GPU_AUTOTUNE_OFF,    /* the heuristic's first choice */
+  GPU_AUTOTUNE_EXACT,  /* the fastest candidate whose outputs are bitwise
+                          identical to the first choice's: timing can never
+                          change the numbers, so runs stay reproducible */
+  GPU_AUTOTUNE_FAST    /* the fastest candidate within rounding of the first
+                          choice (split-K and other summation orders too):
+                          the choice follows timing noise, so two runs may
+                          differ in the last bits */
+} gpu_autotune;
+
+/* Work can run on two streams ("lanes"); each has its own cuBLASLt
+ * workspace, so concurrent matmuls never share one. */
+enum { GPU_LANE_MAIN = 0, GPU_LANE_SIDE = 1, GPU_LANES = 2 };
+
 typedef struct gpu_options {
   int device;                /* CUDA device ordinal */
   unsigned long long seed;   /* cuRAND seed */
   int tf32;                  /* 1: matmuls in TF32 (CUBLAS_COMPUTE_32F_FAST_TF32) */
-  int autotune;              /* 1: time heuristic candidates per plan */
+  gpu_autotune autotune;
 } gpu_options;
 
 typedef struct gpu_context {
   gpu_options options;
   char device_name[256];
   int sm_count;
-  cudaStream_t stream;
+  cudaStream_t stream;       /* lane 0: everything unless said otherwise */
+  cudaStream_t side_stream;  /* lane 1: work that may overlap lane 0 */
   cublasLtHandle_t lt;
-  void *d_workspace;         /* GPU_WORKSPACE_BYTES, 256-byte aligned */
+  void *d_workspace;         /* lane 0's, GPU_WORKSPACE_BYTES, 256-aligned */
+  void *d_side_workspace;    /* lane 1's */
   curandGenerator_t rng;     /* Philox, on `stream` */
   lt_plan_cache *plans;      /* owned by lt_matmul.c */
   char last_error[512];      /* the wrapper's last refusal, for callers */
@@ -50,8 +68,12 @@ int gpu_context_create(gpu_context **out, const gpu_options *options);
 /* Destroys in reverse order of creation; a no-op on NULL. */
 void gpu_context_destroy(gpu_context *ctx);
 
-/* Waits for all work on the context's stream. Returns 0 or -1. */
+/* Waits for all work on both lanes. Returns 0 or -1. */
 int gpu_context_sync(gpu_context *ctx);
+
+/* The stream and workspace of a lane. */
+cudaStream_t gpu_lane_stream(const gpu_context *ctx, int lane);
+void *gpu_lane_workspace(const gpu_context *ctx, int lane);
 
 #ifdef __cplusplus
 }

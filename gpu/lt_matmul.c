@@ -11,16 +11,16 @@
 #include "kernels.h"
 
 enum {
-  LT_MAX_CANDIDATES = 16, /* heuristic results asked for per plan */
-  LT_TIMED_RUNS = 5,     /* timed launches per candidate; the median counts */
+  LT_MAX_CANDIDATES = 32, /* heuristic results asked for per plan */
+  LT_TIMED_RUNS = 5,      /* timed launches per candidate; the median counts */
 };
-/* A candidate must beat the heuristic's order by this factor to be kept:
- * timing noise then rarely flips the choice between runs. */
-#define LT_TIE_MARGIN 1.05f
-/* Largest max|D - D_first| / max|D_first| a candidate may show. FP32 sums of
- * k <= 10^4 products in another order differ by ~sqrt(k) * 6e-8 ~ 1e-5
- * relative; TF32 inputs carry 10 mantissa bits (~5e-4 each). Wrong results
- * are O(1). */
+/* A later candidate must beat the kept one by this factor to replace it,
+ * so near-ties go to the heuristic's order. */
+#define LT_TIE_MARGIN 1.03f
+/* GPU_AUTOTUNE_FAST: the largest max|out - out_first| / max|out_first| a
+ * candidate may show. FP32 sums of k <= 10^4 products in another order
+ * differ by ~sqrt(k) * 6e-8 ~ 1e-5 relative; TF32 inputs carry 10 mantissa
+ * bits (~5e-4 each). Wrong results are O(1). GPU_AUTOTUNE_EXACT wants 0. */
 #define LT_MATCH_FP32 1e-4f
 #define LT_MATCH_TF32 1e-2f
 
@@ -204,14 +204,20 @@ static int plan_describe(lt_plan *p) {
   return 0;
 }
 
-static int plan_launch(gpu_context *ctx, const lt_plan *p,
+static cublasStatus_t plan_try(gpu_context *ctx, int lane, const lt_plan *p,
+                               const lt_matmul_call *c,
+                               const cublasLtMatmulAlgo_t *algo) {
+  const float alpha = 1.0f, beta = 0.0f;
+  return cublasLtMatmul(ctx->lt, p->op, &alpha, c->d_a, p->a, c->d_b, p->b,
+                        &beta, c->d_d, p->d, c->d_d, p->d, algo,
+                        gpu_lane_workspace(ctx, lane), GPU_WORKSPACE_BYTES,
+                        gpu_lane_stream(ctx, lane));
+}
+
+static int plan_launch(gpu_context *ctx, int lane, const lt_plan *p,
                        const lt_matmul_call *c,
                        const cublasLtMatmulAlgo_t *algo) {
-  const float alpha = 1.0f, beta = 0.0f;
-  CUBLAS_CHECK(cublasLtMatmul(ctx->lt, p->op, &alpha, c->d_a, p->a, c->d_b,
-                              p->b, &beta, c->d_d, p->d, c->d_d, p->d, algo,
-                              ctx->d_workspace,
-                              GPU_WORKSPACE_BYTES, ctx->stream));
+  CUBLAS_CHECK(plan_try(ctx, lane, p, c, algo));
   return 0;
 }
 
@@ -221,14 +227,15 @@ static int compare_floats(const void *x, const void *y) {
 }
 
 /* Median of LT_TIMED_RUNS launches of one candidate, in microseconds. */
-static int time_candidate(gpu_context *ctx, const lt_plan *p,
+static int time_candidate(gpu_context *ctx, int lane, const lt_plan *p,
                           const cublasLtMatmulAlgo_t *algo, cudaEvent_t *ev,
                           float *us) {
+  cudaStream_t stream = gpu_lane_stream(ctx, lane);
   float times[LT_TIMED_RUNS];
   for (int r = 0; r < LT_TIMED_RUNS; r++) {
-    CUDA_CHECK(cudaEventRecord(ev[0], ctx->stream));
-    if (plan_launch(ctx, p, &p->call, algo) != 0) return -1;
-    CUDA_CHECK(cudaEventRecord(ev[1], ctx->stream));
+    CUDA_CHECK(cudaEventRecord(ev[0], stream));
+    if (plan_launch(ctx, lane, p, &p->call, algo) != 0) return -1;
+    CUDA_CHECK(cudaEventRecord(ev[1], stream));
     CUDA_CHECK(cudaEventSynchronize(ev[1]));
     CUDA_CHECK(cudaEventElapsedTime(&times[r], ev[0], ev[1]));
   }
@@ -237,49 +244,99 @@ static int time_candidate(gpu_context *ctx, const lt_plan *p,
   return 0;
 }
 
-/* Runs every candidate that the heuristic offered; keeps the fastest whose
- * D matches the first working candidate's. Statuses of failing candidates
- * are not errors: such a candidate is skipped. */
-static int plan_autotune(gpu_context *ctx, lt_plan *p,
+/* The outputs a candidate writes that numerics can differ in: D, and the
+ * bias gradient of DRELU_BGRAD (length m) and BGRADB (length n). */
+typedef struct tune_scratch {
+  float *d_ref;       /* (m, n) tight copy of D */
+  float *d_ref_bias;  /* copy of the bias gradient, or NULL */
+  float *d_diff;      /* [2] */
+  int bias_len;
+} tune_scratch;
+
+static int scratch_create(tune_scratch *s, const lt_matmul_call *c) {
+  memset(s, 0, sizeof *s);
+  s->bias_len = c->epilogue == LT_EPILOGUE_DRELU_BGRAD ? c->m
+                : c->epilogue == LT_EPILOGUE_BGRADB     ? c->n
+                                                         : 0;
+  CUDA_CHECK(cudaMalloc((void **)&s->d_ref, (size_t)c->m * c->n * sizeof(float)));
+  CUDA_CHECK(cudaMalloc((void **)&s->d_diff, 2 * sizeof(float)));
+  if (s->bias_len)
+    CUDA_CHECK(cudaMalloc((void **)&s->d_ref_bias, (size_t)s->bias_len * sizeof(float)));
+  return 0;
+}
+
+static void scratch_destroy(tune_scratch *s) {
+  cudaFree(s->d_ref_bias);
+  cudaFree(s->d_diff);
+  cudaFree(s->d_ref);
+}
+
+static int scratch_keep(tune_scratch *s, const lt_matmul_call *c,
+                        cudaStream_t stream) {
+  if (gpu_copy_matrix(s->d_ref, c->m, c->d_d, c->ldd, c->m, c->n, stream) != 0)
+    return -1;
+  if (s->bias_len &&
+      gpu_copy_matrix(s->d_ref_bias, s->bias_len, c->d_bias, s->bias_len,
+                      s->bias_len, 1, stream) != 0)
+    return -1;
+  return 0;
+}
+
+/* *same = 1 when the candidate's outputs match the kept ones: bitwise
+ * (tolerance 0) or within tolerance * max|reference|. NaN never matches. */
+static int scratch_matches(tune_scratch *s, const lt_matmul_call *c,
+                           cudaStream_t stream, float tolerance, int *same) {
+  float h[2];
+  *same = 0;
+  if (gpu_compare_matrices(s->d_diff, c->d_d, c->ldd, s->d_ref, c->m, c->m,
+                           c->n, stream) != 0)
+    return -1;
+  CUDA_CHECK(cudaMemcpyAsync(h, s->d_diff, sizeof h, cudaMemcpyDeviceToHost, stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  if (!(h[0] <= tolerance * h[1])) return 0;
+  if (s->bias_len) {
+    if (gpu_compare_matrices(s->d_diff, c->d_bias, s->bias_len, s->d_ref_bias,
+                             s->bias_len, s->bias_len, 1, stream) != 0)
+      return -1;
+    CUDA_CHECK(cudaMemcpyAsync(h, s->d_diff, sizeof h, cudaMemcpyDeviceToHost, stream));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    if (!(h[0] <= tolerance * h[1])) return 0;
+  }
+  *same = 1;
+  return 0;
+}
+
+/* Runs every candidate the heuristic offered on the plan's first call;
+ * keeps the fastest whose outputs match the first working candidate's
+ * (bitwise for EXACT). A candidate that fails to launch is skipped. */
+static int plan_autotune(gpu_context *ctx, int lane, lt_plan *p,
                          const cublasLtMatmulHeuristicResult_t *results,
-                         int count, float *d_reference, float *d_diff) {
+                         int count, tune_scratch *scratch) {
   const lt_matmul_call *c = &p->call;
-  float tolerance = ctx->options.tf32 ? LT_MATCH_TF32 : LT_MATCH_FP32;
+  cudaStream_t stream = gpu_lane_stream(ctx, lane);
+  float tolerance = ctx->options.autotune == GPU_AUTOTUNE_EXACT ? 0.0f
+                    : ctx->options.tf32                         ? LT_MATCH_TF32
+                                                                : LT_MATCH_FP32;
   cudaEvent_t ev[2] = {NULL, NULL};
   CUDA_CHECK(cudaEventCreate(&ev[0]));
   if (cudaEventCreate(&ev[1]) != cudaSuccess) {
     cudaEventDestroy(ev[0]);
     return -1;
   }
-  int best = -1, have_reference = 0, ran = 0, status = 0;
+  int best = -1, ran = 0, status = 0;
   float best_us = 0.0f;
   for (int i = 0; i < count && status == 0; i++) {
-    const float alpha = 1.0f, beta = 0.0f;
-    if (cublasLtMatmul(ctx->lt, p->op, &alpha, c->d_a, p->a, c->d_b, p->b,
-                       &beta, c->d_d, p->d, c->d_d, p->d, &results[i].algo,
-                       ctx->d_workspace, GPU_WORKSPACE_BYTES,
-                       ctx->stream) != CUBLAS_STATUS_SUCCESS)
+    if (plan_try(ctx, lane, p, c, &results[i].algo) != CUBLAS_STATUS_SUCCESS)
       continue;
-    if (!have_reference) {
-      status = gpu_copy_matrix(d_reference, c->m, c->d_d, c->ldd, c->m, c->n,
-                               ctx->stream);
-      have_reference = 1;
+    if (best < 0) {
+      status = scratch_keep(scratch, c, stream);
     } else {
-      float h_diff[2];
-      status = gpu_compare_matrices(d_diff, c->d_d, c->ldd, d_reference,
-                                    c->m, c->m, c->n, ctx->stream);
-      if (status == 0 &&
-          cudaMemcpyAsync(h_diff, d_diff, sizeof h_diff,
-                          cudaMemcpyDeviceToHost, ctx->stream) != cudaSuccess)
-        status = -1;
-      if (status == 0 && cudaStreamSynchronize(ctx->stream) != cudaSuccess)
-        status = -1;
-      /* NaN-safe: a NaN difference fails the comparison and is skipped. */
-      if (status == 0 && !(h_diff[0] <= tolerance * h_diff[1] + 1e-30f))
-        continue;
+      int same = 0;
+      status = scratch_matches(scratch, c, stream, tolerance, &same);
+      if (status == 0 && !same) continue;
     }
     float us = 0.0f;
-    if (status == 0) status = time_candidate(ctx, p, &results[i].algo, ev, &us);
+    if (status == 0) status = time_candidate(ctx, lane, p, &results[i].algo, ev, &us);
     if (status != 0) break;
     ran++;
     if (best < 0) p->info.first_us = us;
@@ -299,7 +356,7 @@ static int plan_autotune(gpu_context *ctx, lt_plan *p,
   return 0;
 }
 
-static int plan_choose(gpu_context *ctx, lt_plan *p) {
+static int plan_choose(gpu_context *ctx, int lane, lt_plan *p) {
   const lt_matmul_call *c = &p->call;
   cublasLtMatmulPreference_t pref = NULL;
   CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
@@ -312,20 +369,22 @@ static int plan_choose(gpu_context *ctx, lt_plan *p) {
   /* The heuristic assumes 256-byte aligned A, B, C, D unless told; tell
    * it what this plan's operands have (cuBLASLt docs,
    * CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_*_BYTES). */
-  uint32_t align[3] = {alignment(c->d_a), alignment(c->d_b), alignment(c->d_d)};
+  uint32_t align[4] = {alignment(c->d_a), alignment(c->d_b), alignment(c->d_d),
+                       alignment(c->d_d)};
   cublasLtMatmulPreferenceAttributes_t which[4] = {
       CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES,
       CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
       CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES,
       CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES};
   for (int i = 0; i < 4 && status == CUBLAS_STATUS_SUCCESS; i++)
-    status = cublasLtMatmulPreferenceSetAttribute(pref, which[i],
-                                                  &align[i < 3 ? i : 2],
-                                                  sizeof align[0]);
+    status = cublasLtMatmulPreferenceSetAttribute(pref, which[i], &align[i],
+                                                  sizeof align[i]);
+  int tune = ctx->options.autotune != GPU_AUTOTUNE_OFF;
   if (status == CUBLAS_STATUS_SUCCESS)
-    status = cublasLtMatmulAlgoGetHeuristic(
-        ctx->lt, p->op, p->a, p->b, p->d, p->d, pref,
-        ctx->options.autotune ? LT_MAX_CANDIDATES : 1, results, &count);
+    status = cublasLtMatmulAlgoGetHeuristic(ctx->lt, p->op, p->a, p->b, p->d,
+                                            p->d, pref,
+                                            tune ? LT_MAX_CANDIDATES : 1,
+                                            results, &count);
   cublasLtMatmulPreferenceDestroy(pref);
   if (status != CUBLAS_STATUS_SUCCESS || count == 0)
     return refuse(ctx, c, "the heuristic found no algorithm: %s (%s)",
@@ -334,29 +393,24 @@ static int plan_choose(gpu_context *ctx, lt_plan *p) {
                       ? "zero candidates"
                       : cublasLtGetStatusString(status));
   p->info.candidates = count;
-  if (!ctx->options.autotune || count == 1) {
+  if (!tune || count == 1) {
     p->algo = results[0].algo;
     return 0;
   }
   enum cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-  CUDA_CHECK(cudaStreamIsCapturing(ctx->stream, &capture));
+  CUDA_CHECK(cudaStreamIsCapturing(gpu_lane_stream(ctx, lane), &capture));
   if (capture != cudaStreamCaptureStatusNone)
     return refuse(ctx, c, "a plan cannot be autotuned during graph capture; "
                   "run the step once before capturing it");
-  float *d_reference = NULL, *d_diff = NULL;
-  CUDA_CHECK(cudaMalloc((void **)&d_reference,
-                        (size_t)c->m * (size_t)c->n * sizeof(float)));
-  if (cudaMalloc((void **)&d_diff, 2 * sizeof(float)) != cudaSuccess) {
-    cudaFree(d_reference);
-    return refuse(ctx, c, "out of GPU memory for the autotune scratch");
-  }
-  int result = plan_autotune(ctx, p, results, count, d_reference, d_diff);
-  cudaFree(d_diff);
-  cudaFree(d_reference);
+  tune_scratch scratch;
+  int result = scratch_create(&scratch, c);
+  if (result != 0) refuse(ctx, c, "out of GPU memory for the autotune scratch");
+  else result = plan_autotune(ctx, lane, p, results, count, &scratch);
+  scratch_destroy(&scratch);
   return result;
 }
 
-static lt_plan *plan_find_or_build(gpu_context *ctx,
+static lt_plan *plan_find_or_build(gpu_context *ctx, int lane,
                                    const lt_matmul_call *call) {
   lt_plan_cache *cache = ctx->plans;
   cublasComputeType_t compute = ctx->options.tf32
@@ -386,7 +440,7 @@ static lt_plan *plan_find_or_build(gpu_context *ctx,
   p->info.n = call->n;
   p->info.k = call->k;
   p->info.epilogue = call->epilogue;
-  if (plan_describe(p) != 0 || plan_choose(ctx, p) != 0) {
+  if (plan_describe(p) != 0 || plan_choose(ctx, lane, p) != 0) {
     if (!ctx->last_error[0])
       refuse(ctx, call, "building the plan failed (see the line above)");
     plan_release(p);
@@ -397,9 +451,13 @@ static lt_plan *plan_find_or_build(gpu_context *ctx,
 }
 
 int lt_matmul(gpu_context *ctx, const lt_matmul_call *call) {
+  return lt_matmul_on(ctx, GPU_LANE_MAIN, call);
+}
+
+int lt_matmul_on(gpu_context *ctx, int lane, const lt_matmul_call *call) {
   ctx->last_error[0] = '\0';
   if (check_call(ctx, call) != 0) return -1;
-  lt_plan *p = plan_find_or_build(ctx, call);
+  lt_plan *p = plan_find_or_build(ctx, lane, call);
   if (!p) return -1;
   /* Host-side descriptor writes: cublasLtMatmul reads them when it
    * enqueues, so earlier launches keep the pointers they were given. */
@@ -415,7 +473,7 @@ int lt_matmul(gpu_context *ctx, const lt_matmul_call *call) {
       return refuse(ctx, call, "setting the aux pointer failed");
     p->aux_set = call->d_aux;
   }
-  if (plan_launch(ctx, p, call, &p->algo) != 0)
+  if (plan_launch(ctx, lane, p, call, &p->algo) != 0)
     return refuse(ctx, call, "cublasLtMatmul failed (see the line above)");
   return 0;
 }

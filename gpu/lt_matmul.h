@@ -23,9 +23,9 @@
  * given shape, epilogue and operand alignment builds one, later calls only
  * set their bias/aux pointers on it (host-side) and launch. With
  * gpu_options.autotune the plan times the heuristic's candidates on the
- * first call's buffers and keeps the fastest whose output matches the
- * first candidate's. Plans are built outside CUDA graph capture: run a
- * step once before capturing it.
+ * first call's buffers and keeps the fastest whose outputs match the first
+ * candidate's: bitwise (EXACT) or within rounding (FAST). Plans are built
+ * outside CUDA graph capture: run a step once before capturing it.
  */
 #ifndef MNIST_EPILOGS_LT_MATMUL_H
 #define MNIST_EPILOGS_LT_MATMUL_H
@@ -44,13 +44,17 @@ typedef struct lt_plan_info {
   int candidates;       /* heuristic results that ran */
   int chosen;           /* index of the kept candidate (0: heuristic's first) */
   float chosen_us;      /* median time of the kept one (autotune only) */
-  float first_us;       /* median time of candidate 0 (autotune only) */
+  float first_us;       /* median time of the first working candidate */
 } lt_plan_info;
 
 /* Enqueues the call on ctx->stream (building its plan on first use).
  * Returns 0, or -1 with the reason in ctx->last_error and on stderr: a rule
  * broken (named, with the shapes), or a cuBLAS status by name. */
 int lt_matmul(gpu_context *ctx, const lt_matmul_call *call);
+
+/* The same on a lane (GPU_LANE_MAIN or GPU_LANE_SIDE): its stream and its
+ * workspace. */
+int lt_matmul_on(gpu_context *ctx, int lane, const lt_matmul_call *call);
 
 int lt_plan_cache_create(lt_plan_cache **out);
 void lt_plan_cache_destroy(lt_plan_cache *cache);

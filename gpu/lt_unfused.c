@@ -6,6 +6,11 @@
 #include "kernels.h"
 
 int lt_matmul_unfused(gpu_context *ctx, const lt_matmul_call *call) {
+  return lt_matmul_unfused_on(ctx, GPU_LANE_MAIN, call);
+}
+
+int lt_matmul_unfused_on(gpu_context *ctx, int lane,
+                         const lt_matmul_call *call) {
   lt_matmul_call plain = *call;
   plain.epilogue = LT_EPILOGUE_DEFAULT;
   plain.d_bias = NULL;
@@ -20,9 +25,9 @@ int lt_matmul_unfused(gpu_context *ctx, const lt_matmul_call *call) {
     fprintf(stderr, "%s\n", ctx->last_error);
     return -1;
   }
-  if (lt_matmul(ctx, &plain) != 0) return -1;
+  if (lt_matmul_on(ctx, lane, &plain) != 0) return -1;
   const lt_matmul_call *c = call;
-  cudaStream_t s = ctx->stream;
+  cudaStream_t s = gpu_lane_stream(ctx, lane);
   switch (c->epilogue) {
   case LT_EPILOGUE_BIAS:
     return gpu_bias_add(c->d_d, c->ldd, c->d_bias, c->m, c->n, s);

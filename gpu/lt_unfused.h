@@ -20,6 +20,10 @@ extern "C" {
 /* Enqueues on ctx->stream; returns 0 or -1 (reason on stderr). */
 int lt_matmul_unfused(gpu_context *ctx, const lt_matmul_call *call);
 
+/* The same on a lane's stream and workspace (see gpu_context.h). */
+int lt_matmul_unfused_on(gpu_context *ctx, int lane,
+                         const lt_matmul_call *call);
+
 #ifdef __cplusplus
 }
 #endif

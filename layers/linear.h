@@ -34,13 +34,17 @@ typedef struct linear_layer {
 int linear_forward(gpu_context *ctx, linear_layer *layer, const float *d_x,
                    int n, mlp_mode mode);
 
-/* From layer->d_dz (out, n) and its input d_x (in, n):
- *   d_dwt = x dz^T (written); for the output layer (relu == 0) also
- *   d_db = sum over the batch of dz (BGRADB);
- *   if below: below->d_dz (in, n) = (Wt dz) masked by below's ReLU bits
- *   and below->d_db = its sum over the batch (DRELU_BGRAD).
- * Hidden layers' own d_db is produced by the layer above. */
-int linear_backward(gpu_context *ctx, linear_layer *layer, linear_layer *below,
-                    const float *d_x, int n, mlp_mode mode);
+/* Backward, data part, on `lane`: below->d_dz (in, n) = (Wt dz) masked by
+ * below's ReLU bits, and below->d_db = its sum over the batch: one call
+ * with DRELU_BGRAD. Reads layer->d_dz (out, n). */
+int linear_backward_data(gpu_context *ctx, int lane, const linear_layer *layer,
+                         linear_layer *below, int n, mlp_mode mode);
+
+/* Backward, weight part, on `lane`: d_dwt (in, out) = x dz^T from
+ * layer->d_dz and the layer's input d_x (in, n); for the output layer
+ * (relu == 0) also d_db = the batch sum of dz (BGRADB). A hidden layer's
+ * d_db comes from linear_backward_data of the layer above. All written. */
+int linear_backward_weights(gpu_context *ctx, int lane, linear_layer *layer,
+                            const float *d_x, int n, mlp_mode mode);
 
 #endif

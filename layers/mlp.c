@@ -32,6 +32,9 @@ static int mlp_allocate(mlp *net) {
   CUDA_CHECK(cudaMalloc((void **)&net->d_masks, mask_bytes));
   CUDA_CHECK(cudaMemset(net->d_activations, 0, act_floats * sizeof(float)));
   CUDA_CHECK(cudaMemset(net->d_masks, 0, mask_bytes));
+  for (int l = 0; l < lay->depth; l++)
+    CUDA_CHECK(cudaEventCreateWithFlags(&net->dz_ready[l], cudaEventDisableTiming));
+  CUDA_CHECK(cudaEventCreateWithFlags(&net->weights_done, cudaEventDisableTiming));
   float *act = net->d_activations;
   uint8_t *mask = net->d_masks;
   for (int l = 0; l < lay->depth; l++) {
@@ -83,6 +86,9 @@ int mlp_create(mlp **out, const int *widths, int depth, int max_batch) {
 
 void mlp_destroy(mlp *net) {
   if (!net) return;
+  if (net->weights_done) cudaEventDestroy(net->weights_done);
+  for (int l = 0; l < MLP_MAX_LAYERS; l++)
+    if (net->dz_ready[l]) cudaEventDestroy(net->dz_ready[l]);
   cudaFree(net->d_masks);
   cudaFree(net->d_activations);
   cudaFree(net->d_velocity);
@@ -140,12 +146,23 @@ int mlp_backward(mlp *net, gpu_context *ctx, const float *d_x,
   if (gpu_xent_loss_grad(top->d_dz, d_stats, top->d_y, d_labels, top->out, n,
                          ctx->stream) != 0)
     return -1;
+  /* Layer by layer from the top: once a layer's dZ is ready on the main
+   * lane, its weight gradient starts on the side lane while the main lane
+   * goes on with the data gradient of the layer below (the critical
+   * path). The two lanes never write the same buffer. */
   for (int l = depth - 1; l >= 0; l--) {
+    linear_layer *layer = &net->layers[l];
     const float *input = l == 0 ? d_x : net->layers[l - 1].d_y;
-    linear_layer *below = l == 0 ? NULL : &net->layers[l - 1];
-    if (linear_backward(ctx, &net->layers[l], below, input, n, mode) != 0)
+    CUDA_CHECK(cudaEventRecord(net->dz_ready[l], ctx->stream));
+    CUDA_CHECK(cudaStreamWaitEvent(ctx->side_stream, net->dz_ready[l], 0));
+    if (linear_backward_weights(ctx, GPU_LANE_SIDE, layer, input, n, mode) != 0)
+      return -1;
+    if (l > 0 && linear_backward_data(ctx, GPU_LANE_MAIN, layer,
+                                      &net->layers[l - 1], n, mode) != 0)
       return -1;
   }
+  CUDA_CHECK(cudaEventRecord(net->weights_done, ctx->side_stream));
+  CUDA_CHECK(cudaStreamWaitEvent(ctx->stream, net->weights_done, 0));
   return 0;
 }
 

@@ -18,8 +18,9 @@ void test_fill_device(void *device, int byte, size_t bytes);
 void test_free(void *device);
 void test_sync(gpu_context *ctx);
 
-/* A context with the given autotune and tf32 switches; fails the test on
- * error. */
-gpu_context *test_context(int autotune, int tf32, unsigned long long seed);
+/* A context with the given autotune mode and tf32 switch; NULL on error
+ * (callers assert: this may run outside a test). */
+gpu_context *test_context(gpu_autotune autotune, int tf32,
+                          unsigned long long seed);
 
 #endif

@@ -23,7 +23,8 @@
 #define UNIT_ROUNDOFF (1.0 / 16777216.0)
 
 static uint64_t seed;
-static gpu_context *ctx_tuned, *ctx_first;
+/* One context per autotune mode; the unfused variant uses the exact one. */
+static gpu_context *ctx_exact, *ctx_fast, *ctx_off;
 
 typedef struct shape {
   int m, n, k;
@@ -35,10 +36,10 @@ static const shape shapes[] = {
     {129, 256, 7},  {784, 1, 127},  {784, 96, 100},  {100, 1, 784},
     {129, 96, 129}, {7, 256, 784},  {127, 256, 1},   {1, 96, 7},
 };
-enum { SHAPES = sizeof shapes / sizeof shapes[0], EPILOGUES = 5, VARIANTS = 3 };
-static const char *variant_names[VARIANTS] = {"fused, autotuned",
-                                              "fused, first heuristic choice",
-                                              "unfused"};
+enum { SHAPES = sizeof shapes / sizeof shapes[0], EPILOGUES = 5, VARIANTS = 4 };
+static const char *variant_names[VARIANTS] = {
+    "fused, autotune exact", "fused, autotune fast",
+    "fused, first heuristic choice", "unfused"};
 
 static double *to_double(const float *x, size_t count, int absolute) {
   double *y = malloc(count * sizeof(double));
@@ -56,7 +57,8 @@ START_TEST(epilogue_matches_oracle) {
   int variant = _i % VARIANTS;
   lt_epilogue epilogue = (lt_epilogue)(_i / VARIANTS % EPILOGUES);
   shape s = shapes[_i / VARIANTS / EPILOGUES];
-  gpu_context *ctx = variant == 1 ? ctx_first : ctx_tuned;
+  gpu_context *ctx = variant == 1 ? ctx_fast : variant == 2 ? ctx_off : ctx_exact;
+  int unfused = variant == 3;
   int m = s.m, n = s.n, k = s.k;
   /* The transposes the MLP uses; DEFAULT tries all four over the shapes. */
   int ta = 0, tb = 0;
@@ -95,7 +97,7 @@ START_TEST(epilogue_matches_oracle) {
   lt_matmul_call call = {m, n, k, ta, tb, d_a, lda, d_b, ldb, d_d, ldd, epilogue,
                          has_bias ? d_bias : NULL, has_aux ? d_aux : NULL,
                          has_aux ? aux_ld : 0};
-  int status = variant == 2 ? lt_matmul_unfused(ctx, &call) : lt_matmul(ctx, &call);
+  int status = unfused ? lt_matmul_unfused(ctx, &call) : lt_matmul(ctx, &call);
   ck_assert_msg(status == 0, "%s %s: %s", variant_names[variant],
                 lt_epilogue_name(epilogue), ctx->last_error);
   float *got_d = malloc(d_count * sizeof(float));
@@ -190,7 +192,7 @@ END_TEST
  * gradient: their bit is 1 and their output 0; negative ones are 0. */
 START_TEST(relu_bit_is_set_for_exact_zero) {
   enum { M = 131, N = 5, K = 3 };
-  gpu_context *ctx = _i == 1 ? ctx_first : ctx_tuned; /* 2: unfused */
+  gpu_context *ctx = _i == 1 ? ctx_off : ctx_exact; /* 2: unfused */
   float h_a[K * M] = {0}, h_b[K * N], h_bias[M];
   for (int i = 0; i < K * N; i++) h_b[i] = 1.0f;
   for (int i = 0; i < M; i++) h_bias[i] = i % 3 == 0 ? 0.0f : (i % 3 == 1 ? -0.0f : -1.0f);
@@ -219,7 +221,7 @@ END_TEST
 
 /* Rules broken: a clear error naming the rule, never a crash. */
 START_TEST(wrapper_refuses_broken_rules) {
-  gpu_context *ctx = ctx_tuned;
+  gpu_context *ctx = ctx_exact;
   float *d = test_upload(NULL, 4096 * sizeof(float));
   float *bias = test_upload(NULL, 256 * sizeof(float));
   uint8_t *aux = test_upload(NULL, 4096);
@@ -257,7 +259,7 @@ END_TEST
 
 /* Plans are built once per call and reused. */
 START_TEST(plans_are_cached) {
-  gpu_context *ctx = ctx_first;
+  gpu_context *ctx = ctx_off;
   float *d = test_upload(NULL, 64 * 64 * sizeof(float));
   test_fill_device(d, 0, 64 * 64 * sizeof(float));
   int before = lt_plan_cache_count(ctx->plans);
@@ -285,8 +287,13 @@ END_TEST
 int main(void) {
   test_require_gpu("lt_epilogues");
   seed = test_seed("lt_epilogues");
-  ctx_tuned = test_context(1, 0, seed);
-  ctx_first = test_context(0, 0, seed);
+  ctx_exact = test_context(GPU_AUTOTUNE_EXACT, 0, seed);
+  ctx_fast = test_context(GPU_AUTOTUNE_FAST, 0, seed);
+  ctx_off = test_context(GPU_AUTOTUNE_OFF, 0, seed);
+  if (!ctx_exact || !ctx_fast || !ctx_off) {
+    printf("lt_epilogues: could not create the GPU contexts (see above)\n");
+    return 1;
+  }
   Suite *suite = suite_create("lt_epilogues");
   TCase *tc = tcase_create("epilogues");
   tcase_set_timeout(tc, 600);
@@ -296,7 +303,8 @@ int main(void) {
   tcase_add_test(tc, plans_are_cached);
   suite_add_tcase(suite, tc);
   int status = test_run_suite(suite, 1);
-  gpu_context_destroy(ctx_first);
-  gpu_context_destroy(ctx_tuned);
+  gpu_context_destroy(ctx_off);
+  gpu_context_destroy(ctx_fast);
+  gpu_context_destroy(ctx_exact);
   return status;
 }

@@ -19,9 +19,14 @@
  * few 1e-7 (sqrt(k) u), compounded over 3 layers and the softmax: ~1e-6.
  * 1e-4 leaves a hundredfold margin; a missing bias, a wrong mask or a
  * transposed operand gives errors of 1e-1 or more. TF32 rounds every input
- * to 10 mantissa bits (u = 2^-11 ~ 5e-4), so its errors are ~1e-3: 2e-2. */
+ * to 10 mantissa bits (u = 2^-11 ~ 5e-4); the first layer's weight
+ * gradient passes three TF32 matmuls and a batch sum with heavy
+ * cancellation (|sum| << sum of |terms|), and measured 2.2e-2 at
+ * 784-256-128-10, batch 256. 0.1 still fails every structural error this
+ * test is for (those are >= 0.5); that TF32 really ran is checked apart:
+ * its error must exceed what FP32 could produce. */
 #define GRAD_RTOL_FP32 1e-4
-#define GRAD_RTOL_TF32 2e-2
+#define GRAD_RTOL_TF32 1e-1
 
 static uint64_t seed;
 
@@ -98,7 +103,8 @@ START_TEST(step_matches_oracle_fused_and_unfused) {
   const net_case *c = &cases[_i];
   test_rng rng;
   test_rng_init(&rng, seed + (uint64_t)_i);
-  gpu_context *ctx = test_context(1, c->tf32, seed + (uint64_t)_i);
+  gpu_context *ctx = test_context(GPU_AUTOTUNE_EXACT, c->tf32, seed + (uint64_t)_i);
+  ck_assert_ptr_nonnull(ctx);
   mlp *net = NULL;
   ck_assert_int_eq(mlp_create(&net, c->widths, c->depth, c->max_batch), 0);
   ck_assert_int_eq(mlp_init_params(net, ctx), 0);
@@ -126,6 +132,7 @@ START_TEST(step_matches_oracle_fused_and_unfused) {
   gpu_step(unfused, unfused_masks, unfused_stats, net, ctx, &b, c->n, MLP_MODE_UNFUSED);
 
   double rtol = c->tf32 ? GRAD_RTOL_TF32 : GRAD_RTOL_FP32;
+  double worst = 0;
   for (int l = 0; l < lay->depth; l++) {
     size_t w_count = (size_t)lay->widths[l] * lay->widths[l + 1];
     size_t offsets[2] = {lay->w_offset[l], lay->b_offset[l]};
@@ -134,6 +141,7 @@ START_TEST(step_matches_oracle_fused_and_unfused) {
       const char *name = t ? "db" : "dW";
       double ef = rel_error(fused + offsets[t], want + offsets[t], counts[t]);
       double eu = rel_error(unfused + offsets[t], want + offsets[t], counts[t]);
+      worst = ef > worst ? ef : worst;
       ck_assert_msg(ef <= rtol, "case %d layer %d %s: fused vs oracle %.3g > %.3g",
                     _i, l, name, ef, rtol);
       ck_assert_msg(eu <= rtol, "case %d layer %d %s: unfused vs oracle %.3g > %.3g",
@@ -148,6 +156,10 @@ START_TEST(step_matches_oracle_fused_and_unfused) {
                     "case %d layer %d %s: fused vs unfused", _i, l, name);
     }
   }
+  if (c->tf32)
+    ck_assert_msg(worst > 10 * GRAD_RTOL_FP32,
+                  "TF32 gradients are as accurate as FP32 (%.3g): TF32 not used?",
+                  worst);
   /* The loss, and the masks: identical in both modes (same matmul inputs up
    * to rounding; pre-activations this close to 0 do not occur in FP32 at
    * these sizes), and equal to the oracle's bit by bit. */
@@ -181,9 +193,10 @@ END_TEST
 
 /* Runs `steps` training steps from `run_seed`; returns the parameters. */
 static float *train_params(uint64_t run_seed, int steps, mlp_mode mode,
-                           size_t *slab) {
+                           gpu_autotune autotune, size_t *slab) {
   int widths[4] = {784, 129, 100, 10};
-  gpu_context *ctx = test_context(1, 0, run_seed);
+  gpu_context *ctx = test_context(autotune, 0, run_seed);
+  ck_assert_ptr_nonnull(ctx);
   mlp *net = NULL;
   ck_assert_int_eq(mlp_create(&net, widths, 3, 96), 0);
   ck_assert_int_eq(mlp_init_params(net, ctx), 0);
@@ -211,19 +224,25 @@ static float *train_params(uint64_t run_seed, int steps, mlp_mode mode,
 START_TEST(identical_runs_are_bitwise_identical) {
   mlp_mode mode = _i ? MLP_MODE_UNFUSED : MLP_MODE_FUSED;
   size_t slab = 0, slab2 = 0;
-  float *first = train_params(seed, 20, mode, &slab);
-  float *second = train_params(seed, 20, mode, &slab2);
+  float *first = train_params(seed, 20, mode, GPU_AUTOTUNE_EXACT, &slab);
+  float *second = train_params(seed, 20, mode, GPU_AUTOTUNE_EXACT, &slab2);
   ck_assert_int_eq(slab, slab2);
   ck_assert_msg(memcmp(first, second, slab * sizeof(float)) == 0,
                 "mode %d: two runs from seed %llu differ", _i,
                 (unsigned long long)seed);
   /* And training moved them: the test is not comparing two untouched
    * initialisations. */
-  float *start = train_params(seed, 0, mode, &slab2);
+  float *start = train_params(seed, 0, mode, GPU_AUTOTUNE_EXACT, &slab2);
   ck_assert(memcmp(first, start, slab * sizeof(float)) != 0);
+  /* Exact autotuning never changes the numbers: the heuristic's first
+   * choice gives the same parameters bit for bit. */
+  float *untuned = train_params(seed, 20, mode, GPU_AUTOTUNE_OFF, &slab2);
+  ck_assert_msg(memcmp(first, untuned, slab * sizeof(float)) == 0,
+                "mode %d: exact autotune changed the numbers", _i);
   free(first);
   free(second);
   free(start);
+  free(untuned);
 }
 END_TEST
 
@@ -233,7 +252,8 @@ START_TEST(training_drives_the_loss_down) {
   enum { FEATURES = 20, N = 128, STEPS = 300, CLASSES = 10 };
   mlp_mode mode = _i ? MLP_MODE_UNFUSED : MLP_MODE_FUSED;
   int widths[4] = {FEATURES, 64, 64, CLASSES};
-  gpu_context *ctx = test_context(1, 0, 7);
+  gpu_context *ctx = test_context(GPU_AUTOTUNE_EXACT, 0, 7);
+  ck_assert_ptr_nonnull(ctx);
   mlp *net = NULL;
   ck_assert_int_eq(mlp_create(&net, widths, 3, N), 0);
   ck_assert_int_eq(mlp_init_params(net, ctx), 0);

@@ -29,7 +29,7 @@ START_TEST(every_flag) {
                   "--momentum", "0", "--hidden", "100,50,25", "--seed",
                   "18446744073709551615", "--mode", "unfused", "--data-dir",
                   "/x", "--tf32", "--device", "2", "--log", "l.csv", "--quiet",
-                  "--no-graphs", "--no-autotune", "--help", "--schedule", "constant"};
+                  "--no-graphs", "--autotune", "fast", "--help", "--schedule", "constant"};
   int argc = (int)(sizeof argv / sizeof argv[0]);
   ck_assert_msg(train_options_parse(&o, argc, argv, err, sizeof err) == 0, "%s", err);
   ck_assert_int_eq(o.epochs, 3);
@@ -46,7 +46,7 @@ START_TEST(every_flag) {
   ck_assert_str_eq(o.log_path, "l.csv");
   ck_assert_int_eq(o.quiet, 1);
   ck_assert_int_eq(o.graphs, 0);
-  ck_assert_int_eq(o.autotune, 0);
+  ck_assert_int_eq(o.autotune, 2);
   ck_assert_int_eq(o.help, 1);
   ck_assert_int_eq(o.constant_lr, 1);
 }
@@ -84,6 +84,8 @@ static const bad_flags bad[] = {
     {{"--seed", "-3"}, "--seed"},
     {{"--mode", "fast"}, "'fused' or 'unfused'"},
     {{"--schedule", "step"}, "'cosine' or 'constant'"},
+    {{"--autotune", "on"}, "'exact', 'fast' or 'off'"},
+    {{"--no-autotune"}, "unknown flag"},
     {{"--device", "x"}, "--device"},
     {{"--data-dir", ""}, "--data-dir"},
     {{"--bogus"}, "unknown flag '--bogus'"},
