@@ -14,6 +14,7 @@
 
 #include "../data/mnist.h"
 #include "../gpu/gpu_check.h"
+#include "../gpu/kernels.h"
 #include "../gpu/lt_matmul.h"
 #include "../gpu/lt_unfused.h"
 #include "train_options.h"
@@ -105,14 +106,14 @@ static double epoch_flops(const trainer_config *c, int count) {
 
 typedef struct variant_result {
   float median, lo, hi;
-  int kernels;
+  int kernels, critical;
   double accuracy;
 } variant_result;
 
 static int bench_network(FILE *json, const bench_net *net,
                          const mnist_dataset *data, const bench_options *o,
                          gpu_context *const *contexts, double peak_tflops,
-                         int first) {
+                         float launch_us, int first) {
   trainer_config c;
   memset(&c, 0, sizeof c);
   c.widths[0] = MNIST_PIXELS;
@@ -133,7 +134,8 @@ static int bench_network(FILE *json, const bench_net *net,
     c.mode = variants[v].mode;
     c.graphs = variants[v].graphs;
     status = trainer_create(&t[v], contexts[variants[v].context], data, &c);
-    if (status == 0) status = trainer_kernels_per_step(t[v], &r[v].kernels);
+    if (status == 0)
+      status = trainer_kernels_per_step(t[v], &r[v].kernels, &r[v].critical);
   }
   epoch_stats s;
   /* Round 0 warms up (first replay of each graph, clocks); rounds 1..R
@@ -155,10 +157,14 @@ static int bench_network(FILE *json, const bench_net *net,
     int twin = variants[v].mode == MLP_MODE_UNFUSED ? v - 1 : v;
     double speedup = r[v].median / r[twin].median;
     double tflops = flops / (r[v].median * 1e-3) / 1e12;
-    printf("%-18s %6d  %-8s %-5s %-4s %9.2f (%.2f-%.2f) %9.1f %8d %8.1f %6.1f%% %8.2f%%\n",
+    /* The floor: the longest chain of dependent kernels, each costing
+     * at least one empty-kernel launch, plus the matmul FLOPs at peak. */
+    double floor_ms = steps * r[v].critical * launch_us / 1000.0;
+    printf("%-18s %6d  %-8s %-5s %-4s %9.2f (%.2f-%.2f) %9.1f %4d/%-3d %7.2f %8.1f %6.1f%% %8.2f%%\n",
            name, net->batch, variants[v].name, context_names[variants[v].context],
            variants[v].graphs ? "on" : "off", r[v].median, r[v].lo, r[v].hi,
-           1000.0 * r[v].median / steps, r[v].kernels, tflops,
+           1000.0 * r[v].median / steps, r[v].kernels, r[v].critical,
+           floor_ms, tflops,
            100.0 * tflops / peak_tflops, 100.0 * r[v].accuracy);
     if (variants[v].mode == MLP_MODE_UNFUSED)
       printf("%-18s %6s  speedup unfused/fused (%s, graphs %s): %.2fx\n", "",
@@ -169,13 +175,15 @@ static int bench_network(FILE *json, const bench_net *net,
               "%s    {\"network\": \"%s\", \"batch\": %d, \"mode\": \"%s\", "
               "\"math\": \"%s\", \"graphs\": %s, \"ms_per_epoch\": %.4f, "
               "\"ms_min\": %.4f, \"ms_max\": %.4f, \"us_per_step\": %.3f, "
-              "\"kernels_per_step\": %d, \"tflops\": %.3f, "
+              "\"kernels_per_step\": %d, \"critical_path_kernels\": %d, "
+              "\"launch_floor_ms\": %.4f, \"tflops\": %.3f, "
               "\"fraction_of_peak\": %.4f, \"speedup_vs_fused\": %.4f, "
               "\"test_accuracy\": %.4f, \"repeats\": %d}",
               first && v == 0 ? "" : ",\n", name, net->batch, variants[v].name,
               context_names[variants[v].context],
               variants[v].graphs ? "true" : "false", r[v].median, r[v].lo,
-              r[v].hi, 1000.0 * r[v].median / steps, r[v].kernels, tflops,
+              r[v].hi, 1000.0 * r[v].median / steps, r[v].kernels,
+              r[v].critical, floor_ms, tflops,
               tflops / peak_tflops, speedup, r[v].accuracy, o->repeats);
   }
   for (int v = 0; v < VARIANTS; v++) trainer_destroy(t[v]);
@@ -363,6 +371,43 @@ static int profile_steps(const mnist_dataset *data, gpu_context *ctx) {
   return 0;
 }
 
+/* Microseconds per kernel in a graph of dependent empty kernels: the
+ * least any kernel on a step's critical path costs. */
+static int measure_launch(gpu_context *ctx, float *us) {
+  enum { KERNELS = 200, REPLAYS = 9 };
+  cudaGraph_t graph = NULL;
+  cudaGraphExec_t exec = NULL;
+  CUDA_CHECK(cudaStreamBeginCapture(ctx->stream, cudaStreamCaptureModeThreadLocal));
+  int status = 0;
+  for (int i = 0; i < KERNELS && status == 0; i++) status = gpu_empty_kernel(ctx->stream);
+  cudaError_t end = cudaStreamEndCapture(ctx->stream, &graph);
+  if (status != 0 || end != cudaSuccess) {
+    if (end == cudaSuccess) cudaGraphDestroy(graph);
+    return -1;
+  }
+  cudaError_t inst = cudaGraphInstantiate(&exec, graph, 0);
+  cudaGraphDestroy(graph);
+  CUDA_CHECK(inst);
+  cudaEvent_t ev[2];
+  CUDA_CHECK(cudaEventCreate(&ev[0]));
+  CUDA_CHECK(cudaEventCreate(&ev[1]));
+  float samples[REPLAYS], lo, hi;
+  CUDA_CHECK(cudaGraphLaunch(exec, ctx->stream));
+  for (int r = 0; r < REPLAYS; r++) {
+    CUDA_CHECK(cudaEventRecord(ev[0], ctx->stream));
+    CUDA_CHECK(cudaGraphLaunch(exec, ctx->stream));
+    CUDA_CHECK(cudaEventRecord(ev[1], ctx->stream));
+    CUDA_CHECK(cudaEventSynchronize(ev[1]));
+    CUDA_CHECK(cudaEventElapsedTime(&samples[r], ev[0], ev[1]));
+  }
+  cudaEventDestroy(ev[0]);
+  cudaEventDestroy(ev[1]);
+  cudaGraphExecDestroy(exec);
+  summarize(samples, REPLAYS, us, &lo, &hi);
+  *us *= 1000.0f / KERNELS;
+  return 0;
+}
+
 static void usage(FILE *out) {
   fprintf(out,
           "usage: mnist_bench [--repeats N] [--json FILE] [--data-dir DIR]\n"
@@ -453,21 +498,29 @@ int main(int argc, char **argv) {
       measure_peak(contexts[CONTEXT_FP32_FAST], 8192, &peak8) != 0)
     goto done;
   if (peak8 > peak) peak = peak8;
+  float launch_us = 0;
+  if (measure_launch(contexts[CONTEXT_FP32], &launch_us) != 0) goto done;
   printf("mnist_bench: %s (%d SMs); FP32 matmul rate (best of 4096^3, "
          "8192^3, cuBLASLt): %.1f TFLOP/s\n",
          contexts[0]->device_name, contexts[0]->sm_count, peak);
+  printf("one dependent kernel in a CUDA graph (empty kernel): %.2f us\n",
+         launch_us);
   printf("%d timed epochs per row after one warm-up epoch, rows interleaved "
          "round-robin; median (min-max). FP32: autotune exact (the default);\n"
          "FP32*: autotune fast; TF32: TF32 tensor cores, autotune exact.\n\n",
          o.repeats);
-  printf("%-18s %6s  %-8s %-5s %-4s %9s %11s %9s %8s %8s %7s %9s\n", "network",
-         "batch", "mode", "math", "graph", "ms/epoch", "(min-max)", "us/step",
-         "kernels", "TFLOP/s", "of peak", "test acc");
+  printf("kernels: per step / on its longest chain; floor: that chain x one "
+         "launch x steps (ms per epoch)\n\n");
+  printf("%-18s %6s  %-8s %-5s %-4s %9s %11s %9s %8s %7s %8s %7s %9s\n",
+         "network", "batch", "mode", "math", "graph", "ms/epoch", "(min-max)",
+         "us/step", "kernels", "floor", "TFLOP/s", "of peak", "test acc");
   if (json)
     fprintf(json, "{\n  \"gpu\": \"%s\",\n  \"fp32_matmul_tflops\": %.3f,\n"
-                  "  \"training\": [\n", contexts[0]->device_name, peak);
+                  "  \"launch_us\": %.3f,\n  \"training\": [\n",
+            contexts[0]->device_name, peak, launch_us);
   for (int i = 0; i < NETS; i++)
-    if (bench_network(json, &nets[i], &data, &o, contexts, peak, i == 0) != 0)
+    if (bench_network(json, &nets[i], &data, &o, contexts, peak, launch_us,
+                      i == 0) != 0)
       goto done;
   if (json) fprintf(json, "\n  ],\n  \"layers\": [\n");
   int first = 1;

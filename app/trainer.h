@@ -52,8 +52,9 @@ void trainer_destroy(trainer *t);
 int trainer_run_epoch(trainer *t, int epoch, epoch_stats *stats);
 
 /* Kernels one full training step launches, counted from a captured graph
- * of that step (cuBLASLt's own kernels included). */
-int trainer_kernels_per_step(trainer *t, int *count);
+ * of that step (cuBLASLt's own kernels included), and how many of them lie
+ * on its longest dependency chain (the rest overlap on the side lane). */
+int trainer_kernels_per_step(trainer *t, int *count, int *critical_path);
 
 /* Launches one full training step on the first batch from the host (no
  * graph) and waits for it: for profilers that list kernels one by one. */

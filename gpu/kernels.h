@@ -56,6 +56,9 @@ int gpu_relu_mask_backward(float *d_g, int ld, const uint8_t *d_mask,
 int gpu_bias_grad(float *d_db, const float *d_g, int ld, int m, int n,
                   cudaStream_t stream);
 
+/* An empty kernel, for measuring what one dependent launch costs. */
+int gpu_empty_kernel(cudaStream_t stream);
+
 /* Helpers for the wrapper's autotune check. */
 /* d_dst (m, n) = d_src (m, n). */
 int gpu_copy_matrix(float *d_dst, int ld_dst, const float *d_src, int ld_src,
