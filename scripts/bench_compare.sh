@@ -3,12 +3,17 @@
 # (fused vs unfused) and scripts/bench_pytorch.py (eager PyTorch, same
 # networks, data and batch) in one go and prints ours/PyTorch ratios.
 # PyTorch is optional: without it only mnist_bench's table is printed.
+# The JSON of both runs is kept in $BENCH_JSON_DIR when that is set.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 build="${1:-$here/build}"
 [ $# -gt 0 ] && shift
 [ "${1:-}" = "--" ] && shift
-out="$(mktemp -d)"; trap 'rm -rf "$out"' EXIT
+if [ -n "${BENCH_JSON_DIR:-}" ]; then
+  out="$BENCH_JSON_DIR"; mkdir -p "$out"
+else
+  out="$(mktemp -d)"; trap 'rm -rf "$out"' EXIT
+fi
 "$build/mnist_bench" --json "$out/ours.json" "$@"
 echo
 python3 "$here/scripts/bench_pytorch.py" --json "$out/torch.json" ${MNIST_DIR:+--data-dir "$MNIST_DIR"}
