@@ -58,11 +58,12 @@ static int context_init(gpu_context *ctx) {
   CUDA_CHECK(cudaGetDeviceProperties(&prop, ctx->options.device));
   snprintf(ctx->device_name, sizeof ctx->device_name, "%s", prop.name);
   ctx->sm_count = prop.multiProcessorCount;
-  CUDA_CHECK(cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking));
-  CUDA_CHECK(cudaStreamCreateWithFlags(&ctx->side_stream, cudaStreamNonBlocking));
+  for (int lane = 0; lane < GPU_LANES; lane++)
+    CUDA_CHECK(cudaStreamCreateWithFlags(&ctx->lanes[lane], cudaStreamNonBlocking));
+  ctx->stream = ctx->lanes[GPU_LANE_MAIN];
   CUBLAS_CHECK(cublasLtCreate(&ctx->lt));
-  CUDA_CHECK(cudaMalloc(&ctx->d_workspace, GPU_WORKSPACE_BYTES));
-  CUDA_CHECK(cudaMalloc(&ctx->d_side_workspace, GPU_WORKSPACE_BYTES));
+  for (int lane = 0; lane < GPU_LANES; lane++)
+    CUDA_CHECK(cudaMalloc(&ctx->d_workspaces[lane], GPU_WORKSPACE_BYTES));
   CURAND_CHECK(curandCreateGenerator(&ctx->rng, CURAND_RNG_PSEUDO_PHILOX4_32_10));
   CURAND_CHECK(curandSetPseudoRandomGeneratorSeed(ctx->rng, ctx->options.seed));
   CURAND_CHECK(curandSetStream(ctx->rng, ctx->stream));
@@ -88,28 +89,27 @@ int gpu_context_create(gpu_context **out, const gpu_options *options) {
 
 void gpu_context_destroy(gpu_context *ctx) {
   if (!ctx) return;
-  if (ctx->side_stream) cudaStreamSynchronize(ctx->side_stream);
-  if (ctx->stream) cudaStreamSynchronize(ctx->stream);
+  for (int lane = 0; lane < GPU_LANES; lane++)
+    if (ctx->lanes[lane]) cudaStreamSynchronize(ctx->lanes[lane]);
   lt_plan_cache_destroy(ctx->plans);
   if (ctx->rng) curandDestroyGenerator(ctx->rng);
-  cudaFree(ctx->d_side_workspace);
-  cudaFree(ctx->d_workspace);
+  for (int lane = GPU_LANES - 1; lane >= 0; lane--) cudaFree(ctx->d_workspaces[lane]);
   if (ctx->lt) cublasLtDestroy(ctx->lt);
-  if (ctx->side_stream) cudaStreamDestroy(ctx->side_stream);
-  if (ctx->stream) cudaStreamDestroy(ctx->stream);
+  for (int lane = GPU_LANES - 1; lane >= 0; lane--)
+    if (ctx->lanes[lane]) cudaStreamDestroy(ctx->lanes[lane]);
   free(ctx);
 }
 
 int gpu_context_sync(gpu_context *ctx) {
-  CUDA_CHECK(cudaStreamSynchronize(ctx->side_stream));
-  CUDA_CHECK(cudaStreamSynchronize(ctx->stream));
+  for (int lane = 0; lane < GPU_LANES; lane++)
+    CUDA_CHECK(cudaStreamSynchronize(ctx->lanes[lane]));
   return 0;
 }
 
 cudaStream_t gpu_lane_stream(const gpu_context *ctx, int lane) {
-  return lane == GPU_LANE_SIDE ? ctx->side_stream : ctx->stream;
+  return ctx->lanes[lane];
 }
 
 void *gpu_lane_workspace(const gpu_context *ctx, int lane) {
-  return lane == GPU_LANE_SIDE ? ctx->d_side_workspace : ctx->d_workspace;
+  return ctx->d_workspaces[lane];
 }
