@@ -356,17 +356,14 @@ static int plan_autotune(gpu_context *ctx, int lane, lt_plan *p,
   return 0;
 }
 
-/* Asks the heuristic for up to `max` candidates given `workspace` bytes;
- * appends them to results[*count..]. */
-static cublasStatus_t ask_heuristic(gpu_context *ctx, const lt_plan *p,
-                                    size_t workspace, int max,
-                                    cublasLtMatmulHeuristicResult_t *results,
-                                    int *count) {
+static int plan_choose(gpu_context *ctx, int lane, lt_plan *p) {
   const lt_matmul_call *c = &p->call;
   cublasLtMatmulPreference_t pref = NULL;
-  cublasStatus_t status = cublasLtMatmulPreferenceCreate(&pref);
-  if (status != CUBLAS_STATUS_SUCCESS) return status;
-  status = cublasLtMatmulPreferenceSetAttribute(
+  CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
+  size_t workspace = GPU_WORKSPACE_BYTES;
+  cublasLtMatmulHeuristicResult_t results[LT_MAX_CANDIDATES];
+  int count = 0;
+  cublasStatus_t status = cublasLtMatmulPreferenceSetAttribute(
       pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace,
       sizeof workspace);
   /* The heuristic assumes 256-byte aligned A, B, C, D unless told; tell
@@ -382,35 +379,19 @@ static cublasStatus_t ask_heuristic(gpu_context *ctx, const lt_plan *p,
   for (int i = 0; i < 4 && status == CUBLAS_STATUS_SUCCESS; i++)
     status = cublasLtMatmulPreferenceSetAttribute(pref, which[i], &align[i],
                                                   sizeof align[i]);
-  int got = 0;
+  int tune = ctx->options.autotune != GPU_AUTOTUNE_OFF;
   if (status == CUBLAS_STATUS_SUCCESS)
     status = cublasLtMatmulAlgoGetHeuristic(ctx->lt, p->op, p->a, p->b, p->d,
-                                            p->d, pref, max, results + *count,
-                                            &got);
+                                            p->d, pref,
+                                            tune ? LT_MAX_CANDIDATES : 1,
+                                            results, &count);
   cublasLtMatmulPreferenceDestroy(pref);
-  if (status == CUBLAS_STATUS_SUCCESS) *count += got;
-  return status;
-}
-
-static int plan_choose(gpu_context *ctx, int lane, lt_plan *p) {
-  const lt_matmul_call *c = &p->call;
-  int tune = ctx->options.autotune != GPU_AUTOTUNE_OFF;
-  /* Candidates: the heuristic's list with the full workspace (its first is
-   * the reference), then, when tuning, its list without workspace, which
-   * holds the kernels that run the epilogue in one pass (no split-K). */
-  cublasLtMatmulHeuristicResult_t results[2 * LT_MAX_CANDIDATES];
-  int count = 0;
-  cublasStatus_t status = ask_heuristic(ctx, p, GPU_WORKSPACE_BYTES,
-                                        tune ? LT_MAX_CANDIDATES : 1, results,
-                                        &count);
   if (status != CUBLAS_STATUS_SUCCESS || count == 0)
     return refuse(ctx, c, "the heuristic found no algorithm: %s (%s)",
                   cublasLtGetStatusName(status),
                   count == 0 && status == CUBLAS_STATUS_SUCCESS
                       ? "zero candidates"
                       : cublasLtGetStatusString(status));
-  /* Should the second query fail, the first list alone will do. */
-  if (tune) (void)ask_heuristic(ctx, p, 0, LT_MAX_CANDIDATES, results, &count);
   p->info.candidates = count;
   if (!tune || count == 1) {
     p->algo = results[0].algo;
