@@ -58,12 +58,11 @@ static int context_init(gpu_context *ctx) {
   CUDA_CHECK(cudaGetDeviceProperties(&prop, ctx->options.device));
   snprintf(ctx->device_name, sizeof ctx->device_name, "%s", prop.name);
   ctx->sm_count = prop.multiProcessorCount;
-  for (int lane = 0; lane < GPU_LANES; lane++)
-    CUDA_CHECK(cudaStreamCreateWithFlags(&ctx->lanes[lane], cudaStreamNonBlocking));
-  ctx->stream = ctx->lanes[GPU_LANE_MAIN];
+  CUDA_CHECK(cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking));
+  CUDA_CHECK(cudaStreamCreateWithFlags(&ctx->side_stream, cudaStreamNonBlocking));
   CUBLAS_CHECK(cublasLtCreate(&ctx->lt));
-  for (int lane = 0; lane < GPU_LANES; lane++)
-    CUDA_CHECK(cudaMalloc(&ctx->d_workspaces[lane], GPU_WORKSPACE_BYTES));
+  CUDA_CHECK(cudaMalloc(&ctx->d_workspace, GPU_WORKSPACE_BYTES));
+  CUDA_CHECK(cudaMalloc(&ctx->d_side_workspace, GPU_WORKSPACE_BYTES));
   CURAND_CHECK(curandCreateGenerator(&ctx->rng, CURAND_RNG_PSEUDO_PHILOX4_32_10));
   CURAND_CHECK(curandSetPseudoRandomGeneratorSeed(ctx->rng, ctx->options.seed));
   CURAND_CHECK(curandSetStream(ctx->rng, ctx->stream));
@@ -89,27 +88,28 @@ int gpu_context_create(gpu_context **out, const gpu_options *options) {
 
 void gpu_context_destroy(gpu_context *ctx) {
   if (!ctx) return;
-  for (int lane = 0; lane < GPU_LANES; lane++)
-    if (ctx->lanes[lane]) cudaStreamSynchronize(ctx->lanes[lane]);
+  if (ctx->side_stream) cudaStreamSynchronize(ctx->side_stream);
+  if (ctx->stream) cudaStreamSynchronize(ctx->stream);
   lt_plan_cache_destroy(ctx->plans);
   if (ctx->rng) curandDestroyGenerator(ctx->rng);
-  for (int lane = GPU_LANES - 1; lane >= 0; lane--) cudaFree(ctx->d_workspaces[lane]);
+  cudaFree(ctx->d_side_workspace);
+  cudaFree(ctx->d_workspace);
   if (ctx->lt) cublasLtDestroy(ctx->lt);
-  for (int lane = GPU_LANES - 1; lane >= 0; lane--)
-    if (ctx->lanes[lane]) cudaStreamDestroy(ctx->lanes[lane]);
+  if (ctx->side_stream) cudaStreamDestroy(ctx->side_stream);
+  if (ctx->stream) cudaStreamDestroy(ctx->stream);
   free(ctx);
 }
 
 int gpu_context_sync(gpu_context *ctx) {
-  for (int lane = 0; lane < GPU_LANES; lane++)
-    CUDA_CHECK(cudaStreamSynchronize(ctx->lanes[lane]));
+  CUDA_CHECK(cudaStreamSynchronize(ctx->side_stream));
+  CUDA_CHECK(cudaStreamSynchronize(ctx->stream));
   return 0;
 }
 
 cudaStream_t gpu_lane_stream(const gpu_context *ctx, int lane) {
-  return ctx->lanes[lane];
+  return lane == GPU_LANE_SIDE ? ctx->side_stream : ctx->stream;
 }
 
 void *gpu_lane_workspace(const gpu_context *ctx, int lane) {
-  return ctx->d_workspaces[lane];
+  return lane == GPU_LANE_SIDE ? ctx->d_side_workspace : ctx->d_workspace;
 }

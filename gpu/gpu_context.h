@@ -33,10 +33,9 @@ typedef enum gpu_autotune {
                           differ in the last bits */
 } gpu_autotune;
 
-/* Work can run on three streams ("lanes"); each has its own cuBLASLt
- * workspace, so concurrent matmuls never share one. Lane 0 is ctx->stream;
- * the side lanes join it through events. */
-enum { GPU_LANE_MAIN = 0, GPU_LANE_SIDE_A = 1, GPU_LANE_SIDE_B = 2, GPU_LANES = 3 };
+/* Work can run on two streams ("lanes"); each has its own cuBLASLt
+ * workspace, so concurrent matmuls never share one. */
+enum { GPU_LANE_MAIN = 0, GPU_LANE_SIDE = 1, GPU_LANES = 2 };
 
 typedef struct gpu_options {
   int device;                /* CUDA device ordinal */
@@ -50,9 +49,10 @@ typedef struct gpu_context {
   char device_name[256];
   int sm_count;
   cudaStream_t stream;       /* lane 0: everything unless said otherwise */
-  cudaStream_t lanes[GPU_LANES];   /* lanes[0] == stream */
+  cudaStream_t side_stream;  /* lane 1: work that may overlap lane 0 */
   cublasLtHandle_t lt;
-  void *d_workspaces[GPU_LANES];   /* GPU_WORKSPACE_BYTES each, 256-aligned */
+  void *d_workspace;         /* lane 0's, GPU_WORKSPACE_BYTES, 256-aligned */
+  void *d_side_workspace;    /* lane 1's */
   curandGenerator_t rng;     /* Philox, on `stream` */
   lt_plan_cache *plans;      /* owned by lt_matmul.c */
   char last_error[512];      /* the wrapper's last refusal, for callers */
@@ -68,7 +68,7 @@ int gpu_context_create(gpu_context **out, const gpu_options *options);
 /* Destroys in reverse order of creation; a no-op on NULL. */
 void gpu_context_destroy(gpu_context *ctx);
 
-/* Waits for all work on every lane. Returns 0 or -1. */
+/* Waits for all work on both lanes. Returns 0 or -1. */
 int gpu_context_sync(gpu_context *ctx);
 
 /* The stream and workspace of a lane. */

@@ -52,7 +52,8 @@ typedef struct lt_plan_info {
  * broken (named, with the shapes), or a cuBLAS status by name. */
 int lt_matmul(gpu_context *ctx, const lt_matmul_call *call);
 
-/* The same on a lane (GPU_LANE_*): its stream and its workspace. */
+/* The same on a lane (GPU_LANE_MAIN or GPU_LANE_SIDE): its stream and its
+ * workspace. */
 int lt_matmul_on(gpu_context *ctx, int lane, const lt_matmul_call *call);
 
 int lt_plan_cache_create(lt_plan_cache **out);

@@ -34,8 +34,7 @@ static int mlp_allocate(mlp *net) {
   CUDA_CHECK(cudaMemset(net->d_masks, 0, mask_bytes));
   for (int l = 0; l < lay->depth; l++)
     CUDA_CHECK(cudaEventCreateWithFlags(&net->dz_ready[l], cudaEventDisableTiming));
-  for (int lane = 0; lane < GPU_LANES; lane++)
-    CUDA_CHECK(cudaEventCreateWithFlags(&net->lane_done[lane], cudaEventDisableTiming));
+  CUDA_CHECK(cudaEventCreateWithFlags(&net->weights_done, cudaEventDisableTiming));
   float *act = net->d_activations;
   uint8_t *mask = net->d_masks;
   for (int l = 0; l < lay->depth; l++) {
@@ -87,8 +86,7 @@ int mlp_create(mlp **out, const int *widths, int depth, int max_batch) {
 
 void mlp_destroy(mlp *net) {
   if (!net) return;
-  for (int lane = 0; lane < GPU_LANES; lane++)
-    if (net->lane_done[lane]) cudaEventDestroy(net->lane_done[lane]);
+  if (net->weights_done) cudaEventDestroy(net->weights_done);
   for (int l = 0; l < MLP_MAX_LAYERS; l++)
     if (net->dz_ready[l]) cudaEventDestroy(net->dz_ready[l]);
   cudaFree(net->d_masks);
@@ -149,29 +147,22 @@ int mlp_backward(mlp *net, gpu_context *ctx, const float *d_x,
                          ctx->stream) != 0)
     return -1;
   /* Layer by layer from the top: once a layer's dZ is ready on the main
-   * lane, its weight gradient starts on a side lane while the main lane
+   * lane, its weight gradient starts on the side lane while the main lane
    * goes on with the data gradient of the layer below (the critical
-   * path). The output layer's BGRADB gets a lane of its own (its shape,
-   * out = 10, makes for slow kernels that would hold up the hidden
-   * layers' weight gradients queued behind it). No two lanes write the
-   * same buffer. */
+   * path). The two lanes never write the same buffer. */
   for (int l = depth - 1; l >= 0; l--) {
     linear_layer *layer = &net->layers[l];
     const float *input = l == 0 ? d_x : net->layers[l - 1].d_y;
-    int lane = l == depth - 1 ? GPU_LANE_SIDE_B : GPU_LANE_SIDE_A;
     CUDA_CHECK(cudaEventRecord(net->dz_ready[l], ctx->stream));
-    CUDA_CHECK(cudaStreamWaitEvent(ctx->lanes[lane], net->dz_ready[l], 0));
-    if (linear_backward_weights(ctx, lane, layer, input, n, mode) != 0)
+    CUDA_CHECK(cudaStreamWaitEvent(ctx->side_stream, net->dz_ready[l], 0));
+    if (linear_backward_weights(ctx, GPU_LANE_SIDE, layer, input, n, mode) != 0)
       return -1;
     if (l > 0 && linear_backward_data(ctx, GPU_LANE_MAIN, layer,
                                       &net->layers[l - 1], n, mode) != 0)
       return -1;
   }
-  int lanes[2] = {GPU_LANE_SIDE_B, GPU_LANE_SIDE_A};
-  for (int i = 0; i < (depth > 1 ? 2 : 1); i++) {
-    CUDA_CHECK(cudaEventRecord(net->lane_done[lanes[i]], ctx->lanes[lanes[i]]));
-    CUDA_CHECK(cudaStreamWaitEvent(ctx->stream, net->lane_done[lanes[i]], 0));
-  }
+  CUDA_CHECK(cudaEventRecord(net->weights_done, ctx->side_stream));
+  CUDA_CHECK(cudaStreamWaitEvent(ctx->stream, net->weights_done, 0));
   return 0;
 }
 

@@ -9,8 +9,8 @@
  *                 then per hidden layer DRELU_BGRAD and a DEFAULT matmul
  *   mlp_update    one SGD kernel over the whole parameter slab
  * All work is enqueued on ctx->stream; inside mlp_backward the weight
- * gradients run on the side lanes, overlapping the chain of data
- * gradients (joined before it returns). Nothing waits for the host.
+ * gradients run on the side lane, overlapping the data gradients (joined
+ * before it returns). Nothing waits for the host.
  */
 #ifndef MNIST_EPILOGS_MLP_H
 #define MNIST_EPILOGS_MLP_H
@@ -28,7 +28,7 @@ typedef struct mlp {
   float *d_activations;  /* every layer's d_y and d_dz */
   uint8_t *d_masks;      /* every hidden layer's ReLU bit-mask */
   cudaEvent_t dz_ready[MLP_MAX_LAYERS]; /* layer l's d_dz written (main) */
-  cudaEvent_t lane_done[GPU_LANES];     /* a side lane's work finished */
+  cudaEvent_t weights_done;             /* side lane finished (side) */
 } mlp;
 
 /* Allocates an MLP for widths[0..depth] and batches up to max_batch; zero
