@@ -192,17 +192,32 @@ static int bench_network(FILE *json, const bench_net *net,
 
 typedef int (*layer_op)(gpu_context *ctx, const lt_matmul_call *call);
 
-/* Median microseconds per call of `op`, replayed from a CUDA graph of
- * CALLS calls (after one call that builds the plan). */
-static int time_op(gpu_context *ctx, layer_op op, const lt_matmul_call *call,
-                   float *us) {
-  enum { CALLS = 20, REPLAYS = 9 };
-  if (op(ctx, call) != 0) return -1;
+/* What a timed graph holds: `count` launches of one enqueue function. */
+typedef struct timed_work {
+  int (*enqueue)(gpu_context *ctx, const struct timed_work *work);
+  layer_op op;                /* for enqueue_op */
+  const lt_matmul_call *call; /* for enqueue_op */
+} timed_work;
+
+static int enqueue_op(gpu_context *ctx, const timed_work *work) {
+  return work->op(ctx, work->call);
+}
+
+static int enqueue_empty(gpu_context *ctx, const timed_work *work) {
+  (void)work;
+  return gpu_empty_kernel(ctx->stream);
+}
+
+/* Median microseconds per item of `count` items captured into a CUDA graph
+ * and replayed (after one warm-up replay). */
+static int time_graph(gpu_context *ctx, const timed_work *work, int count,
+                      float *us) {
+  enum { REPLAYS = 9 };
   cudaGraph_t graph = NULL;
   cudaGraphExec_t exec = NULL;
   CUDA_CHECK(cudaStreamBeginCapture(ctx->stream, cudaStreamCaptureModeThreadLocal));
   int status = 0;
-  for (int i = 0; i < CALLS && status == 0; i++) status = op(ctx, call);
+  for (int i = 0; i < count && status == 0; i++) status = work->enqueue(ctx, work);
   cudaError_t end = cudaStreamEndCapture(ctx->stream, &graph);
   if (status != 0 || end != cudaSuccess) {
     if (end == cudaSuccess) cudaGraphDestroy(graph);
@@ -214,7 +229,7 @@ static int time_op(gpu_context *ctx, layer_op op, const lt_matmul_call *call,
   cudaEvent_t ev[2];
   CUDA_CHECK(cudaEventCreate(&ev[0]));
   CUDA_CHECK(cudaEventCreate(&ev[1]));
-  float samples[REPLAYS];
+  float samples[REPLAYS], lo, hi;
   CUDA_CHECK(cudaGraphLaunch(exec, ctx->stream));
   for (int r = 0; r < REPLAYS; r++) {
     CUDA_CHECK(cudaEventRecord(ev[0], ctx->stream));
@@ -226,10 +241,18 @@ static int time_op(gpu_context *ctx, layer_op op, const lt_matmul_call *call,
   cudaEventDestroy(ev[0]);
   cudaEventDestroy(ev[1]);
   cudaGraphExecDestroy(exec);
-  float lo, hi;
   summarize(samples, REPLAYS, us, &lo, &hi);
-  *us *= 1000.0f / CALLS;
+  *us *= 1000.0f / count;
   return 0;
+}
+
+/* Median microseconds per call of `op` from graph replays of 20 calls
+ * (one call first builds the plan, outside the capture). */
+static int time_op(gpu_context *ctx, layer_op op, const lt_matmul_call *call,
+                   float *us) {
+  if (op(ctx, call) != 0) return -1;
+  timed_work work = {enqueue_op, op, call};
+  return time_graph(ctx, &work, 20, us);
 }
 
 typedef struct layer_size {
@@ -371,41 +394,11 @@ static int profile_steps(const mnist_dataset *data, gpu_context *ctx) {
   return 0;
 }
 
-/* Microseconds per kernel in a graph of dependent empty kernels: the
+/* Microseconds per kernel in a graph of 200 dependent empty kernels: the
  * least any kernel on a step's critical path costs. */
 static int measure_launch(gpu_context *ctx, float *us) {
-  enum { KERNELS = 200, REPLAYS = 9 };
-  cudaGraph_t graph = NULL;
-  cudaGraphExec_t exec = NULL;
-  CUDA_CHECK(cudaStreamBeginCapture(ctx->stream, cudaStreamCaptureModeThreadLocal));
-  int status = 0;
-  for (int i = 0; i < KERNELS && status == 0; i++) status = gpu_empty_kernel(ctx->stream);
-  cudaError_t end = cudaStreamEndCapture(ctx->stream, &graph);
-  if (status != 0 || end != cudaSuccess) {
-    if (end == cudaSuccess) cudaGraphDestroy(graph);
-    return -1;
-  }
-  cudaError_t inst = cudaGraphInstantiate(&exec, graph, 0);
-  cudaGraphDestroy(graph);
-  CUDA_CHECK(inst);
-  cudaEvent_t ev[2];
-  CUDA_CHECK(cudaEventCreate(&ev[0]));
-  CUDA_CHECK(cudaEventCreate(&ev[1]));
-  float samples[REPLAYS], lo, hi;
-  CUDA_CHECK(cudaGraphLaunch(exec, ctx->stream));
-  for (int r = 0; r < REPLAYS; r++) {
-    CUDA_CHECK(cudaEventRecord(ev[0], ctx->stream));
-    CUDA_CHECK(cudaGraphLaunch(exec, ctx->stream));
-    CUDA_CHECK(cudaEventRecord(ev[1], ctx->stream));
-    CUDA_CHECK(cudaEventSynchronize(ev[1]));
-    CUDA_CHECK(cudaEventElapsedTime(&samples[r], ev[0], ev[1]));
-  }
-  cudaEventDestroy(ev[0]);
-  cudaEventDestroy(ev[1]);
-  cudaGraphExecDestroy(exec);
-  summarize(samples, REPLAYS, us, &lo, &hi);
-  *us *= 1000.0f / KERNELS;
-  return 0;
+  timed_work work = {enqueue_empty, NULL, NULL};
+  return time_graph(ctx, &work, 200, us);
 }
 
 static void usage(FILE *out) {

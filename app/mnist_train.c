@@ -9,6 +9,7 @@
 
 #include "../data/mnist.h"
 #include "../gpu/gpu_context.h"
+#include "../gpu/lt_matmul.h"
 #include "train_options.h"
 #include "trainer.h"
 
@@ -71,6 +72,21 @@ static void print_header(const gpu_context *ctx, const trainer_config *c,
          data->train.count, data->test.count, trainer_steps_per_epoch(t));
   printf("epoch  train_loss  train_acc  test_loss  test_acc  train_ms  "
          "samples/s\n");
+}
+
+/* What the wrapper built and, when it autotuned, what it kept. */
+static void print_plans(const gpu_context *ctx) {
+  int count = lt_plan_cache_count(ctx->plans);
+  printf("\n%d cuBLASLt plans (m, n, k, epilogue; candidates that ran; kept; "
+         "us first / kept)\n", count);
+  for (int i = 0; i < count; i++) {
+    lt_plan_info p = lt_plan_cache_info(ctx->plans, i);
+    printf("  %5d %5d %5d  %-14s %3d candidates, kept #%d", p.m, p.n, p.k,
+           lt_epilogue_name(p.epilogue), p.candidates, p.chosen);
+    if (p.first_us > 0)
+      printf(", %.1f / %.1f us", p.first_us, p.chosen_us);
+    printf("\n");
+  }
 }
 
 static int train(const train_options *o, const mnist_dataset *data,
@@ -136,6 +152,7 @@ static int train(const train_options *o, const mnist_dataset *data,
          "all, %.2f ms per epoch (median); %.2f s wall clock\n",
          o->quiet ? "" : "\n", 100.0 * s.test_accuracy, o->epochs, total_ms,
          times[o->epochs / 2], seconds_now() - started);
+  if (o->show_plans) print_plans(ctx);
   status = EXIT_SUCCESS;
 done:
   trainer_destroy(t);

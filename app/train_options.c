@@ -43,6 +43,8 @@ void train_options_usage(FILE *out, const char *program) {
           "  --device N         CUDA device (default 0)\n"
           "  --log FILE         write one CSV row per epoch to FILE\n"
           "  --quiet            print only the final summary\n"
+          "  --show-plans       after training, list every cuBLASLt plan: shape,\n"
+          "                     epilogue, candidates tried, the one kept, times\n"
           "  --no-graphs        launch every kernel from the host instead of\n"
           "                     replaying a CUDA graph per epoch\n"
           "  --autotune MODE    how each cuBLASLt plan picks its algorithm:\n"
@@ -119,6 +121,7 @@ int train_options_parse_hidden(int *hidden, int *count, const char *text,
 static int parse_switch(train_options *o, const char *name) {
   if (strcmp(name, "tf32") == 0) o->tf32 = 1;
   else if (strcmp(name, "quiet") == 0) o->quiet = 1;
+  else if (strcmp(name, "show-plans") == 0) o->show_plans = 1;
   else if (strcmp(name, "no-graphs") == 0) o->graphs = 0;
   else if (strcmp(name, "help") == 0) o->help = 1;
   else return 0;

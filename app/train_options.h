@@ -24,6 +24,7 @@ typedef struct train_options {
   int device;
   const char *log_path;        /* NULL: no CSV */
   int quiet;
+  int show_plans;              /* list the cuBLASLt plans after training */
   int graphs;                  /* CUDA graph replay of each epoch */
   int autotune;                /* gpu_autotune: 0 off, 1 exact, 2 fast */
   int help;

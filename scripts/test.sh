@@ -27,27 +27,9 @@ while [ $# -gt 0 ]; do
 done
 
 # What the build needs, as Debian packages.
-missing=()
-command -v cmake >/dev/null || missing+=(cmake)
-command -v pkg-config >/dev/null || missing+=(pkg-config)
-pkg-config --exists check 2>/dev/null || missing+=(check)
-[ -f /usr/include/zlib.h ] || pkg-config --exists zlib 2>/dev/null || missing+=(zlib1g-dev)
-if [ ${#missing[@]} -gt 0 ]; then
-  if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
-    echo "test.sh: installing ${missing[*]}"
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
-  else
-    echo "test.sh: missing ${missing[*]}; install them (Debian: apt-get install ${missing[*]})" >&2
-    exit 1
-  fi
-fi
-if ! command -v nvcc >/dev/null; then
-  for d in /usr/local/cuda/bin /usr/local/cuda-13.0/bin; do
-    [ -x "$d/nvcc" ] && export PATH="$d:$PATH" && break
-  done
-fi
-command -v nvcc >/dev/null || { echo "test.sh: the CUDA toolkit (nvcc) is needed; install it and put nvcc on PATH" >&2; exit 1; }
+. "$root/scripts/ensure_deps.sh"
+ensure_packages cmake pkg-config check zlib1g-dev || exit 1
+ensure_nvcc || exit 1
 
 jobs="$(nproc 2>/dev/null || echo 2)"
 echo "== build (Release)"

@@ -29,7 +29,8 @@ START_TEST(every_flag) {
                   "--momentum", "0", "--hidden", "100,50,25", "--seed",
                   "18446744073709551615", "--mode", "unfused", "--data-dir",
                   "/x", "--tf32", "--device", "2", "--log", "l.csv", "--quiet",
-                  "--no-graphs", "--autotune", "fast", "--help", "--schedule", "constant"};
+                  "--no-graphs", "--autotune", "fast", "--help", "--schedule", "constant",
+                  "--show-plans"};
   int argc = (int)(sizeof argv / sizeof argv[0]);
   ck_assert_msg(train_options_parse(&o, argc, argv, err, sizeof err) == 0, "%s", err);
   ck_assert_int_eq(o.epochs, 3);
@@ -49,6 +50,7 @@ START_TEST(every_flag) {
   ck_assert_int_eq(o.autotune, 2);
   ck_assert_int_eq(o.help, 1);
   ck_assert_int_eq(o.constant_lr, 1);
+  ck_assert_int_eq(o.show_plans, 1);
 }
 END_TEST
 
