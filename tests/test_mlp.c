@@ -333,6 +333,53 @@ START_TEST(sgd_update_matches_formula) {
 }
 END_TEST
 
+/* NaN handling, which is why the trainer's guard is on the loss: a NaN in a
+ * hidden layer's weights reaches only pre-activations, which the ReLU (fused
+ * as cuBLASLt's, unfused as ours) maps to 0, so the loss stays finite; a NaN
+ * in the output layer's weights reaches the logits, and the accumulated
+ * loss becomes NaN. */
+START_TEST(nan_weights_reach_the_loss_only_through_the_output_layer) {
+  mlp_mode mode = _i ? MLP_MODE_UNFUSED : MLP_MODE_FUSED;
+  int widths[3] = {784, 100, 10};
+  gpu_context *ctx = test_context(GPU_AUTOTUNE_OFF, 0, seed);
+  ck_assert_ptr_nonnull(ctx);
+  mlp *net = NULL;
+  ck_assert_int_eq(mlp_create(&net, widths, 2, 64), 0);
+  ck_assert_int_eq(mlp_init_params(net, ctx), 0);
+  test_rng rng;
+  test_rng_init(&rng, seed);
+  batch b = make_batch(&rng, 784, 64, 10);
+  const float not_a_number = NAN;
+  double stats[2];
+  double *d_stats = test_upload(NULL, sizeof stats);
+  /* Hidden unit 0's first weight: W[0][0] of layer 0. */
+  ck_assert_int_eq(cudaMemcpy(net->layers[0].d_wt, &not_a_number, sizeof not_a_number,
+                              cudaMemcpyHostToDevice), cudaSuccess);
+  test_fill_device(d_stats, 0, sizeof stats);
+  ck_assert_int_eq(mlp_evaluate(net, ctx, b.d_x, b.d_labels, 64, mode, d_stats), 0);
+  test_download(stats, d_stats, sizeof stats);
+  ck_assert_msg(isfinite(stats[0]), "mode %d: loss %g with a NaN hidden weight", _i,
+                stats[0]);
+  float row0[64];
+  for (int j = 0; j < 64; j++)
+    test_download(&row0[j], net->layers[0].d_y + (size_t)j * 100, sizeof(float));
+  for (int j = 0; j < 64; j++)
+    ck_assert_msg(row0[j] == 0.0f, "mode %d: ReLU(NaN) gave %g", _i, row0[j]);
+  /* The output layer's W[0][0]. */
+  ck_assert_int_eq(cudaMemcpy(net->layers[1].d_wt, &not_a_number, sizeof not_a_number,
+                              cudaMemcpyHostToDevice), cudaSuccess);
+  test_fill_device(d_stats, 0, sizeof stats);
+  ck_assert_int_eq(mlp_evaluate(net, ctx, b.d_x, b.d_labels, 64, mode, d_stats), 0);
+  test_download(stats, d_stats, sizeof stats);
+  ck_assert_msg(isnan(stats[0]), "mode %d: loss %g with a NaN output weight", _i,
+                stats[0]);
+  test_free(d_stats);
+  free_batch(&b);
+  mlp_destroy(net);
+  gpu_context_destroy(ctx);
+}
+END_TEST
+
 int main(void) {
   test_require_gpu("mlp");
   seed = test_seed("mlp");
@@ -344,6 +391,7 @@ int main(void) {
   tcase_add_loop_test(tc, identical_runs_are_bitwise_identical, 0, 2);
   tcase_add_loop_test(tc, training_drives_the_loss_down, 0, 2);
   tcase_add_test(tc, sgd_update_matches_formula);
+  tcase_add_loop_test(tc, nan_weights_reach_the_loss_only_through_the_output_layer, 0, 2);
   suite_add_tcase(suite, tc);
   return test_run_suite(suite, 1);
 }

@@ -91,6 +91,22 @@ START_TEST(graphs_do_not_change_the_numbers) {
 }
 END_TEST
 
+/* A device that does not exist: a clear message and exit 1, no crash. */
+START_TEST(missing_device_is_named) {
+  char command[8192], out[4096] = "";
+  snprintf(command, sizeof command, "'%s' --data-dir '%s' --device 64 2>&1",
+           MNIST_TRAIN_PATH, mnist_dir);
+  FILE *pipe = popen(command, "r");
+  ck_assert_ptr_nonnull(pipe);
+  size_t got = fread(out, 1, sizeof out - 1, pipe);
+  out[got] = '\0';
+  int status = pclose(pipe);
+  ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 1, "%s", out);
+  ck_assert_msg(strstr(out, "expected a device number") && strstr(out, "found 64"),
+                "%s", out);
+}
+END_TEST
+
 START_TEST(fashion_mnist_learns) {
   run_result r = run_train(fashion_dir, "--hidden 100 --batch 256 --epochs 1", "fashion");
   ck_assert_int_eq(r.code, 0);
@@ -119,6 +135,7 @@ int main(void) {
   tcase_set_timeout(tc, 600);
   tcase_add_test(tc, one_epoch_fused_unfused_and_determinism);
   tcase_add_test(tc, graphs_do_not_change_the_numbers);
+  tcase_add_test(tc, missing_device_is_named);
   if (fashion_dir) tcase_add_test(tc, fashion_mnist_learns);
   suite_add_tcase(suite, tc);
   int status = test_run_suite(suite, 1);
