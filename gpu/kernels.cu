@@ -215,10 +215,12 @@ __global__ void relu_mask_forward_kernel(float *y, int ld, uint8_t *mask,
       int i = 8 * b + r;
       if (i < m) {
         float v = col[i];
-        /* >= 0, as cuBLASLt: an exact zero passes the gradient. NaN fails
-         * the test and maps to 0, as the fused ReLU does. */
-        if (v >= 0.0f) bits |= 1u << r;
-        col[i] = v >= 0.0f ? v : 0.0f;
+        /* "not below 0", as cuBLASLt's RELU_AUX_BIAS (measured on the
+         * H200): an exact zero passes the gradient, and a NaN passes
+         * through as NaN, so divergence reaches the loss in both modes. */
+        int pass = !(v < 0.0f);
+        if (pass) bits |= 1u << r;
+        col[i] = pass ? v : 0.0f;
       }
     }
     mask[j * aux_bytes + b] = (uint8_t)bits;

@@ -45,8 +45,10 @@ int gpu_sgd_update(float *d_params, float *d_velocity, const float *d_grads,
 /* d_y (m, n) += bias[m] broadcast over columns. */
 int gpu_bias_add(float *d_y, int ld, const float *d_bias, int m, int n,
                  cudaStream_t stream);
-/* In place d_y = max(d_y, 0); mask bit (i, j) = (d_y[i, j] >= 0) before,
- * in cuBLASLt's layout (aux_ld bits per column). Bytes past row m untouched. */
+/* In place ReLU and its mask, as cuBLASLt's RELU_AUX_BIAS: with v the value
+ * before, bit (i, j) = !(v < 0) and d_y = bit ? v : 0 (exact zeros pass,
+ * NaN stays NaN), in cuBLASLt's layout (aux_ld bits per column). Bytes
+ * past row m untouched. */
 int gpu_relu_mask_forward(float *d_y, int ld, uint8_t *d_mask, int aux_ld,
                           int m, int n, cudaStream_t stream);
 /* In place d_g (m, n) *= mask bit (i, j). */

@@ -35,7 +35,8 @@ void oracle_matmul(const oracle_call *c) {
       case LT_EPILOGUE_BIAS: *d = g + c->bias[i]; break;
       case LT_EPILOGUE_RELU_AUX_BIAS: {
         double z = g + c->bias[i];
-        int bit = z >= 0.0; /* cuBLASLt: exact zero passes */
+        /* cuBLASLt: "not below 0": exact zeros pass, NaN passes as NaN */
+        int bit = !(z < 0.0);
         set_mask_bit(c->aux, c->aux_ld, i, j, bit);
         *d = bit ? z : 0.0;
         break;
