@@ -16,12 +16,14 @@ static char dir[4096];
 static void setup(void) { ck_assert_int_eq(test_make_temp_dir(dir, sizeof dir), 0); }
 static void teardown(void) { test_remove_dir(dir); }
 
-/* Runs mnist_train with `args` (a shell fragment); captures stdout and
- * stderr into `out` and returns the exit code (-1 on a crash). */
-static int run_train(const char *args, char *out, size_t size) {
+/* Runs `program` with `args` (a shell fragment) in the temporary folder;
+ * captures stdout and stderr into `out` and returns the exit code (-1 on a
+ * crash). */
+static int run_program(const char *program, const char *args, char *out,
+                       size_t size) {
   char command[8192];
   snprintf(command, sizeof command, "cd '%s' && env -u MNIST_DIR '%s' %s 2>&1",
-           dir, MNIST_TRAIN_PATH, args);
+           dir, program, args);
   FILE *pipe = popen(command, "r");
   ck_assert_ptr_nonnull(pipe);
   size_t got = fread(out, 1, size - 1, pipe);
@@ -29,6 +31,10 @@ static int run_train(const char *args, char *out, size_t size) {
   int status = pclose(pipe);
   if (!WIFEXITED(status)) return -1;
   return WEXITSTATUS(status);
+}
+
+static int run_train(const char *args, char *out, size_t size) {
+  return run_program(MNIST_TRAIN_PATH, args, out, size);
 }
 
 START_TEST(help_prints_usage) {
@@ -47,6 +53,19 @@ START_TEST(bad_flag_gives_usage_and_code_2) {
   ck_assert_ptr_nonnull(strstr(out, "usage:"));
   ck_assert_int_eq(run_train("--frobnicate", out, sizeof out), 2);
   ck_assert_ptr_nonnull(strstr(out, "unknown flag '--frobnicate'"));
+}
+END_TEST
+
+START_TEST(bench_flags) {
+  char out[8192];
+  ck_assert_int_eq(run_program(MNIST_BENCH_PATH, "--help", out, sizeof out), 0);
+  ck_assert_ptr_nonnull(strstr(out, "usage: mnist_bench"));
+  ck_assert_int_eq(run_program(MNIST_BENCH_PATH, "--repeats 0", out, sizeof out), 2);
+  ck_assert_ptr_nonnull(strstr(out, "--repeats: expected 1 to"));
+  ck_assert_int_eq(run_program(MNIST_BENCH_PATH, "--fast", out, sizeof out), 2);
+  ck_assert_ptr_nonnull(strstr(out, "unknown or incomplete flag '--fast'"));
+  ck_assert_int_eq(run_program(MNIST_BENCH_PATH, "--data-dir nowhere", out, sizeof out), 1);
+  ck_assert_msg(strstr(out, "nowhere"), "%s", out);
 }
 END_TEST
 
@@ -102,6 +121,7 @@ int main(void) {
   tcase_add_test(tc, help_prints_usage);
   tcase_add_test(tc, bad_flag_gives_usage_and_code_2);
   tcase_add_test(tc, missing_data_dir_says_how_to_download);
+  tcase_add_test(tc, bench_flags);
   tcase_add_loop_test(tc, bad_data_is_named_before_the_gpu, 0,
                       (int)(sizeof bad_dirs / sizeof bad_dirs[0]));
   suite_add_tcase(suite, tc);
