@@ -12,6 +12,10 @@
 enum { STAT_TRAIN_LOSS, STAT_TRAIN_CORRECT, STAT_TEST_LOSS, STAT_TEST_CORRECT,
        STAT_COUNT };
 
+/* Past this many steps per epoch (batches under 8 samples) one graph
+ * would hold over 100 000 nodes; such epochs launch from the host. */
+enum { TRAINER_MAX_GRAPH_STEPS = 8192 };
+
 /* One split on the GPU: the bytes as loaded, and the normalised samples
  * in batch order: x (784, count) col-major, each batch starting on a
  * 256-byte boundary (batch_stride floats apart) so every batch shares the
@@ -206,8 +210,15 @@ static int trainer_init(trainer *t, const mnist_dataset *data) {
   CURAND_CHECK(curandSetPseudoRandomGeneratorSeed(ctx->rng, c->seed));
   CURAND_CHECK(curandSetGeneratorOffset(ctx->rng, 0));
   if (mlp_init_params(t->net, ctx) != 0 || warm_up(t) != 0) return -1;
-  if (c->graphs && (capture_exec(t, enqueue_train, &t->train_graph) != 0 ||
-                    capture_exec(t, enqueue_test, &t->test_graph) != 0))
+  if (c->graphs && steps > TRAINER_MAX_GRAPH_STEPS) {
+    fprintf(stderr, "trainer: note: %d steps per epoch; launching them from "
+                    "the host instead of capturing a graph of that size\n",
+            steps);
+    t->config.graphs = 0;
+  }
+  if (t->config.graphs &&
+      (capture_exec(t, enqueue_train, &t->train_graph) != 0 ||
+       capture_exec(t, enqueue_test, &t->test_graph) != 0))
     return -1;
   return 0;
 }
