@@ -181,9 +181,7 @@ static int capture_exec(trainer *t, enqueue_fn enqueue, cudaGraphExec_t *exec) {
 static int trainer_init(trainer *t, const mnist_dataset *data) {
   gpu_context *ctx = t->ctx;
   const trainer_config *c = &t->config;
-  size_t batch_floats = (size_t)MNIST_PIXELS * c->batch;
-  t->batch_stride = (batch_floats + MLP_ALIGN_FLOATS - 1) / MLP_ALIGN_FLOATS *
-                    MLP_ALIGN_FLOATS;
+  t->batch_stride = mlp_align_floats((size_t)MNIST_PIXELS * c->batch);
   t->pixel_scale = 1.0f / (255.0f * data->pixel_std);
   t->pixel_shift = -data->pixel_mean / data->pixel_std;
   if (split_upload(t, &t->train, &data->train) != 0 ||

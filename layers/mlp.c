@@ -10,8 +10,10 @@
 #include "../gpu/kernels.h"
 #include "../gpu/lt_matmul.h"
 
-static size_t align_floats(size_t n) {
-  return (n + MLP_ALIGN_FLOATS - 1) / MLP_ALIGN_FLOATS * MLP_ALIGN_FLOATS;
+/* Bytes of one layer's mask for max_batch columns, rounded up to 256 so
+ * the next mask stays aligned (cuBLASLt needs 16). */
+static size_t mask_stride(int rows, int max_batch) {
+  return (lt_aux_bytes(rows, max_batch) + 255) / 256 * 256;
 }
 
 static int mlp_allocate(mlp *net) {
@@ -25,8 +27,8 @@ static int mlp_allocate(mlp *net) {
   CUDA_CHECK(cudaMemset(net->d_velocity, 0, slab));
   size_t act_floats = 0, mask_bytes = 0;
   for (int l = 0; l < lay->depth; l++) {
-    act_floats += 2 * align_floats((size_t)lay->widths[l + 1] * net->max_batch);
-    mask_bytes += align_floats(lt_aux_bytes(lay->widths[l + 1], net->max_batch));
+    act_floats += 2 * mlp_align_floats((size_t)lay->widths[l + 1] * net->max_batch);
+    mask_bytes += mask_stride(lay->widths[l + 1], net->max_batch);
   }
   CUDA_CHECK(cudaMalloc((void **)&net->d_activations, act_floats * sizeof(float)));
   CUDA_CHECK(cudaMalloc((void **)&net->d_masks, mask_bytes));
@@ -40,7 +42,7 @@ static int mlp_allocate(mlp *net) {
   for (int l = 0; l < lay->depth; l++) {
     linear_layer *layer = &net->layers[l];
     int out = lay->widths[l + 1];
-    size_t act_size = align_floats((size_t)out * net->max_batch);
+    size_t act_size = mlp_align_floats((size_t)out * net->max_batch);
     layer->in = lay->widths[l];
     layer->out = out;
     layer->relu = l + 1 < lay->depth;
@@ -53,7 +55,7 @@ static int mlp_allocate(mlp *net) {
     act += 2 * act_size;
     layer->aux_ld = lt_aux_ld(out);
     layer->d_mask = layer->relu ? mask : NULL;
-    mask += align_floats(lt_aux_bytes(out, net->max_batch));
+    mask += mask_stride(out, net->max_batch);
   }
   return 0;
 }

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static size_t align_up(size_t floats) {
+size_t mlp_align_floats(size_t floats) {
   return (floats + MLP_ALIGN_FLOATS - 1) / MLP_ALIGN_FLOATS * MLP_ALIGN_FLOATS;
 }
 
@@ -29,9 +29,9 @@ int mlp_layout_init(mlp_layout *out, const int *widths, int depth, char *err,
   for (int l = 0; l < depth; l++) {
     size_t in = (size_t)widths[l], outs = (size_t)widths[l + 1];
     out->w_offset[l] = at;
-    at = align_up(at + in * outs);
+    at = mlp_align_floats(at + in * outs);
     out->b_offset[l] = at;
-    at = align_up(at + outs);
+    at = mlp_align_floats(at + outs);
     out->param_count += in * outs + outs;
   }
   out->slab_floats = at;

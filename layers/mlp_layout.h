@@ -30,4 +30,8 @@ typedef struct mlp_layout {
 int mlp_layout_init(mlp_layout *out, const int *widths, int depth, char *err,
                     size_t err_size);
 
+/* `floats` rounded up to a multiple of MLP_ALIGN_FLOATS (256 bytes): the
+ * spacing of every tensor in the slabs and of every batch in a buffer. */
+size_t mlp_align_floats(size_t floats);
+
 #endif
