@@ -72,7 +72,7 @@ static int misaligned(const void *p) { return ((uintptr_t)p & 15u) != 0; }
 
 /* The rules cuBLASLt states (cublasLt.h, cuBLAS docs "cublasLtEpilogue_t"),
  * checked before any call so a violation is named, not a status code. */
-static int check_call(gpu_context *ctx, const lt_matmul_call *c) {
+int lt_matmul_check(gpu_context *ctx, const lt_matmul_call *c) {
   if (c->m < 1 || c->n < 1 || c->k < 1)
     return refuse(ctx, c, "expected m, n, k >= 1");
   if ((unsigned)c->epilogue > LT_EPILOGUE_BGRADB)
@@ -456,7 +456,7 @@ int lt_matmul(gpu_context *ctx, const lt_matmul_call *call) {
 
 int lt_matmul_on(gpu_context *ctx, int lane, const lt_matmul_call *call) {
   ctx->last_error[0] = '\0';
-  if (check_call(ctx, call) != 0) return -1;
+  if (lt_matmul_check(ctx, call) != 0) return -1;
   lt_plan *p = plan_find_or_build(ctx, lane, call);
   if (!p) return -1;
   /* Host-side descriptor writes: cublasLtMatmul reads them when it

@@ -56,6 +56,12 @@ int lt_matmul(gpu_context *ctx, const lt_matmul_call *call);
  * workspace. */
 int lt_matmul_on(gpu_context *ctx, int lane, const lt_matmul_call *call);
 
+/* Checks the call against the epilogue rules (shapes, leading dimensions,
+ * 16-byte alignment, the pointers the epilogue needs, aux_ld, BGRADB's
+ * transb) without running it. Returns 0, or -1 with the broken rule named
+ * in ctx->last_error and on stderr. */
+int lt_matmul_check(gpu_context *ctx, const lt_matmul_call *call);
+
 int lt_plan_cache_create(lt_plan_cache **out);
 void lt_plan_cache_destroy(lt_plan_cache *cache);
 int lt_plan_cache_count(const lt_plan_cache *cache);

@@ -1,8 +1,6 @@
 /* lt_unfused.c: the unfused twin of every epilogue (see lt_unfused.h). */
 #include "lt_unfused.h"
 
-#include <stdio.h>
-
 #include "kernels.h"
 
 int lt_matmul_unfused(gpu_context *ctx, const lt_matmul_call *call) {
@@ -16,15 +14,10 @@ int lt_matmul_unfused_on(gpu_context *ctx, int lane,
   plain.d_bias = NULL;
   plain.d_aux = NULL;
   plain.aux_ld = 0;
-  /* The epilogue rules are checked on the original call, so that both
-   * modes refuse the same calls. */
-  if (call->epilogue == LT_EPILOGUE_BGRADB && !call->transb) {
-    snprintf(ctx->last_error, sizeof ctx->last_error,
-             "lt_matmul_unfused BGRADB m=%d n=%d k=%d: BGRADB needs transb = T",
-             call->m, call->n, call->k);
-    fprintf(stderr, "%s\n", ctx->last_error);
-    return -1;
-  }
+  /* The whole call is checked against the epilogue rules first, so both
+   * modes refuse the same calls and the kernels never see a bad aux_ld. */
+  ctx->last_error[0] = '\0';
+  if (lt_matmul_check(ctx, call) != 0) return -1;
   if (lt_matmul_on(ctx, lane, &plain) != 0) return -1;
   const lt_matmul_call *c = call;
   cudaStream_t s = gpu_lane_stream(ctx, lane);
