@@ -17,6 +17,7 @@
 #include "../gpu/kernels.h"
 #include "../gpu/lt_matmul.h"
 #include "../gpu/lt_unfused.h"
+#include "sample_stats.h"
 #include "train_options.h"
 #include "trainer.h"
 
@@ -72,26 +73,6 @@ typedef struct bench_options {
   int profile;   /* --profile-step: one fused and one unfused step only */
 } bench_options;
 
-static int compare_floats(const void *x, const void *y) {
-  float a = *(const float *)x, b = *(const float *)y;
-  return (a > b) - (a < b);
-}
-
-/* Median, min and max of n samples (sorted in place). */
-static void summarize(float *samples, int n, float *median, float *lo,
-                      float *hi) {
-  qsort(samples, (size_t)n, sizeof *samples, compare_floats);
-  *median = n % 2 ? samples[n / 2] : 0.5f * (samples[n / 2 - 1] + samples[n / 2]);
-  *lo = samples[0];
-  *hi = samples[n - 1];
-}
-
-static void net_name(char *out, size_t size, const bench_net *net) {
-  size_t at = (size_t)snprintf(out, size, "784");
-  for (int i = 0; i < net->hidden_count && at < size; i++)
-    at += (size_t)snprintf(out + at, size - at, "-%d", net->hidden[i]);
-  if (at < size) snprintf(out + at, size - at, "-10");
-}
 
 /* Matmul FLOPs of one epoch: forward 2 n in out per layer, weight
  * gradient the same, data gradient for every layer but the first. */
@@ -115,17 +96,8 @@ static int bench_network(FILE *json, const bench_net *net,
                          gpu_context *const *contexts, double peak_tflops,
                          float launch_us, int first) {
   trainer_config c;
-  memset(&c, 0, sizeof c);
-  c.widths[0] = MNIST_PIXELS;
-  for (int i = 0; i < net->hidden_count; i++) c.widths[i + 1] = net->hidden[i];
-  c.depth = net->hidden_count + 1;
-  c.widths[c.depth] = MNIST_CLASSES;
-  c.batch = net->batch;
+  trainer_config_init(&c, net->hidden, net->hidden_count, net->batch);
   c.epochs = o->repeats + 1;
-  c.lr = 0.05f;
-  c.momentum = 0.9f;
-  c.cosine = 1;
-  c.seed = 1;
   trainer *t[VARIANTS] = {0};
   float times[VARIANTS][MAX_REPEATS];
   variant_result r[VARIANTS];
@@ -147,11 +119,11 @@ static int bench_network(FILE *json, const bench_net *net,
       r[v].accuracy = s.test_accuracy;
     }
   char name[64];
-  net_name(name, sizeof name, net);
+  trainer_config_name(name, sizeof name, &c);
   int steps = status == 0 ? trainer_steps_per_epoch(t[0]) : 1;
   double flops = epoch_flops(&c, data->train.count);
   for (int v = 0; v < VARIANTS && status == 0; v++) {
-    summarize(times[v], o->repeats, &r[v].median, &r[v].lo, &r[v].hi);
+    sample_stats(times[v], o->repeats, &r[v].median, &r[v].lo, &r[v].hi);
     /* The speedup column: the fused twin's median over this one's, for
      * unfused rows (how much slower unfused is); 1 for fused rows. */
     int twin = variants[v].mode == MLP_MODE_UNFUSED ? v - 1 : v;
@@ -241,7 +213,7 @@ static int time_graph(gpu_context *ctx, const timed_work *work, int count,
   cudaEventDestroy(ev[0]);
   cudaEventDestroy(ev[1]);
   cudaGraphExecDestroy(exec);
-  summarize(samples, REPLAYS, us, &lo, &hi);
+  sample_stats(samples, REPLAYS, us, &lo, &hi);
   *us *= 1000.0f / count;
   return 0;
 }
@@ -363,22 +335,12 @@ static int measure_peak(gpu_context *ctx, int size, double *tflops) {
  * warm-up epoch, inside cudaProfilerStart/Stop. */
 static int profile_steps(const mnist_dataset *data, gpu_context *ctx) {
   trainer_config c;
-  memset(&c, 0, sizeof c);
-  c.widths[0] = MNIST_PIXELS;
-  c.widths[1] = nets[0].hidden[0];
-  c.widths[2] = MNIST_CLASSES;
-  c.depth = 2;
-  c.batch = nets[0].batch;
-  c.epochs = 1;
-  c.lr = 0.05f;
-  c.momentum = 0.9f;
-  c.seed = 1;
+  trainer_config_init(&c, nets[0].hidden, nets[0].hidden_count, nets[0].batch);
   mlp_mode modes[2] = {MLP_MODE_FUSED, MLP_MODE_UNFUSED};
   for (int i = 0; i < 2; i++) {
     trainer *t = NULL;
     epoch_stats s;
     c.mode = modes[i];
-    c.graphs = 1;
     int status = trainer_create(&t, ctx, data, &c);
     if (status == 0) status = trainer_run_epoch(t, 0, &s);
     if (status == 0) {

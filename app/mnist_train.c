@@ -10,6 +10,7 @@
 #include "../data/mnist.h"
 #include "../gpu/gpu_context.h"
 #include "../gpu/lt_matmul.h"
+#include "sample_stats.h"
 #include "train_options.h"
 #include "trainer.h"
 
@@ -25,19 +26,8 @@ static double seconds_now(void) {
   return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static void network_name(char *out, size_t size, const trainer_config *c) {
-  size_t at = 0;
-  for (int l = 0; l <= c->depth && at < size; l++)
-    at += (size_t)snprintf(out + at, size - at, l ? "-%d" : "%d", c->widths[l]);
-}
-
 static void config_from_options(trainer_config *c, const train_options *o) {
-  memset(c, 0, sizeof *c);
-  c->widths[0] = MNIST_PIXELS;
-  for (int i = 0; i < o->hidden_count; i++) c->widths[i + 1] = o->hidden[i];
-  c->depth = o->hidden_count + 1;
-  c->widths[c->depth] = MNIST_CLASSES;
-  c->batch = o->batch;
+  trainer_config_init(c, o->hidden, o->hidden_count, o->batch);
   c->epochs = o->epochs;
   c->cosine = !o->constant_lr;
   c->lr = o->lr;
@@ -47,16 +37,11 @@ static void config_from_options(trainer_config *c, const train_options *o) {
   c->graphs = o->graphs;
 }
 
-static int compare_floats(const void *x, const void *y) {
-  float a = *(const float *)x, b = *(const float *)y;
-  return (a > b) - (a < b);
-}
-
 static void print_header(const gpu_context *ctx, const trainer_config *c,
                          const train_options *o, const mnist_dataset *data,
                          const char *dir, const trainer *t) {
   char name[256];
-  network_name(name, sizeof name, c);
+  trainer_config_name(name, sizeof name, c);
   printf("mnist_train: %s (%d SMs), device %d\n", ctx->device_name,
          ctx->sm_count, o->device);
   printf("network    %s, %zu parameters\n", name,
@@ -147,11 +132,12 @@ static int train(const train_options *o, const mnist_dataset *data,
               s.train_ms, s.test_ms, rate);
     fflush(stdout);
   }
-  qsort(times, (size_t)o->epochs, sizeof *times, compare_floats);
+  float median_ms, fastest_ms, slowest_ms;
+  sample_stats(times, o->epochs, &median_ms, &fastest_ms, &slowest_ms);
   printf("%sdone: test accuracy %.2f%% after %d epochs; training %.1f ms in "
          "all, %.2f ms per epoch (median); %.2f s wall clock\n",
          o->quiet ? "" : "\n", 100.0 * s.test_accuracy, o->epochs, total_ms,
-         times[o->epochs / 2], seconds_now() - started);
+         median_ms, seconds_now() - started);
   if (o->show_plans) print_plans(ctx);
   status = EXIT_SUCCESS;
 done:

@@ -43,6 +43,30 @@ struct trainer {
   cudaGraphExec_t train_graph, test_graph;
 };
 
+void trainer_config_init(trainer_config *c, const int *hidden, int hidden_count,
+                         int batch) {
+  memset(c, 0, sizeof *c);
+  c->widths[0] = MNIST_PIXELS;
+  for (int i = 0; i < hidden_count; i++) c->widths[i + 1] = hidden[i];
+  c->depth = hidden_count + 1;
+  c->widths[c->depth] = MNIST_CLASSES;
+  c->batch = batch;
+  c->epochs = 1;
+  c->lr = 0.05f;
+  c->momentum = 0.9f;
+  c->cosine = 1;
+  c->seed = 1;
+  c->mode = MLP_MODE_FUSED;
+  c->graphs = 1;
+}
+
+void trainer_config_name(char *out, size_t size, const trainer_config *c) {
+  size_t at = 0;
+  out[0] = '\0';
+  for (int l = 0; l <= c->depth && at < size; l++)
+    at += (size_t)snprintf(out + at, size - at, l ? "-%d" : "%d", c->widths[l]);
+}
+
 static int steps_for(const trainer *t, int count) {
   return (count + t->config.batch - 1) / t->config.batch;
 }
