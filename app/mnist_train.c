@@ -164,6 +164,7 @@ int main(int argc, char **argv) {
     train_options_usage(stdout, "mnist_train");
     return EXIT_SUCCESS;
   }
+  if (options.check_flags) return EXIT_SUCCESS;
   char dir[4096];
   if (train_find_data_dir(dir, sizeof dir, options.data_dir,
                           MNIST_SOURCE_DIR) != 0)
@@ -173,6 +174,12 @@ int main(int argc, char **argv) {
   if (mnist_dataset_load(&data, dir, &load_err) != IDX_OK) {
     fprintf(stderr, "mnist_train: %s\n", load_err.message);
     return EXIT_FAILURE;
+  }
+  if (options.check_data) {
+    printf("data       %s: %d train, %d test: valid\n", dir, data.train.count,
+           data.test.count);
+    mnist_dataset_destroy(&data);
+    return EXIT_SUCCESS;
   }
   char why[256];
   int status = EXIT_FAILURE;

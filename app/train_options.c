@@ -53,6 +53,10 @@ void train_options_usage(FILE *out, const char *program) {
           "                     fast (fastest within rounding: may differ in\n"
           "                     the last bits between runs) or off (the\n"
           "                     heuristic's first choice) (default exact)\n"
+          "  --check-flags      check the other flags and exit (0 when they\n"
+          "                     parse); reads no data and needs no GPU\n"
+          "  --check-data       load and validate the data, print the files\n"
+          "                     read, and exit; needs no GPU\n"
           "  --help             this text\n"
           "\n"
           "Get the data with: scripts/download_mnist.sh data/mnist\n",
@@ -124,6 +128,8 @@ static int parse_switch(train_options *o, const char *name) {
   else if (strcmp(name, "show-plans") == 0) o->show_plans = 1;
   else if (strcmp(name, "no-graphs") == 0) o->graphs = 0;
   else if (strcmp(name, "help") == 0) o->help = 1;
+  else if (strcmp(name, "check-flags") == 0) o->check_flags = 1;
+  else if (strcmp(name, "check-data") == 0) o->check_data = 1;
   else return 0;
   return 1;
 }

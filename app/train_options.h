@@ -28,6 +28,8 @@ typedef struct train_options {
   int graphs;                  /* CUDA graph replay of each epoch */
   int autotune;                /* gpu_autotune: 0 off, 1 exact, 2 fast */
   int help;
+  int check_flags;             /* parse, report, exit: no data, no GPU */
+  int check_data;              /* load and validate the data, no GPU */
 } train_options;
 
 /* The defaults: 784-1024-1024-10, batch 128, lr 0.05 with a cosine
