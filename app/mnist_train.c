@@ -10,6 +10,7 @@
 #include "../data/mnist.h"
 #include "../gpu/gpu_context.h"
 #include "../gpu/lt_matmul.h"
+#include "run_log.h"
 #include "sample_stats.h"
 #include "train_options.h"
 #include "trainer.h"
@@ -26,128 +27,137 @@ static double seconds_now(void) {
   return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static void config_from_options(trainer_config *c, const train_options *o) {
-  trainer_config_init(c, o->hidden, o->hidden_count, o->batch);
-  c->epochs = o->epochs;
-  c->cosine = !o->constant_lr;
-  c->lr = o->lr;
-  c->momentum = o->momentum;
-  c->seed = o->seed;
-  c->mode = o->unfused ? MLP_MODE_UNFUSED : MLP_MODE_FUSED;
-  c->graphs = o->graphs;
+/* The last path component of each file read. */
+static void print_data_line(const mnist_dataset *data, const char *dir,
+                            int steps) {
+  printf("data       %s:", dir);
+  for (int f = 0; f < MNIST_FILE_COUNT; f++) {
+    const char *slash = strrchr(data->files[f], '/');
+    printf("%s %s", f ? "," : "", slash ? slash + 1 : data->files[f]);
+  }
+  printf("; %d train, %d test", data->train.count, data->test.count);
+  if (steps > 0) printf(", %d steps per epoch", steps);
+  printf("\n");
 }
 
-static void print_header(const gpu_context *ctx, const trainer_config *c,
-                         const train_options *o, const mnist_dataset *data,
-                         const char *dir, const trainer *t) {
+static void print_header(const gpu_context *ctx, const train_options *o,
+                         const mnist_dataset *data, const char *dir,
+                         const trainer *t) {
+  const trainer_config *c = &o->config;
   char name[256];
   trainer_config_name(name, sizeof name, c);
   printf("mnist_train: %s (%d SMs), device %d\n", ctx->device_name,
-         ctx->sm_count, o->device);
+         ctx->sm_count, o->gpu.device);
   printf("network    %s, %zu parameters\n", name,
          trainer_network(t)->layout.param_count);
   printf("training   %s, %s, batch %d, lr %g (%s), momentum %g, seed %llu, "
          "%d epochs, graphs %s, autotune %s\n",
-         o->unfused ? "unfused" : "fused", o->tf32 ? "TF32" : "FP32",
-         c->batch, c->lr, c->cosine ? "cosine" : "constant", c->momentum,
-         c->seed, o->epochs,
-         o->graphs ? "on" : "off",
-         o->autotune == 2 ? "fast" : o->autotune == 1 ? "exact" : "off");
-  printf("data       %s: %d train, %d test, %d steps per epoch\n\n", dir,
-         data->train.count, data->test.count, trainer_steps_per_epoch(t));
-  printf("epoch  train_loss  train_acc  test_loss  test_acc  train_ms  "
+         mlp_mode_name(c->mode), o->gpu.tf32 ? "TF32" : "FP32", c->batch,
+         c->lr, c->cosine ? "cosine" : "constant", c->momentum, c->seed,
+         c->epochs, c->graphs ? "on" : "off",
+         gpu_autotune_name(o->gpu.autotune));
+  print_data_line(data, dir, trainer_steps_per_epoch(t));
+  printf("\nepoch  train_loss  train_acc  test_loss  test_acc  train_ms  "
          "samples/s\n");
 }
 
 /* What the wrapper built and, when it autotuned, what it kept. */
 static void print_plans(const gpu_context *ctx) {
-  int count = lt_plan_cache_count(ctx->plans);
+  int count = lt_plan_count(ctx);
   printf("\n%d cuBLASLt plans (m, n, k, epilogue; candidates that ran; kept; "
-         "us first / kept)\n", count);
+         "us first / kept)\n",
+         count);
   for (int i = 0; i < count; i++) {
-    lt_plan_info p = lt_plan_cache_info(ctx->plans, i);
-    printf("  %5d %5d %5d  %-14s %3d candidates, kept #%d", p.m, p.n, p.k,
-           lt_epilogue_name(p.epilogue), p.candidates, p.chosen);
-    if (p.first_us > 0)
-      printf(", %.1f / %.1f us", p.first_us, p.chosen_us);
+    lt_plan_info p = lt_plan_info_at(ctx, i);
+    printf("  %5d %5d %5d  %-14s %3d candidates, kept #%d", p.shape.m,
+           p.shape.n, p.shape.k, lt_epilogue_name(p.shape.epilogue),
+           p.candidates, p.chosen);
+    if (p.first_us > 0) printf(", %.1f / %.1f us", p.first_us, p.chosen_us);
     printf("\n");
   }
 }
 
-static int train(const train_options *o, const mnist_dataset *data,
-                 const char *dir, double started) {
-  trainer_config config;
-  config_from_options(&config, o);
-  FILE *log = NULL;
-  if (o->log_path) {
-    log = fopen(o->log_path, "w");
-    if (!log) {
-      perror(o->log_path);
-      fprintf(stderr, "mnist_train: could not open the --log file %s\n",
-              o->log_path);
-      return EXIT_FAILURE;
-    }
-    fprintf(log, "epoch,train_loss,train_accuracy,test_loss,test_accuracy,"
-                 "train_ms,test_ms,samples_per_s\n");
-  }
-  gpu_options gpu = {o->device, o->seed, o->tf32, (gpu_autotune)o->autotune};
-  gpu_context *ctx = NULL;
-  trainer *t = NULL;
-  int status = EXIT_FAILURE;
-  float *times = calloc((size_t)o->epochs, sizeof *times);
-  if (!times || gpu_context_create(&ctx, &gpu) != 0 ||
-      trainer_create(&t, ctx, data, &config) != 0) {
-    fprintf(stderr, "mnist_train: could not set up training on the GPU "
-                    "(see above)\n");
-    goto done;
-  }
-  if (!o->quiet) print_header(ctx, &config, o, data, dir, t);
+/* The epochs, after setup. Returns 0 when training ran to the end, 1 when
+ * it stopped because the loss diverged, -1 on a GPU error. */
+static int run_epochs(trainer *t, const train_options *o,
+                      const mnist_dataset *data, run_log *log,
+                      double started) {
   epoch_stats s = {0};
   float total_ms = 0.0f;
-  for (int e = 0; e < o->epochs; e++) {
-    int result = trainer_run_epoch(t, e, &s);
-    if (result < 0) {
+  float *times = calloc((size_t)o->config.epochs, sizeof *times);
+  if (!times) return -1;
+  int status = 0;
+  for (int e = 0; e < o->config.epochs && status == 0; e++) {
+    status = trainer_run_epoch(t, e, &s);
+    if (status < 0) {
       fprintf(stderr, "mnist_train: a GPU error stopped training in epoch "
                       "%d (see above)\n", e + 1);
-      goto done;
+      break;
     }
-    if (result > 0) {
-      fprintf(stderr,
-              "mnist_train: the training loss became %g in epoch %d: "
-              "training diverged; try a smaller --lr (now %g) or "
-              "--momentum (now %g)\n",
-              s.train_loss, e + 1, o->lr, o->momentum);
-      goto done;
-    }
-    times[e] = s.train_ms;
-    total_ms += s.train_ms;
     double rate = data->train.count / (s.train_ms / 1000.0);
     if (!o->quiet)
       printf("%5d  %10.4f  %8.2f%%  %9.4f  %7.2f%%  %8.2f  %9.3g\n", e + 1,
              s.train_loss, 100.0 * s.train_accuracy, s.test_loss,
              100.0 * s.test_accuracy, s.train_ms, rate);
     if (log)
-      fprintf(log, "%d,%.9g,%.9g,%.9g,%.9g,%.4f,%.4f,%.6g\n", e + 1,
-              s.train_loss, s.train_accuracy, s.test_loss, s.test_accuracy,
-              s.train_ms, s.test_ms, rate);
+      run_log_printf(log, "%d,%.9g,%.9g,%.9g,%.9g,%.4f,%.4f,%.6g", e + 1,
+                     s.train_loss, s.train_accuracy, s.test_loss,
+                     s.test_accuracy, s.train_ms, s.test_ms, rate);
     fflush(stdout);
+    if (status > 0)
+      fprintf(stderr,
+              "mnist_train: the training loss became %g in epoch %d: "
+              "training diverged; try a smaller --lr (now %g) or "
+              "--momentum (now %g)\n",
+              s.train_loss, e + 1, o->config.lr, o->config.momentum);
+    times[e] = s.train_ms;
+    total_ms += s.train_ms;
   }
-  float median_ms, fastest_ms, slowest_ms;
-  sample_stats(times, o->epochs, &median_ms, &fastest_ms, &slowest_ms);
-  printf("%sdone: test accuracy %.2f%% after %d epochs; training %.1f ms in "
-         "all, %.2f ms per epoch (median); %.2f s wall clock\n",
-         o->quiet ? "" : "\n", 100.0 * s.test_accuracy, o->epochs, total_ms,
-         median_ms, seconds_now() - started);
-  if (o->show_plans) print_plans(ctx);
-  status = EXIT_SUCCESS;
+  if (status == 0) {
+    float median_ms, fastest_ms, slowest_ms;
+    sample_stats(times, o->config.epochs, &median_ms, &fastest_ms,
+                 &slowest_ms);
+    printf("%sdone: test accuracy %.2f%% after %d epochs; training %.1f ms "
+           "in all, %.2f ms per epoch (median); %.2f s wall clock\n",
+           o->quiet ? "" : "\n", 100.0 * s.test_accuracy, o->config.epochs,
+           total_ms, median_ms, seconds_now() - started);
+  }
+  free(times);
+  return status;
+}
+
+static int train(const train_options *o, const mnist_dataset *data,
+                 const char *dir, double started) {
+  gpu_context *ctx = NULL;
+  trainer *t = NULL;
+  run_log *log = NULL;
+  int status = EXIT_FAILURE;
+  if (gpu_context_create(&ctx, &o->gpu) != 0 ||
+      trainer_create(&t, ctx, data, &o->config) != 0) {
+    fprintf(stderr, "mnist_train: could not set up training on the GPU "
+                    "(see above)\n");
+    goto done;
+  }
+  if (o->log_path &&
+      run_log_open(&log, o->log_path,
+                   "epoch,train_loss,train_accuracy,test_loss,test_accuracy,"
+                   "train_ms,test_ms,samples_per_s") != 0)
+    goto done;
+  if (!o->quiet) print_header(ctx, o, data, dir, t);
+  int ran = run_epochs(t, o, data, log, started);
+  if (ran >= 0 && log) {
+    int committed = run_log_commit(log);
+    log = NULL;
+    if (committed != 0) goto done;
+  }
+  if (ran == 0) {
+    if (o->show_plans) print_plans(ctx);
+    status = EXIT_SUCCESS;
+  }
 done:
+  run_log_discard(log);
   trainer_destroy(t);
   gpu_context_destroy(ctx);
-  free(times);
-  if (log && fclose(log) != 0) {
-    fprintf(stderr, "mnist_train: writing %s failed\n", o->log_path);
-    status = EXIT_FAILURE;
-  }
   return status;
 }
 
@@ -165,6 +175,10 @@ int main(int argc, char **argv) {
     return EXIT_SUCCESS;
   }
   if (options.check_flags) return EXIT_SUCCESS;
+  if (options.log_path && run_log_check(options.log_path, err, sizeof err)) {
+    fprintf(stderr, "mnist_train: %s\n", err);
+    return EXIT_FAILURE;
+  }
   char dir[4096];
   if (train_find_data_dir(dir, sizeof dir, options.data_dir,
                           MNIST_SOURCE_DIR) != 0)
@@ -175,19 +189,17 @@ int main(int argc, char **argv) {
     fprintf(stderr, "mnist_train: %s\n", load_err.message);
     return EXIT_FAILURE;
   }
-  if (options.check_data) {
-    printf("data       %s: %d train, %d test: valid\n", dir, data.train.count,
-           data.test.count);
-    mnist_dataset_destroy(&data);
-    return EXIT_SUCCESS;
-  }
-  char why[256];
   int status = EXIT_FAILURE;
-  if (!gpu_device_available(why, sizeof why))
+  char why[256];
+  if (options.check_data) {
+    print_data_line(&data, dir, 0);
+    status = EXIT_SUCCESS;
+  } else if (!gpu_device_available(why, sizeof why)) {
     fprintf(stderr, "mnist_train: the data in %s is fine, but training needs "
                     "a CUDA GPU: %s\n", dir, why);
-  else
+  } else {
     status = train(&options, &data, dir, started);
+  }
   mnist_dataset_destroy(&data);
   return status;
 }

@@ -1,40 +1,17 @@
 /* trainer.h: trains an MLP on an MNIST-format data set on the GPU.
  *
- * Owns: the data set's copy on the GPU (bytes, uploaded once), the
- * normalised float copies that batches are views into (the training one
- * rewritten in a fresh order by one gather kernel per epoch, the test one
- * written once), the learning-rate schedule, the on-GPU loss/accuracy
- * accumulators, the network, and (with graphs on) the CUDA graphs of one
- * training epoch and one test pass. Per epoch the host sends one
- * permutation and one schedule and reads the accumulators once; no step
- * waits for the host.
+ * Owns: the data on the GPU (epoch_data.h), the learning-rate schedule,
+ * the on-GPU loss/accuracy accumulators, the network, and (with graphs on)
+ * the CUDA graphs of one training epoch and one test pass. Per epoch the
+ * host sends one permutation and one schedule and reads the accumulators
+ * once; no step waits for the host.
  */
 #ifndef MNIST_EPILOGS_TRAINER_H
 #define MNIST_EPILOGS_TRAINER_H
 
 #include "../data/mnist.h"
 #include "../layers/mlp.h"
-
-typedef struct trainer_config {
-  int widths[MLP_MAX_LAYERS + 1];  /* 784, hidden..., 10 */
-  int depth;                       /* linear layers */
-  int batch;
-  int epochs;                      /* for the learning-rate schedule */
-  float lr, momentum;
-  int cosine;                      /* 1: lr * (1 + cos(pi t / T)) / 2 per
-                                      step t of T; 0: constant lr */
-  unsigned long long seed;         /* initial weights and batch order */
-  mlp_mode mode;
-  int graphs;                      /* 1: replay each epoch as a CUDA graph */
-} trainer_config;
-
-/* Fills `c` for 784-hidden...-10 at `batch`: one epoch, lr 0.05 with the
- * cosine schedule, momentum 0.9, seed 1, fused, graphs on. */
-void trainer_config_init(trainer_config *c, const int *hidden, int hidden_count,
-                         int batch);
-
-/* "784-100-10": the widths of `c`, dash-separated. */
-void trainer_config_name(char *out, size_t size, const trainer_config *c);
+#include "train_config.h"
 
 typedef struct epoch_stats {
   double train_loss, train_accuracy;  /* mean over the epoch's batches */
@@ -45,18 +22,19 @@ typedef struct epoch_stats {
 
 typedef struct trainer trainer;
 
-/* Uploads the data, creates and initialises the network (reseeding
- * ctx->rng with config->seed), builds every cuBLASLt plan with one
- * throw-away forward/backward per batch shape (no update), and captures
- * the graphs. Returns 0, or -1 with a message on stderr. */
+/* Checks the configuration (784-...-10, batch >= 1, epochs >= 1), uploads
+ * the data, creates and initialises the network from config->seed, builds
+ * every cuBLASLt plan with one throw-away forward/backward per batch shape
+ * (no update), and captures the graphs. Returns 0, or -1 with a message on
+ * stderr. */
 int trainer_create(trainer **out, gpu_context *ctx, const mnist_dataset *data,
                    const trainer_config *config);
 void trainer_destroy(trainer *t);
 
 /* One epoch over the training split in a fresh order drawn from the seed
  * and the epoch number, then one pass over the test split. Fills `stats`.
- * Returns 0, -1 on a GPU error, or 1 when the training loss was not
- * finite (NaN or infinity). */
+ * Returns 0, -1 on a GPU error (stats untouched), or 1 when the training
+ * loss was not finite (NaN or infinity). */
 int trainer_run_epoch(trainer *t, int epoch, epoch_stats *stats);
 
 /* Kernels one full training step launches, counted from a captured graph

@@ -55,7 +55,24 @@ const char *gpu_curand_status_name(curandStatus_t status);
     }                                                                          \
   } while (0)
 
-/* After every kernel launch: launch-configuration errors show up here. */
-#define CUDA_CHECK_LAUNCH() CUDA_CHECK(cudaGetLastError())
+/* After every kernel launch: launch-configuration errors show up here,
+ * named by the kernel. */
+#define CUDA_CHECK_KERNEL(name)                                                \
+  do {                                                                         \
+    cudaError_t status_ = cudaGetLastError();                                  \
+    if (status_ != cudaSuccess) {                                              \
+      fprintf(stderr, "%s:%d: launch of %s failed: %s (%s)\n", __FILE__,       \
+              __LINE__, name, cudaGetErrorName(status_),                       \
+              cudaGetErrorString(status_));                                    \
+      return -1;                                                               \
+    }                                                                          \
+  } while (0)
+
+/* Blocks of `threads` for `count` grid-stride items: at least 1, at most
+ * 65535 * 32 (the loops stride over the rest). */
+static inline unsigned gpu_grid_blocks(size_t count, unsigned threads) {
+  size_t blocks = (count + threads - 1) / threads;
+  return (unsigned)(blocks < 65535 * 32 ? (blocks ? blocks : 1) : 65535 * 32);
+}
 
 #endif

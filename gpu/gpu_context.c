@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "gpu_check.h"
-#include "lt_matmul.h"
 
 const char *gpu_curand_status_name(curandStatus_t status) {
   switch (status) {
@@ -64,7 +63,6 @@ static int context_init(gpu_context *ctx) {
   CUDA_CHECK(cudaMalloc(&ctx->d_workspace, GPU_WORKSPACE_BYTES));
   CUDA_CHECK(cudaMalloc(&ctx->d_side_workspace, GPU_WORKSPACE_BYTES));
   CURAND_CHECK(curandCreateGenerator(&ctx->rng, CURAND_RNG_PSEUDO_PHILOX4_32_10));
-  CURAND_CHECK(curandSetPseudoRandomGeneratorSeed(ctx->rng, ctx->options.seed));
   CURAND_CHECK(curandSetStream(ctx->rng, ctx->stream));
   if (lt_plan_cache_create(&ctx->plans) != 0) return -1;
   return 0;

@@ -1,7 +1,7 @@
 /* gpu_context.h: everything a GPU computation needs, in one struct passed
- * explicitly (no globals): the device, one stream, the cuBLASLt handle, its
- * workspace, the plan cache of the matmul wrapper and a seeded cuRAND
- * generator.
+ * explicitly (no globals): the device, two streams ("lanes") each with its
+ * own cuBLASLt workspace, the cuBLASLt handle, the wrapper's plan cache and
+ * last error, and a cuRAND generator.
  */
 #ifndef MNIST_EPILOGS_GPU_CONTEXT_H
 #define MNIST_EPILOGS_GPU_CONTEXT_H
@@ -11,6 +11,9 @@
 #include <curand.h>
 #include <stddef.h>
 
+#include "gpu_options.h"
+#include "lt_plan_cache.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -19,30 +22,9 @@ extern "C" {
  * preference and every matmul. */
 #define GPU_WORKSPACE_BYTES ((size_t)32 << 20)
 
-typedef struct lt_plan_cache lt_plan_cache;
-
-/* How the wrapper picks an algorithm when it builds a plan. */
-typedef enum gpu_autotune {
-  GPU_AUTOTUNE_OFF,    /* the heuristic's first choice */
-  GPU_AUTOTUNE_EXACT,  /* the fastest candidate whose outputs are bitwise
-                          identical to the first choice's: timing can never
-                          change the numbers, so runs stay reproducible */
-  GPU_AUTOTUNE_FAST    /* the fastest candidate within rounding of the first
-                          choice (split-K and other summation orders too):
-                          the choice follows timing noise, so two runs may
-                          differ in the last bits */
-} gpu_autotune;
-
-/* Work can run on two streams ("lanes"); each has its own cuBLASLt
- * workspace, so concurrent matmuls never share one. */
+/* Work runs on two streams; each has its own cuBLASLt workspace, so
+ * concurrent matmuls never share one. */
 enum { GPU_LANE_MAIN = 0, GPU_LANE_SIDE = 1, GPU_LANES = 2 };
-
-typedef struct gpu_options {
-  int device;                /* CUDA device ordinal */
-  unsigned long long seed;   /* cuRAND seed */
-  int tf32;                  /* 1: matmuls in TF32 (CUBLAS_COMPUTE_32F_FAST_TF32) */
-  gpu_autotune autotune;
-} gpu_options;
 
 typedef struct gpu_context {
   gpu_options options;
@@ -53,9 +35,9 @@ typedef struct gpu_context {
   cublasLtHandle_t lt;
   void *d_workspace;         /* lane 0's, GPU_WORKSPACE_BYTES, 256-aligned */
   void *d_side_workspace;    /* lane 1's */
-  curandGenerator_t rng;     /* Philox, on `stream` */
-  lt_plan_cache *plans;      /* owned by lt_matmul.c */
-  char last_error[512];      /* the wrapper's last refusal, for callers */
+  curandGenerator_t rng;     /* Philox, on `stream`; whoever draws seeds it */
+  lt_plan_cache *plans;      /* the wrapper's (lt_matmul.h: lt_plan_count) */
+  char last_error[512];      /* the wrapper's last refusal (lt_last_error) */
 } gpu_context;
 
 /* Returns 1 when a usable CUDA device exists, else 0 with `why` filled. */

@@ -1,72 +1,87 @@
 /* lt_matmul.h: THE cuBLASLt wrapper. Every matmul in the project, fused or
- * not, goes through lt_matmul().
+ * not, goes through lt_matmul_on().
  *
- * Conventions (cuBLASLt is column-major): D (m, n) = op(A) (m, k) * op(B)
+ * Conventions (cuBLASLt is column-major): D (m, n) = op(A) (m, k) op(B)
  * (k, n), alpha = 1, beta = 0, C aliased to D, FP32 storage; the compute
- * type is FP32 or TF32 (gpu_options.tf32). The epilogue adds what the
- * table in DESIGN.md section 3 says:
+ * type is FP32 or TF32 (gpu_options.tf32). The epilogue adds (shapes from
+ * lt_shape.h; the recipe is ../shared/DESIGN.md section 3):
  *
- *   LT_EPILOGUE_DEFAULT        D = op(A) op(B)
- *   LT_EPILOGUE_BIAS           D = op(A) op(B) + bias[m] (broadcast over n)
- *   LT_EPILOGUE_RELU_AUX_BIAS  Z = op(A) op(B) + bias[m]; D = max(Z, 0);
- *                              aux bit (i, j) = (Z[i, j] >= 0)
- *   LT_EPILOGUE_DRELU_BGRAD    G = op(A) op(B); D = G masked by aux bits;
- *                              bias[i] = sum_j D[i, j]   (written, length m)
- *   LT_EPILOGUE_BGRADB         D = op(A) op(B); bias[j] = sum_p op(B)[p, j]
- *                              (written, length n); needs transb = 1
+ *   DEFAULT        D = op(A) op(B)
+ *   BIAS           D = op(A) op(B) + bias[m] (broadcast over n)
+ *   RELU_AUX_BIAS  Z = op(A) op(B) + bias[m]; aux bit (i, j) = !(Z < 0);
+ *                  D = bit ? Z : 0. So an exact zero passes the gradient
+ *                  and a NaN passes through as NaN with its bit set
+ *                  (measured on the H200, CUDA 13.0; cuBLASLt's header
+ *                  says only "ReLU")
+ *   DRELU_BGRAD    G = op(A) op(B); D = G where the aux bit is 1, else 0;
+ *                  bias_grad[i] = sum_j D[i, j]   (written, length m)
+ *   BGRADB         D = op(A) op(B); bias_grad[j] = sum_p op(B)[p, j]
+ *                  (written, length n); needs transb = T
  *
- * The aux bit-mask is column-major: bit (i, j) is bit i % 8 of byte
+ * Bias gradients are written, never accumulated, whatever beta is. The
+ * aux bit-mask is column-major: bit (i, j) is bit i % 8 of byte
  * j * aux_ld / 8 + i / 8; aux_ld is in bits, a multiple of 128 and >= m
  * (cublasLt.h, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD).
  *
- * Plans (descriptor, layouts, algorithm) are cached: the first call with a
- * given shape, epilogue and operand alignment builds one, later calls only
- * set their bias/aux pointers on it (host-side) and launch. With
- * gpu_options.autotune the plan times the heuristic's candidates on the
- * first call's buffers and keeps the fastest whose outputs match the first
- * candidate's: bitwise (EXACT) or within rounding (FAST). Plans are built
- * outside CUDA graph capture: run a step once before capturing it.
+ * Plans (descriptor, layouts, algorithm) are cached per shape, epilogue,
+ * compute type and pointer alignments: the first call builds one (and, with
+ * gpu_options.autotune, times the heuristic's candidates on that call's
+ * buffers: lt_autotune.h); later calls set their bias/aux pointers on it
+ * (host-side) and launch. Plans are built outside CUDA graph capture: run a
+ * step once before capturing it.
  */
 #ifndef MNIST_EPILOGS_LT_MATMUL_H
 #define MNIST_EPILOGS_LT_MATMUL_H
 
 #include "gpu_context.h"
-#include "lt_call.h"
+#include "lt_shape.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+typedef struct lt_matmul_call {
+  lt_shape shape;
+  const float *d_a;   /* op(A) (m, k): stored (lda, k) if N, (lda, m) if T */
+  const float *d_b;   /* op(B) (k, n): stored (ldb, n) if N, (ldb, k) if T */
+  float *d_d;         /* D (m, n) col-major, ld = ldd, written */
+  const float *d_bias; /* BIAS, RELU_AUX_BIAS: [m], read; else NULL */
+  float *d_bias_grad; /* DRELU_BGRAD: [m], BGRADB: [n], written; else NULL */
+  void *d_aux;        /* RELU_AUX_BIAS: written, DRELU_BGRAD: read;
+                         (aux_ld / 8, n) bytes; else NULL */
+} lt_matmul_call;
+
 /* What a built plan chose, for reports. */
 typedef struct lt_plan_info {
-  int m, n, k;
-  lt_epilogue epilogue;
+  lt_shape shape;
+  int tf32;
   int candidates;       /* heuristic results that ran */
   int chosen;           /* index of the kept candidate (0: heuristic's first) */
   float chosen_us;      /* median time of the kept one (autotune only) */
   float first_us;       /* median time of the first working candidate */
 } lt_plan_info;
 
-/* Enqueues the call on ctx->stream (building its plan on first use).
- * Returns 0, or -1 with the reason in ctx->last_error and on stderr: a rule
- * broken (named, with the shapes), or a cuBLAS status by name. */
-int lt_matmul(gpu_context *ctx, const lt_matmul_call *call);
-
-/* The same on a lane (GPU_LANE_MAIN or GPU_LANE_SIDE): its stream and its
- * workspace. */
+/* Enqueues the call on a lane (GPU_LANE_MAIN or GPU_LANE_SIDE: its stream
+ * and its workspace), building its plan on first use. Returns 0, or -1
+ * with the reason in lt_last_error(ctx) and on stderr: a rule broken
+ * (named, with the shapes), or a cuBLAS status by name. */
 int lt_matmul_on(gpu_context *ctx, int lane, const lt_matmul_call *call);
 
-/* Checks the call against the epilogue rules (shapes, leading dimensions,
- * 16-byte alignment, the pointers the epilogue needs, aux_ld, BGRADB's
- * transb) without running it. Returns 0, or -1 with the broken rule named
- * in ctx->last_error and on stderr. */
+/* lt_matmul_on(ctx, GPU_LANE_MAIN, call). */
+int lt_matmul(gpu_context *ctx, const lt_matmul_call *call);
+
+/* Checks the call against the epilogue rules (lt_shape_check, non-NULL
+ * operands, 16-byte alignment, exactly the bias / bias-gradient / aux
+ * pointers the epilogue uses) without running it. Returns 0, or -1 with
+ * the broken rule named in lt_last_error(ctx) and on stderr. */
 int lt_matmul_check(gpu_context *ctx, const lt_matmul_call *call);
 
-int lt_plan_cache_create(lt_plan_cache **out);
-void lt_plan_cache_destroy(lt_plan_cache *cache);
-int lt_plan_cache_count(const lt_plan_cache *cache);
-/* The i-th plan's info, 0 <= i < count. */
-lt_plan_info lt_plan_cache_info(const lt_plan_cache *cache, int i);
+/* The wrapper's last refusal ("" after a call that succeeded). */
+const char *lt_last_error(const gpu_context *ctx);
+
+/* Plans built so far, and what the i-th one chose (0 <= i < count). */
+int lt_plan_count(const gpu_context *ctx);
+lt_plan_info lt_plan_info_at(const gpu_context *ctx, int i);
 
 #ifdef __cplusplus
 }

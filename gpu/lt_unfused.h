@@ -1,12 +1,12 @@
 /* lt_unfused.h: the same calls as lt_matmul, computed without fusion: a
  * plain matmul (the wrapper with the DEFAULT epilogue) followed by one
- * kernel per epilogue step, as a framework without epilogues would. Same
- * results up to summation order; same mask layout.
+ * kernel per epilogue step (lt_unfused_kernels.h), as a framework without
+ * epilogues would. Same results up to summation order; same mask layout.
  *
- *   BIAS            DEFAULT, gpu_bias_add
- *   RELU_AUX_BIAS   DEFAULT, gpu_bias_add, gpu_relu_mask_forward
- *   DRELU_BGRAD     DEFAULT, gpu_relu_mask_backward, gpu_bias_grad
- *   BGRADB          DEFAULT, gpu_bias_grad over op(B)
+ *   BIAS            DEFAULT, lt_bias_add
+ *   RELU_AUX_BIAS   DEFAULT, lt_bias_add, lt_relu_mask_forward
+ *   DRELU_BGRAD     DEFAULT, lt_relu_mask_backward, lt_bias_grad
+ *   BGRADB          DEFAULT, lt_bias_grad over op(B)
  */
 #ifndef MNIST_EPILOGS_LT_UNFUSED_H
 #define MNIST_EPILOGS_LT_UNFUSED_H
@@ -17,12 +17,15 @@
 extern "C" {
 #endif
 
-/* Enqueues on ctx->stream; returns 0 or -1 (reason on stderr). */
-int lt_matmul_unfused(gpu_context *ctx, const lt_matmul_call *call);
-
-/* The same on a lane's stream and workspace (see gpu_context.h). */
+/* Enqueues on a lane's stream and workspace (see gpu_context.h). The whole
+ * call is checked against the wrapper's rules first (lt_matmul_check), so
+ * both modes refuse the same calls. Returns 0 or -1 (reason in
+ * lt_last_error and on stderr). */
 int lt_matmul_unfused_on(gpu_context *ctx, int lane,
                          const lt_matmul_call *call);
+
+/* lt_matmul_unfused_on(ctx, GPU_LANE_MAIN, call). */
+int lt_matmul_unfused(gpu_context *ctx, const lt_matmul_call *call);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,8 @@
 /* linear.h: one fully connected layer, forward and backward, fused
  * (cuBLASLt epilogues) or unfused (plain matmul + one kernel per epilogue
- * step). Both modes compute the same numbers up to summation order.
+ * step). Both modes compute the same numbers up to summation order. Each
+ * call's shape comes from the builders in gpu/lt_shape.h, the same ones
+ * the oracle (oracle.h) uses.
  *
  * The layer does not own memory: its pointers are views into the MLP's
  * slabs and activation buffers (layers/mlp.c).
@@ -11,8 +13,7 @@
 #include <stdint.h>
 
 #include "../gpu/gpu_context.h"
-
-typedef enum mlp_mode { MLP_MODE_FUSED, MLP_MODE_UNFUSED } mlp_mode;
+#include "mlp_mode.h"
 
 typedef struct linear_layer {
   int in, out;
@@ -25,25 +26,25 @@ typedef struct linear_layer {
   float *d_dz;        /* (out, max_batch): loss gradient at the
                          pre-activation (after the ReLU mask) */
   uint8_t *d_mask;    /* (aux_ld / 8, max_batch) bytes; hidden layers */
-  int aux_ld;         /* bits: round_up(out, 128) */
 } linear_layer;
 
 /* d_y (out, n) = [ReLU](Wt^T x + b), saving the ReLU mask: one call with
- * RELU_AUX_BIAS (hidden) or BIAS (output); fused through lt_matmul,
- * unfused through lt_matmul_unfused. d_x is (in, n) col-major. */
+ * RELU_AUX_BIAS (hidden) or BIAS (output) on the main lane (lt_shape_forward).
+ * d_x is (in, n) col-major. */
 int linear_forward(gpu_context *ctx, linear_layer *layer, const float *d_x,
                    int n, mlp_mode mode);
 
 /* Backward, data part, on `lane`: below->d_dz (in, n) = (Wt dz) masked by
  * below's ReLU bits, and below->d_db = its sum over the batch: one call
- * with DRELU_BGRAD. Reads layer->d_dz (out, n). */
+ * with DRELU_BGRAD (lt_shape_backward_data). Reads layer->d_dz (out, n). */
 int linear_backward_data(gpu_context *ctx, int lane, const linear_layer *layer,
                          linear_layer *below, int n, mlp_mode mode);
 
 /* Backward, weight part, on `lane`: d_dwt (in, out) = x dz^T from
  * layer->d_dz and the layer's input d_x (in, n); for the output layer
  * (relu == 0) also d_db = the batch sum of dz (BGRADB). A hidden layer's
- * d_db comes from linear_backward_data of the layer above. All written. */
+ * d_db comes from linear_backward_data of the layer above. All written
+ * (lt_shape_backward_weights). */
 int linear_backward_weights(gpu_context *ctx, int lane, linear_layer *layer,
                             const float *d_x, int n, mlp_mode mode);
 

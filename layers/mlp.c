@@ -7,8 +7,9 @@
 #include <string.h>
 
 #include "../gpu/gpu_check.h"
-#include "../gpu/kernels.h"
-#include "../gpu/lt_matmul.h"
+#include "../gpu/lt_shape.h"
+#include "sgd.h"
+#include "xent.h"
 
 /* Bytes of one layer's mask for max_batch columns, rounded up to 256 so
  * the next mask stays aligned (cuBLASLt needs 16). */
@@ -34,6 +35,7 @@ static int mlp_allocate(mlp *net) {
   CUDA_CHECK(cudaMalloc((void **)&net->d_masks, mask_bytes));
   CUDA_CHECK(cudaMemset(net->d_activations, 0, act_floats * sizeof(float)));
   CUDA_CHECK(cudaMemset(net->d_masks, 0, mask_bytes));
+  CUDA_CHECK(cudaDeviceSynchronize());
   for (int l = 0; l < lay->depth; l++)
     CUDA_CHECK(cudaEventCreateWithFlags(&net->dz_ready[l], cudaEventDisableTiming));
   CUDA_CHECK(cudaEventCreateWithFlags(&net->weights_done, cudaEventDisableTiming));
@@ -53,7 +55,6 @@ static int mlp_allocate(mlp *net) {
     layer->d_y = act;
     layer->d_dz = act + act_size;
     act += 2 * act_size;
-    layer->aux_ld = lt_aux_ld(out);
     layer->d_mask = layer->relu ? mask : NULL;
     mask += mask_stride(out, net->max_batch);
   }
@@ -99,8 +100,10 @@ void mlp_destroy(mlp *net) {
   free(net);
 }
 
-int mlp_init_params(mlp *net, gpu_context *ctx) {
+int mlp_init_params(mlp *net, gpu_context *ctx, unsigned long long seed) {
   const mlp_layout *lay = &net->layout;
+  CURAND_CHECK(curandSetPseudoRandomGeneratorSeed(ctx->rng, seed));
+  CURAND_CHECK(curandSetGeneratorOffset(ctx->rng, 0));
   size_t slab = lay->slab_floats * sizeof(float);
   CUDA_CHECK(cudaMemsetAsync(net->d_params, 0, slab, ctx->stream));
   CUDA_CHECK(cudaMemsetAsync(net->d_velocity, 0, slab, ctx->stream));
@@ -145,7 +148,7 @@ int mlp_backward(mlp *net, gpu_context *ctx, const float *d_x,
                  const int *d_labels, int n, mlp_mode mode, double *d_stats) {
   int depth = net->layout.depth;
   linear_layer *top = &net->layers[depth - 1];
-  if (gpu_xent_loss_grad(top->d_dz, d_stats, top->d_y, d_labels, top->out, n,
+  if (xent_loss_grad(top->d_dz, d_stats, top->d_y, d_labels, top->out, n,
                          ctx->stream) != 0)
     return -1;
   /* Layer by layer from the top: once a layer's dZ is ready on the main
@@ -169,7 +172,7 @@ int mlp_backward(mlp *net, gpu_context *ctx, const float *d_x,
 }
 
 int mlp_update(mlp *net, gpu_context *ctx, const float *d_lr, float momentum) {
-  return gpu_sgd_update(net->d_params, net->d_velocity, net->d_grads,
+  return sgd_update(net->d_params, net->d_velocity, net->d_grads,
                         net->layout.slab_floats, d_lr, momentum, ctx->stream);
 }
 
@@ -186,7 +189,7 @@ int mlp_evaluate(mlp *net, gpu_context *ctx, const float *d_x,
                  const int *d_labels, int n, mlp_mode mode, double *d_stats) {
   if (mlp_forward(net, ctx, d_x, n, mode) != 0) return -1;
   const linear_layer *top = &net->layers[net->layout.depth - 1];
-  return gpu_xent_loss_grad(NULL, d_stats, top->d_y, d_labels, top->out, n,
+  return xent_loss_grad(NULL, d_stats, top->d_y, d_labels, top->out, n,
                             ctx->stream);
 }
 

@@ -3,7 +3,8 @@
  * gradients at each layer and ReLU masks sized once for max_batch.
  * Nothing is allocated by the step functions.
  *
- * A training step (DESIGN.md section 2), per batch of n <= max_batch:
+ * A training step (README.md, "One training step"), per batch of
+ * n <= max_batch:
  *   mlp_forward   hidden layers RELU_AUX_BIAS, output layer BIAS
  *   mlp_backward  softmax cross-entropy kernel, then output layer BGRADB,
  *                 then per hidden layer DRELU_BGRAD and a DEFAULT matmul
@@ -32,14 +33,17 @@ typedef struct mlp {
 } mlp;
 
 /* Allocates an MLP for widths[0..depth] and batches up to max_batch; zero
- * parameters until mlp_init_params. Returns 0, or -1 with a message on
- * stderr and *out NULL. */
+ * parameters until mlp_init_params. Every buffer is zeroed before it
+ * returns (the device is synchronised: the zeroing is on the legacy stream,
+ * the context's streams do not wait for it). Returns 0, or -1 with a
+ * message on stderr and *out NULL. */
 int mlp_create(mlp **out, const int *widths, int depth, int max_batch);
 void mlp_destroy(mlp *net);
 
 /* Weights ~ N(0, 2 / in) for ReLU layers (He), N(0, 1 / in) for the output
- * layer; biases and momentum 0. Draws from ctx->rng on ctx->stream. */
-int mlp_init_params(mlp *net, gpu_context *ctx);
+ * layer; biases and momentum 0. Reseeds ctx->rng with `seed` (offset 0)
+ * and draws from it on ctx->stream: the same seed, the same weights. */
+int mlp_init_params(mlp *net, gpu_context *ctx, unsigned long long seed);
 
 /* Forward pass of d_x (widths[0], n); logits end in mlp_logits(net). */
 int mlp_forward(mlp *net, gpu_context *ctx, const float *d_x, int n,

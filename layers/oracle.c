@@ -18,46 +18,49 @@ static void set_mask_bit(uint8_t *aux, int aux_ld, int i, int j, int bit) {
 
 /* op(A)[i, p] and op(B)[p, j] of the call. */
 static double op_a(const oracle_call *c, int i, int p) {
-  return c->transa ? c->a[(size_t)i * c->lda + p] : c->a[(size_t)p * c->lda + i];
+  const lt_shape *s = &c->shape;
+  return s->transa ? c->a[(size_t)i * s->lda + p] : c->a[(size_t)p * s->lda + i];
 }
 
 static double op_b(const oracle_call *c, int p, int j) {
-  return c->transb ? c->b[(size_t)p * c->ldb + j] : c->b[(size_t)j * c->ldb + p];
+  const lt_shape *s = &c->shape;
+  return s->transb ? c->b[(size_t)p * s->ldb + j] : c->b[(size_t)j * s->ldb + p];
 }
 
 void oracle_matmul(const oracle_call *c) {
-  for (int j = 0; j < c->n; j++)
-    for (int i = 0; i < c->m; i++) {
+  const lt_shape *s = &c->shape;
+  for (int j = 0; j < s->n; j++)
+    for (int i = 0; i < s->m; i++) {
       double g = 0.0;
-      for (int p = 0; p < c->k; p++) g += op_a(c, i, p) * op_b(c, p, j);
-      double *d = &c->d[(size_t)j * c->ldd + i];
-      switch (c->epilogue) {
+      for (int p = 0; p < s->k; p++) g += op_a(c, i, p) * op_b(c, p, j);
+      double *d = &c->d[(size_t)j * s->ldd + i];
+      switch (s->epilogue) {
       case LT_EPILOGUE_BIAS: *d = g + c->bias[i]; break;
       case LT_EPILOGUE_RELU_AUX_BIAS: {
         double z = g + c->bias[i];
         /* cuBLASLt: "not below 0": exact zeros pass, NaN passes as NaN */
         int bit = !(z < 0.0);
-        set_mask_bit(c->aux, c->aux_ld, i, j, bit);
+        set_mask_bit(c->aux, s->aux_ld, i, j, bit);
         *d = bit ? z : 0.0;
         break;
       }
       case LT_EPILOGUE_DRELU_BGRAD:
-        *d = oracle_mask_bit(c->aux, c->aux_ld, i, j) ? g : 0.0;
+        *d = oracle_mask_bit(c->aux, s->aux_ld, i, j) ? g : 0.0;
         break;
       default: *d = g; break;
       }
     }
-  if (c->epilogue == LT_EPILOGUE_DRELU_BGRAD)
-    for (int i = 0; i < c->m; i++) {
+  if (s->epilogue == LT_EPILOGUE_DRELU_BGRAD)
+    for (int i = 0; i < s->m; i++) {
       double sum = 0.0;
-      for (int j = 0; j < c->n; j++) sum += c->d[(size_t)j * c->ldd + i];
-      c->bias[i] = sum;
+      for (int j = 0; j < s->n; j++) sum += c->d[(size_t)j * s->ldd + i];
+      c->bias_grad[i] = sum;
     }
-  if (c->epilogue == LT_EPILOGUE_BGRADB)
-    for (int j = 0; j < c->n; j++) {
+  if (s->epilogue == LT_EPILOGUE_BGRADB)
+    for (int j = 0; j < s->n; j++) {
       double sum = 0.0;
-      for (int p = 0; p < c->k; p++) sum += op_b(c, p, j);
-      c->bias[j] = sum;
+      for (int p = 0; p < s->k; p++) sum += op_b(c, p, j);
+      c->bias_grad[j] = sum;
     }
 }
 
@@ -89,14 +92,92 @@ size_t oracle_mask_bytes(const mlp_layout *layout, int n) {
   return bytes;
 }
 
-int oracle_mlp_step(double *grads, double *loss_sum, int *correct,
-                    uint8_t *masks, const mlp_layout *layout,
+size_t oracle_preact_count(const mlp_layout *layout, int n) {
+  size_t count = 0;
+  for (int l = 0; l + 1 < layout->depth; l++)
+    count += (size_t)layout->widths[l + 1] * (size_t)n;
+  return count;
+}
+
+/* The input of layer l: x for the first, acts[l] for the others. */
+static const double *layer_input(const double *x, double *const *acts, int l) {
+  return l == 0 ? x : acts[l];
+}
+
+/* The forward pass: acts[l + 1] = layer l of its input, masks written; the
+ * optional outputs copied out. */
+static void forward(oracle_step *out, double **acts, uint8_t **mask,
+                    const mlp_layout *layout, const double *params,
+                    const double *x, int n) {
+  int depth = layout->depth;
+  const int *w = layout->widths;
+  double *preacts = out->preacts;
+  uint8_t *masks = out->masks;
+  for (int l = 0; l < depth; l++) {
+    int hidden = l + 1 < depth;
+    oracle_call f = {.shape = lt_shape_forward(w[l], w[l + 1], n, hidden),
+                     .a = params + layout->w_offset[l],
+                     .b = layer_input(x, acts, l),
+                     .d = acts[l + 1],
+                     .bias = params + layout->b_offset[l],
+                     .aux = hidden ? mask[l] : NULL};
+    oracle_matmul(&f);
+    if (hidden && preacts) {
+      oracle_call z = f;
+      z.shape.epilogue = LT_EPILOGUE_BIAS;
+      z.shape.aux_ld = 0;
+      z.d = preacts;
+      z.aux = NULL;
+      oracle_matmul(&z);
+      preacts += (size_t)w[l + 1] * n;
+    }
+    if (hidden && masks) {
+      memcpy(masks, mask[l], lt_aux_bytes(w[l + 1], n));
+      masks += lt_aux_bytes(w[l + 1], n);
+    }
+  }
+  if (out->logits)
+    memcpy(out->logits, acts[depth], (size_t)w[depth] * n * sizeof(double));
+}
+
+/* The backward pass from dz[depth - 1] (the loss gradient at the logits). */
+static void backward(oracle_step *out, double *const *acts, double **dz,
+                     uint8_t **mask, const mlp_layout *layout,
+                     const double *params, const double *x, int n) {
+  int depth = layout->depth;
+  const int *w = layout->widths;
+  memset(out->grads, 0, layout->slab_floats * sizeof(double));
+  for (int l = depth - 1; l >= 0; l--) {
+    /* Weights: dWt = X dZ^T; the output layer also gets its bias gradient
+     * here (BGRADB), hidden ones got theirs from the DRELU_BGRAD above. */
+    int top = l == depth - 1;
+    oracle_call dw = {
+        .shape = lt_shape_backward_weights(w[l], w[l + 1], n, top),
+        .a = layer_input(x, acts, l),
+        .b = dz[l],
+        .d = out->grads + layout->w_offset[l],
+        .bias_grad = top ? out->grads + layout->b_offset[l] : NULL};
+    oracle_matmul(&dw);
+    if (l == 0) break;
+    /* Data: dZ_below = Wt dZ masked by the ReLU bits of the layer below,
+     * and that layer's bias gradient. */
+    oracle_call dx = {.shape = lt_shape_backward_data(w[l], w[l + 1], n),
+                      .a = params + layout->w_offset[l],
+                      .b = dz[l],
+                      .d = dz[l - 1],
+                      .bias_grad = out->grads + layout->b_offset[l - 1],
+                      .aux = mask[l - 1]};
+    oracle_matmul(&dx);
+  }
+}
+
+int oracle_mlp_step(oracle_step *out, const mlp_layout *layout,
                     const double *params, const double *x, const int *labels,
                     int n) {
   int depth = layout->depth;
   const int *w = layout->widths;
-  /* acts[l]: input of layer l, (w[l], n); acts[depth]: logits.
-   * dz[l]: gradient at layer l's output, (w[l + 1], n). */
+  /* acts[l], l >= 1: input of layer l, (w[l], n); acts[depth]: logits
+   * (layer 0 reads x). dz[l]: gradient at layer l's output, (w[l + 1], n). */
   double *acts[MLP_MAX_LAYERS + 1] = {0}, *dz[MLP_MAX_LAYERS] = {0};
   uint8_t *mask[MLP_MAX_LAYERS] = {0};
   int ok = 1;
@@ -107,45 +188,11 @@ int oracle_mlp_step(double *grads, double *loss_sum, int *correct,
     ok = ok && acts[l] && dz[l - 1] && mask[l - 1];
   }
   if (ok) {
-    acts[0] = (double *)x;
-    for (int l = 0; l < depth; l++) {
-      int hidden = l + 1 < depth;
-      oracle_call f = {w[l + 1], n, w[l], 1, 0, params + layout->w_offset[l],
-                       w[l], acts[l], w[l], acts[l + 1], w[l + 1],
-                       hidden ? LT_EPILOGUE_RELU_AUX_BIAS : LT_EPILOGUE_BIAS,
-                       (double *)params + layout->b_offset[l], mask[l],
-                       lt_aux_ld(w[l + 1])};
-      oracle_matmul(&f);
-    }
-    *loss_sum = oracle_xent(dz[depth - 1], correct, acts[depth], labels,
-                            w[depth], n);
-    memset(grads, 0, layout->slab_floats * sizeof(double));
-    for (int l = depth - 1; l >= 0; l--) {
-      /* Weights: dWt (in, out) = X (in, n) dZ^T; the output layer also
-       * gets its bias gradient here (BGRADB), hidden ones got theirs from
-       * the DRELU_BGRAD of the layer above. */
-      oracle_call dw = {w[l], w[l + 1], n, 0, 1, acts[l], w[l], dz[l],
-                        w[l + 1], grads + layout->w_offset[l], w[l],
-                        l == depth - 1 ? LT_EPILOGUE_BGRADB : LT_EPILOGUE_DEFAULT,
-                        l == depth - 1 ? grads + layout->b_offset[l] : NULL,
-                        NULL, 0};
-      oracle_matmul(&dw);
-      if (l == 0) break;
-      /* Data: dZ_below (in, n) = Wt (in, out) dZ, masked by the ReLU bits
-       * of the layer below, and that layer's bias gradient. */
-      oracle_call dx = {w[l], n, w[l + 1], 0, 0, params + layout->w_offset[l],
-                        w[l], dz[l], w[l + 1], dz[l - 1], w[l],
-                        LT_EPILOGUE_DRELU_BGRAD,
-                        grads + layout->b_offset[l - 1], mask[l - 1],
-                        lt_aux_ld(w[l])};
-      oracle_matmul(&dx);
-    }
-    if (masks)
-      for (int l = 0; l + 1 < depth; l++) {
-        size_t bytes = lt_aux_bytes(w[l + 1], n);
-        memcpy(masks, mask[l], bytes);
-        masks += bytes;
-      }
+    out->correct = 0;
+    forward(out, acts, mask, layout, params, x, n);
+    out->loss_sum = oracle_xent(dz[depth - 1], &out->correct, acts[depth],
+                                labels, w[depth], n);
+    backward(out, acts, dz, mask, layout, params, x, n);
   }
   for (int l = 1; l <= depth; l++) {
     free(acts[l]);

@@ -1,6 +1,8 @@
-/* test_cli.c: the real mnist_train binary: --help, bad flags, and bad data
- * directories give a non-zero exit and a message naming the problem,
- * without touching the GPU (so this runs anywhere). */
+/* test_cli.c: the real mnist_train and mnist_bench binaries: --help, bad
+ * flags, bad data directories and bad --log paths give a non-zero exit and
+ * a message naming the problem without touching the GPU; --check-flags and
+ * --check-data; a --log file is never destroyed by a run that did not
+ * train. Runs anywhere (where a GPU exists, one case trains a tiny set). */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,9 +63,11 @@ START_TEST(bench_flags) {
   ck_assert_int_eq(run_program(MNIST_BENCH_PATH, "--help", out, sizeof out), 0);
   ck_assert_ptr_nonnull(strstr(out, "usage: mnist_bench"));
   ck_assert_int_eq(run_program(MNIST_BENCH_PATH, "--repeats 0", out, sizeof out), 2);
-  ck_assert_ptr_nonnull(strstr(out, "--repeats: expected 1 to"));
+  ck_assert_ptr_nonnull(strstr(out, "--repeats: expected a whole number from 1 to"));
   ck_assert_int_eq(run_program(MNIST_BENCH_PATH, "--fast", out, sizeof out), 2);
-  ck_assert_ptr_nonnull(strstr(out, "unknown or incomplete flag '--fast'"));
+  ck_assert_ptr_nonnull(strstr(out, "unknown flag '--fast'"));
+  ck_assert_int_eq(run_program(MNIST_BENCH_PATH, "--repeats 5x", out, sizeof out), 2);
+  ck_assert_int_eq(run_program(MNIST_BENCH_PATH, "--device abc", out, sizeof out), 2);
   ck_assert_int_eq(run_program(MNIST_BENCH_PATH, "--data-dir nowhere", out, sizeof out), 1);
   ck_assert_msg(strstr(out, "nowhere"), "%s", out);
 }
@@ -113,6 +117,81 @@ START_TEST(bad_data_is_named_before_the_gpu) {
 }
 END_TEST
 
+/* Reads a whole small file into out; returns its length or -1. */
+static long slurp(const char *path, char *out, size_t size) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return -1;
+  size_t got = fread(out, 1, size - 1, f);
+  out[got] = '\0';
+  fclose(f);
+  return (long)got;
+}
+
+/* A run that fails before training (bad data, no GPU) leaves an existing
+ * --log file exactly as it was; a log path that cannot work is refused
+ * before the data is read. */
+START_TEST(log_is_never_clobbered) {
+  const char *precious = "epoch,train_loss\n1,0.5\n";
+  char out[8192], path[4300], content[256];
+  snprintf(path, sizeof path, "%s/precious.csv", dir);
+  ck_assert_int_eq(test_write_bytes(path, precious, strlen(precious), 0), 0);
+  /* Bad data: truncated images. */
+  ck_assert_int_eq(test_write_tiny_mnist(dir, 20, 10, 0), 0);
+  char images[4300];
+  snprintf(images, sizeof images, "%s/train-images-idx3-ubyte", dir);
+  ck_assert_int_eq(truncate(images, 100), 0);
+  ck_assert_int_eq(run_train("--data-dir . --log precious.csv", out, sizeof out), 1);
+  ck_assert_int_ge(slurp(path, content, sizeof content), 0);
+  ck_assert_str_eq(content, precious);
+  /* Good data: without a GPU the run stops before training and the file
+   * stays; with one, a tiny run trains and replaces it with its rows. */
+  ck_assert_int_eq(test_write_tiny_mnist(dir, 20, 10, 0), 0);
+  int code = run_train("--data-dir . --log precious.csv --hidden 8 --epochs 2",
+                       out, sizeof out);
+  ck_assert_int_ge(slurp(path, content, sizeof content), 0);
+  if (strstr(out, "training needs a CUDA GPU")) {
+    ck_assert_int_eq(code, 1);
+    ck_assert_str_eq(content, precious);
+  } else {
+    ck_assert_msg(code == 0, "%s", out);
+    ck_assert_msg(strncmp(content, "epoch,train_loss,train_accuracy", 31) == 0 &&
+                      strstr(content, "\n2,"),
+                  "%s", content);
+  }
+  /* No temporary is left behind. */
+  char listing[8192];
+  snprintf(listing, sizeof listing, "ls '%s' | grep -c partial", dir);
+  FILE *pipe = popen(listing, "r");
+  ck_assert_ptr_nonnull(pipe);
+  char count[16] = "";
+  ck_assert_ptr_nonnull(fgets(count, sizeof count, pipe));
+  pclose(pipe);
+  ck_assert_int_eq(atoi(count), 0);
+  /* Paths that cannot work: named at once, exit 1. */
+  ck_assert_int_eq(run_train("--data-dir . --log no/such/folder/log.csv", out,
+                             sizeof out), 1);
+  ck_assert_msg(strstr(out, "no/such/folder/log.csv") && strstr(out, "folder"),
+                "%s", out);
+  ck_assert_int_eq(run_train("--data-dir . --log .", out, sizeof out), 1);
+  ck_assert_msg(strstr(out, "found a folder"), "%s", out);
+}
+END_TEST
+
+/* --check-flags parses only; --check-data loads and names the files read. */
+START_TEST(check_flags_and_data) {
+  char out[8192];
+  ck_assert_int_eq(run_train("--check-flags --epochs 3 --data-dir nowhere", out,
+                             sizeof out), 0);
+  ck_assert_int_eq(run_train("--check-flags --epochs 0", out, sizeof out), 2);
+  ck_assert_int_eq(test_write_tiny_mnist(dir, 20, 10, 1), 0);
+  ck_assert_int_eq(run_train("--check-data --data-dir .", out, sizeof out), 0);
+  ck_assert_msg(strstr(out, "train-images-idx3-ubyte.gz") &&
+                    strstr(out, "t10k-labels-idx1-ubyte.gz") &&
+                    strstr(out, "20 train, 10 test"),
+                "%s", out);
+}
+END_TEST
+
 int main(void) {
   Suite *suite = suite_create("cli");
   TCase *tc = tcase_create("cli");
@@ -122,6 +201,8 @@ int main(void) {
   tcase_add_test(tc, bad_flag_gives_usage_and_code_2);
   tcase_add_test(tc, missing_data_dir_says_how_to_download);
   tcase_add_test(tc, bench_flags);
+  tcase_add_test(tc, log_is_never_clobbered);
+  tcase_add_test(tc, check_flags_and_data);
   tcase_add_loop_test(tc, bad_data_is_named_before_the_gpu, 0,
                       (int)(sizeof bad_dirs / sizeof bad_dirs[0]));
   suite_add_tcase(suite, tc);

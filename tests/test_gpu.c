@@ -26,8 +26,16 @@ void test_require_gpu(const char *suite) {
 void *test_upload(const void *host, size_t bytes) {
   void *device = NULL;
   TEST_CUDA(cudaMalloc(&device, bytes ? bytes : 1));
-  if (host && bytes) TEST_CUDA(cudaMemcpy(device, host, bytes, cudaMemcpyHostToDevice));
+  if (host && bytes)
+    TEST_CUDA(cudaMemcpy(device, host, bytes, cudaMemcpyHostToDevice));
+  TEST_CUDA(cudaDeviceSynchronize());
   return device;
+}
+
+void test_copy_to_device(void *device, const void *host, size_t bytes) {
+  TEST_CUDA(cudaDeviceSynchronize());
+  TEST_CUDA(cudaMemcpy(device, host, bytes, cudaMemcpyHostToDevice));
+  TEST_CUDA(cudaDeviceSynchronize());
 }
 
 void test_download(void *host, const void *device, size_t bytes) {
@@ -37,15 +45,20 @@ void test_download(void *host, const void *device, size_t bytes) {
 
 void test_fill_device(void *device, int byte, size_t bytes) {
   TEST_CUDA(cudaMemset(device, byte, bytes));
+  TEST_CUDA(cudaDeviceSynchronize());
 }
 
-void test_free(void *device) { TEST_CUDA(cudaFree(device)); }
+void test_free(void *device) {
+  TEST_CUDA(cudaDeviceSynchronize());
+  TEST_CUDA(cudaFree(device));
+}
 
-void test_sync(gpu_context *ctx) { TEST_CUDA(cudaStreamSynchronize(ctx->stream)); }
+void test_sync(gpu_context *ctx) { TEST_CUDA(gpu_context_sync(ctx) == 0 ? cudaSuccess : cudaErrorUnknown); }
 
-gpu_context *test_context(gpu_autotune autotune, int tf32,
-                          unsigned long long seed) {
-  gpu_options options = {0, seed, tf32, autotune};
+gpu_context *test_context(gpu_autotune autotune, int tf32) {
+  gpu_options options = gpu_options_defaults();
+  options.autotune = autotune;
+  options.tf32 = tf32;
   gpu_context *ctx = NULL;
   if (gpu_context_create(&ctx, &options) != 0) return NULL;
   return ctx;

@@ -1,5 +1,9 @@
 /* test_gpu.h: helpers for the GPU suites: skip without a GPU, copies
- * between host and device that fail the test on any CUDA error. */
+ * between host and device that fail the test on any CUDA error. Every
+ * helper that writes device memory synchronises the whole device before it
+ * returns: the copies and fills run on the legacy stream, which the
+ * contexts' non-blocking streams do not wait for, so without the sync
+ * nothing would order a fill before the work that reads it. */
 #ifndef MNIST_EPILOGS_TEST_GPU_H
 #define MNIST_EPILOGS_TEST_GPU_H
 
@@ -10,17 +14,20 @@
 /* Exits 77 with the reason when no usable CUDA device exists. */
 void test_require_gpu(const char *suite);
 
-/* cudaMalloc + copy of `bytes` from host (or NaN-poison when host is NULL
- * for floats, 0xA5 bytes for masks: see the callers). */
+/* cudaMalloc of `bytes` (at least 1), filled from `host` unless NULL;
+ * complete on return. */
 void *test_upload(const void *host, size_t bytes);
+/* Copies host bytes into existing device memory, complete on return. */
+void test_copy_to_device(void *device, const void *host, size_t bytes);
+/* Waits for the whole device, then copies to the host. */
 void test_download(void *host, const void *device, size_t bytes);
+/* cudaMemset, complete on return. */
 void test_fill_device(void *device, int byte, size_t bytes);
 void test_free(void *device);
 void test_sync(gpu_context *ctx);
 
-/* A context with the given autotune mode and tf32 switch; NULL on error
- * (callers assert: this may run outside a test). */
-gpu_context *test_context(gpu_autotune autotune, int tf32,
-                          unsigned long long seed);
+/* A context with the given autotune mode and tf32 switch on device 0;
+ * NULL on error (callers assert: this may run outside a test). */
+gpu_context *test_context(gpu_autotune autotune, int tf32);
 
 #endif

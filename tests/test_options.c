@@ -1,8 +1,9 @@
-/* test_options.c: mnist_train's flag parser, valid and invalid input,
- * table-driven. */
+/* test_options.c: mnist_train's and mnist_bench's flag parsers (one
+ * strict parser underneath), valid and invalid input, table-driven. */
 #include <check.h>
 #include <string.h>
 
+#include "app/bench_options.h"
 #include "app/train_options.h"
 #include "test_util.h"
 
@@ -11,14 +12,17 @@ START_TEST(defaults) {
   char err[256];
   char *argv[] = {"mnist_train"};
   ck_assert_int_eq(train_options_parse(&o, 1, argv, err, sizeof err), 0);
-  ck_assert_int_eq(o.epochs, 5);
-  ck_assert_int_eq(o.batch, 128);
-  ck_assert_int_eq(o.hidden_count, 2);
-  ck_assert_int_eq(o.hidden[0], 1024);
-  ck_assert_int_eq(o.unfused, 0);
-  ck_assert_int_eq(o.graphs, 1);
-  ck_assert_int_eq(o.autotune, 1);
+  ck_assert_int_eq(o.config.epochs, 5);
+  ck_assert_int_eq(o.config.batch, 128);
+  ck_assert_int_eq(o.config.depth, 3);
+  ck_assert_int_eq(o.config.widths[1], 1024);
+  ck_assert_int_eq(o.config.mode, MLP_MODE_FUSED);
+  ck_assert_int_eq(o.config.graphs, 1);
+  ck_assert_int_eq(o.gpu.autotune, GPU_AUTOTUNE_EXACT);
   ck_assert_ptr_null(o.data_dir);
+  /* One place for the defaults: the parser's are the config's. */
+  trainer_config c = trainer_config_defaults();
+  ck_assert_mem_eq(&o.config, &c, sizeof c);
 }
 END_TEST
 
@@ -33,23 +37,24 @@ START_TEST(every_flag) {
                   "--show-plans"};
   int argc = (int)(sizeof argv / sizeof argv[0]);
   ck_assert_msg(train_options_parse(&o, argc, argv, err, sizeof err) == 0, "%s", err);
-  ck_assert_int_eq(o.epochs, 3);
-  ck_assert_int_eq(o.batch, 256);
-  ck_assert_float_eq(o.lr, 0.1f);
-  ck_assert_float_eq(o.momentum, 0.0f);
-  ck_assert_int_eq(o.hidden_count, 3);
-  ck_assert_int_eq(o.hidden[2], 25);
-  ck_assert(o.seed == 18446744073709551615ull);
-  ck_assert_int_eq(o.unfused, 1);
+  ck_assert_int_eq(o.config.epochs, 3);
+  ck_assert_int_eq(o.config.batch, 256);
+  ck_assert_float_eq(o.config.lr, 0.1f);
+  ck_assert_float_eq(o.config.momentum, 0.0f);
+  ck_assert_int_eq(o.config.depth, 4);
+  ck_assert_int_eq(o.config.widths[3], 25);
+  ck_assert_int_eq(o.config.widths[4], 10);
+  ck_assert(o.config.seed == 18446744073709551615ull);
+  ck_assert_int_eq(o.config.mode, MLP_MODE_UNFUSED);
   ck_assert_str_eq(o.data_dir, "/x");
-  ck_assert_int_eq(o.tf32, 1);
-  ck_assert_int_eq(o.device, 2);
+  ck_assert_int_eq(o.gpu.tf32, 1);
+  ck_assert_int_eq(o.gpu.device, 2);
   ck_assert_str_eq(o.log_path, "l.csv");
   ck_assert_int_eq(o.quiet, 1);
-  ck_assert_int_eq(o.graphs, 0);
-  ck_assert_int_eq(o.autotune, 2);
+  ck_assert_int_eq(o.config.graphs, 0);
+  ck_assert_int_eq(o.gpu.autotune, GPU_AUTOTUNE_FAST);
   ck_assert_int_eq(o.help, 1);
-  ck_assert_int_eq(o.constant_lr, 1);
+  ck_assert_int_eq(o.config.cosine, 0);
   ck_assert_int_eq(o.show_plans, 1);
 }
 END_TEST
@@ -59,7 +64,8 @@ START_TEST(hidden_none) {
   char err[256];
   char *argv[] = {"mnist_train", "--hidden", "none"};
   ck_assert_int_eq(train_options_parse(&o, 3, argv, err, sizeof err), 0);
-  ck_assert_int_eq(o.hidden_count, 0);
+  ck_assert_int_eq(o.config.depth, 1);
+  ck_assert_int_eq(o.config.widths[1], 10);
 }
 END_TEST
 
@@ -94,6 +100,17 @@ static const bad_flags bad[] = {
     {{"-e", "5"}, "expected a flag starting with --"},
     {{"--tf32=1"}, "takes no value"},
     {{"--"}, "unknown flag"},
+    /* Values that once parsed into nonsense. */
+    {{"--lr", "1e-300"}, "--lr: expected a number > 0"},  /* was 0 as float */
+    {{"--lr", "1e-40"}, "--lr"},                          /* subnormal */
+    {{"--seed", " -5"}, "--seed"}, /* was 18446744073709551611 */
+    {{"--seed", "-5"}, "--seed"},
+    {{"--seed", "+5"}, "--seed"},
+    {{"--seed", "18446744073709551616"}, "--seed"},       /* 2^64 */
+    {{"--epochs", " 5"}, "--epochs"},
+    {{"--epochs", "4294967297"}, "--epochs"},
+    {{"--momentum", "0.99999999"}, "expected a number >= 0 and < 1"},
+    {{"--batch", "1", "--batch"}, "given twice"},
 };
 
 START_TEST(bad_flags_are_named) {
@@ -109,12 +126,43 @@ START_TEST(bad_flags_are_named) {
 }
 END_TEST
 
+/* mnist_bench goes through the same parser. */
+START_TEST(bench_flags_are_strict) {
+  char err[256] = "";
+  bench_options o;
+  char *good[] = {"mnist_bench", "--repeats", "7", "--json=x.json",
+                  "--device", "1", "--no-layers", "--data-dir", "/d"};
+  ck_assert_msg(bench_options_parse(&o, 9, good, err, sizeof err) == 0, "%s", err);
+  ck_assert_int_eq(o.repeats, 7);
+  ck_assert_str_eq(o.json_path, "x.json");
+  ck_assert_int_eq(o.device, 1);
+  ck_assert_int_eq(o.skip_layers, 1);
+  ck_assert_str_eq(o.data_dir, "/d");
+  const char *bad[][3] = {
+      {"--repeats", "5x", "--repeats: expected a whole number from 1 to 100"},
+      {"--repeats", "4294967297", "--repeats"},
+      {"--repeats", "0", "--repeats"},
+      {"--device", "abc", "--device: expected a whole number"},
+      {"--json", "", "--json"},
+      {"--fast", NULL, "unknown flag '--fast'"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    char *argv[3] = {"mnist_bench", (char *)bad[i][0], (char *)bad[i][1]};
+    int argc = bad[i][1] ? 3 : 2;
+    ck_assert_int_eq(bench_options_parse(&o, argc, argv, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, bad[i][2]), "case %zu: '%s' lacks '%s'", i, err,
+                  bad[i][2]);
+  }
+}
+END_TEST
+
 int main(void) {
   Suite *suite = suite_create("options");
   TCase *tc = tcase_create("parse");
   tcase_add_test(tc, defaults);
   tcase_add_test(tc, every_flag);
   tcase_add_test(tc, hidden_none);
+  tcase_add_test(tc, bench_flags_are_strict);
   tcase_add_loop_test(tc, bad_flags_are_named, 0, (int)(sizeof bad / sizeof bad[0]));
   suite_add_tcase(suite, tc);
   return test_run_suite(suite, 0);

@@ -56,10 +56,8 @@ START_TEST(gradients_match_finite_differences) {
   }
   for (int i = 0; i < c->widths[0] * c->n; i++) x[i] = test_rng_uniform(&rng, -1, 1);
   for (int j = 0; j < c->n; j++) labels[j] = (int)(test_rng_next(&rng) % c->widths[c->depth]);
-  double loss = 0;
-  int correct = 0;
-  ck_assert_int_eq(oracle_mlp_step(grads, &loss, &correct, mask0, &layout,
-                                   params, x, labels, c->n), 0);
+  oracle_step base = {.grads = grads, .masks = mask0};
+  ck_assert_int_eq(oracle_mlp_step(&base, &layout, params, x, labels, c->n), 0);
   int checked = 0, skipped = 0;
   for (int l = 0; l < c->depth; l++) {
     size_t count = (size_t)c->widths[l] * c->widths[l + 1];
@@ -67,13 +65,15 @@ START_TEST(gradients_match_finite_differences) {
                            {layout.b_offset[l], (size_t)c->widths[l + 1]}};
     for (int r = 0; r < 2; r++)
       for (size_t i = ranges[r][0]; i < ranges[r][0] + ranges[r][1]; i++) {
-        double saved = params[i], plus = 0, minus = 0;
+        double saved = params[i];
         int kink = 0;
+        oracle_step plus = {.grads = scratch, .masks = mask1};
+        oracle_step minus = {.grads = scratch, .masks = mask1};
         params[i] = saved + FD_STEP;
-        oracle_mlp_step(scratch, &plus, &correct, mask1, &layout, params, x, labels, c->n);
+        oracle_mlp_step(&plus, &layout, params, x, labels, c->n);
         kink |= memcmp(mask0, mask1, mask_bytes) != 0;
         params[i] = saved - FD_STEP;
-        oracle_mlp_step(scratch, &minus, &correct, mask1, &layout, params, x, labels, c->n);
+        oracle_mlp_step(&minus, &layout, params, x, labels, c->n);
         kink |= memcmp(mask0, mask1, mask_bytes) != 0;
         params[i] = saved;
         if (kink) {
@@ -81,7 +81,7 @@ START_TEST(gradients_match_finite_differences) {
           continue;
         }
         /* The oracle's loss is the batch sum; its gradient is of the mean. */
-        double numeric = (plus - minus) / (2 * FD_STEP) / c->n;
+        double numeric = (plus.loss_sum - minus.loss_sum) / (2 * FD_STEP) / c->n;
         ck_assert_msg(fabs(grads[i] - numeric) <= FD_ATOL + FD_RTOL * fabs(numeric),
                       "layer %d slab[%zu]: oracle %.10g, finite difference %.10g",
                       l, i, grads[i], numeric);
@@ -111,8 +111,8 @@ START_TEST(relu_mask_layout_and_zero_rule) {
   memset(aux, 0xA5, sizeof aux);
   for (int i = 0; i < K * N; i++) b[i] = 1.0;
   for (int i = 0; i < M; i++) bias[i] = i % 3 == 0 ? 0.0 : (i % 3 == 1 ? 1.0 : -1.0);
-  oracle_call call = {M, N, K, 1, 0, a, K, b, K, d, M, LT_EPILOGUE_RELU_AUX_BIAS,
-                      bias, aux, aux_ld};
+  oracle_call call = {.shape = lt_shape_forward(K, M, N, 1), .a = a, .b = b,
+                      .d = d, .bias = bias, .aux = aux};
   oracle_matmul(&call);
   for (int j = 0; j < N; j++)
     for (int i = 0; i < M; i++) {
@@ -140,6 +140,88 @@ START_TEST(xent_gradient_sums_to_zero) {
 }
 END_TEST
 
+/* The builders make the calls the README's step list describes, and every
+ * one passes cuBLASLt's shape rules; broken shapes are named. */
+START_TEST(shape_builders_follow_the_recipe) {
+  int sizes[][3] = {{784, 100, 256}, {1, 1, 1}, {129, 7, 96}, {100, 10, 1}};
+  char why[256];
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+    int in = sizes[i][0], out = sizes[i][1], n = sizes[i][2];
+    lt_shape f = lt_shape_forward(in, out, n, 1);
+    ck_assert(f.m == out && f.n == n && f.k == in && f.transa && !f.transb);
+    ck_assert_int_eq(f.aux_ld, lt_aux_ld(out));
+    lt_shape d = lt_shape_backward_data(in, out, n);
+    ck_assert(d.m == in && d.n == n && d.k == out && !d.transa && !d.transb);
+    ck_assert(d.epilogue == LT_EPILOGUE_DRELU_BGRAD && d.aux_ld == lt_aux_ld(in));
+    lt_shape w = lt_shape_backward_weights(in, out, n, 1);
+    ck_assert(w.m == in && w.n == out && w.k == n && !w.transa && w.transb);
+    ck_assert_int_eq(lt_bias_grad_length(&w), out);
+    lt_shape all[4] = {f, lt_shape_forward(in, out, n, 0), d, w};
+    for (int k = 0; k < 4; k++)
+      ck_assert_msg(lt_shape_check(&all[k], why, sizeof why) == 0, "%s", why);
+  }
+  lt_shape bad = lt_shape_backward_weights(5, 3, 2, 1);
+  bad.transb = 0;
+  bad.ldb = 2;
+  ck_assert_int_eq(lt_shape_check(&bad, why, sizeof why), -1);
+  ck_assert_ptr_nonnull(strstr(why, "transb = T"));
+  bad = lt_shape_forward(5, 200, 2, 1);
+  bad.aux_ld = 128;
+  ck_assert_int_eq(lt_shape_check(&bad, why, sizeof why), -1);
+  ck_assert_ptr_nonnull(strstr(why, ">= m = 200"));
+  bad = lt_shape_forward(5, 3, 2, 0);
+  bad.aux_ld = 128;
+  ck_assert_int_eq(lt_shape_check(&bad, why, sizeof why), -1);
+  ck_assert_ptr_nonnull(strstr(why, "expected aux_ld 0"));
+}
+END_TEST
+
+/* The optional outputs of a step agree with each other: mask bit = !(z <
+ * 0) for every pre-activation, and the loss is the cross-entropy of the
+ * logits returned. */
+START_TEST(step_outputs_agree) {
+  int widths[4] = {11, 9, 6, 4};
+  enum { N = 5 };
+  mlp_layout layout;
+  char err[128];
+  ck_assert_int_eq(mlp_layout_init(&layout, widths, 3, err, sizeof err), 0);
+  test_rng rng;
+  test_rng_init(&rng, seed);
+  double *params = calloc(layout.slab_floats, sizeof(double));
+  double x[11 * N], logits[4 * N];
+  int labels[N];
+  for (size_t i = 0; i < layout.slab_floats; i++)
+    params[i] = test_rng_uniform(&rng, -1, 1);
+  for (int i = 0; i < 11 * N; i++) x[i] = test_rng_uniform(&rng, -1, 1);
+  for (int j = 0; j < N; j++) labels[j] = (int)(test_rng_next(&rng) % 4);
+  oracle_step out = {
+      .grads = calloc(layout.slab_floats, sizeof(double)),
+      .masks = calloc(oracle_mask_bytes(&layout, N), 1),
+      .preacts = calloc(oracle_preact_count(&layout, N), sizeof(double)),
+      .logits = logits};
+  ck_assert_int_eq(oracle_mlp_step(&out, &layout, params, x, labels, N), 0);
+  ck_assert_int_eq(oracle_preact_count(&layout, N), (9 + 6) * N);
+  const uint8_t *mask = out.masks;
+  const double *z = out.preacts;
+  for (int l = 0; l < 2; l++) {
+    int rows = widths[l + 1];
+    for (int j = 0; j < N; j++)
+      for (int i = 0; i < rows; i++)
+        ck_assert_int_eq(oracle_mask_bit(mask, lt_aux_ld(rows), i, j),
+                         !(z[j * rows + i] < 0));
+    mask += lt_aux_bytes(rows, N);
+    z += rows * N;
+  }
+  int correct = 0;
+  double loss = oracle_xent(NULL, &correct, logits, labels, 4, N);
+  ck_assert(loss == out.loss_sum && correct == out.correct);
+  free(params);
+  free(out.grads);
+  free(out.masks);
+  free(out.preacts);
+}
+END_TEST
+
 int main(void) {
   seed = test_seed("oracle");
   Suite *suite = suite_create("oracle");
@@ -149,6 +231,8 @@ int main(void) {
                       (int)(sizeof cases / sizeof cases[0]));
   tcase_add_test(tc, relu_mask_layout_and_zero_rule);
   tcase_add_test(tc, xent_gradient_sums_to_zero);
+  tcase_add_test(tc, shape_builders_follow_the_recipe);
+  tcase_add_test(tc, step_outputs_agree);
   suite_add_tcase(suite, tc);
   return test_run_suite(suite, 0);
 }

@@ -1,7 +1,9 @@
 /* test_train_e2e.c: mnist_train end to end on the real data and the GPU:
  * one epoch of the 784-100-10 network reaches >= 95 %; fused and unfused
- * agree; two identical runs write identical logs; Fashion-MNIST learns.
- * Skips (77) without a GPU or without the data, saying which. */
+ * agree; two identical runs write identical logs; a diverging run stops
+ * with its advice and its rows logged; a run that fails at GPU setup
+ * leaves an existing log alone; Fashion-MNIST learns. Skips (77) without a
+ * GPU or without the data, saying which. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,11 +93,50 @@ START_TEST(graphs_do_not_change_the_numbers) {
 }
 END_TEST
 
-/* A device that does not exist: a clear message and exit 1, no crash. */
+/* Runs a shell command, capturing its output; returns the exit code. */
+static int capture(const char *command, char *out, size_t size) {
+  FILE *pipe = popen(command, "r");
+  ck_assert_ptr_nonnull(pipe);
+  size_t got = fread(out, 1, size - 1, pipe);
+  out[got] = '\0';
+  int status = pclose(pipe);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* A learning rate far too large: the loss becomes NaN or infinite, the
+ * run stops with exit 1 and its advice, and the log keeps the rows. */
+START_TEST(divergence_stops_training) {
+  char command[8192], out[8192], log[4300], rows[4096] = "";
+  snprintf(log, sizeof log, "%s/diverged.csv", dir);
+  snprintf(command, sizeof command,
+           "'%s' --data-dir '%s' --hidden 100 --batch 256 --epochs 3 --lr 100 "
+           "--log '%s' 2>&1",
+           MNIST_TRAIN_PATH, mnist_dir, log);
+  ck_assert_int_eq(capture(command, out, sizeof out), 1);
+  ck_assert_msg(strstr(out, "training diverged") && strstr(out, "--lr (now 100)"),
+                "%s", out);
+  FILE *f = fopen(log, "r");
+  ck_assert_ptr_nonnull(f);
+  size_t got = fread(rows, 1, sizeof rows - 1, f);
+  rows[got] = '\0';
+  fclose(f);
+  ck_assert_msg(strstr(rows, "\n1,") && (strstr(rows, "nan") || strstr(rows, "inf")),
+                "%s", rows);
+}
+END_TEST
+
+/* A device that does not exist: a clear message and exit 1, no crash, and
+ * an existing --log file untouched. */
 START_TEST(missing_device_is_named) {
-  char command[8192], out[4096] = "";
-  snprintf(command, sizeof command, "'%s' --data-dir '%s' --device 64 2>&1",
-           MNIST_TRAIN_PATH, mnist_dir);
+  char command[8192], out[4096] = "", log[4300], content[64] = "";
+  snprintf(log, sizeof log, "%s/kept.csv", dir);
+  FILE *f = fopen(log, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs("keep me\n", f);
+  fclose(f);
+  snprintf(command, sizeof command,
+           "'%s' --data-dir '%s' --device 64 --log '%s' 2>&1",
+           MNIST_TRAIN_PATH, mnist_dir, log);
   FILE *pipe = popen(command, "r");
   ck_assert_ptr_nonnull(pipe);
   size_t got = fread(out, 1, sizeof out - 1, pipe);
@@ -104,6 +145,11 @@ START_TEST(missing_device_is_named) {
   ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 1, "%s", out);
   ck_assert_msg(strstr(out, "expected a device number") && strstr(out, "found 64"),
                 "%s", out);
+  f = fopen(log, "r");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_ptr_nonnull(fgets(content, sizeof content, f));
+  fclose(f);
+  ck_assert_str_eq(content, "keep me\n");
 }
 END_TEST
 
@@ -136,6 +182,7 @@ int main(void) {
   tcase_add_test(tc, one_epoch_fused_unfused_and_determinism);
   tcase_add_test(tc, graphs_do_not_change_the_numbers);
   tcase_add_test(tc, missing_device_is_named);
+  tcase_add_test(tc, divergence_stops_training);
   if (fashion_dir) tcase_add_test(tc, fashion_mnist_learns);
   suite_add_tcase(suite, tc);
   int status = test_run_suite(suite, 1);

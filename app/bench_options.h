@@ -1,0 +1,29 @@
+/* bench_options.h: the command line of mnist_bench, parsed by the same
+ * strict parser as mnist_train's (cli_flags.h). Plain C. */
+#ifndef MNIST_EPILOGS_BENCH_OPTIONS_H
+#define MNIST_EPILOGS_BENCH_OPTIONS_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* Timed epochs per row at most (the samples of one median). */
+#define BENCH_MAX_REPEATS 100
+
+typedef struct bench_options {
+  const char *data_dir;  /* NULL: $MNIST_DIR, then data/mnist */
+  const char *json_path; /* NULL: no JSON */
+  int repeats;           /* timed epochs per row, 1..BENCH_MAX_REPEATS */
+  int device;
+  int skip_layers;       /* --no-layers */
+  int profile;           /* --profile-step: one fused and one unfused step */
+  int help;
+} bench_options;
+
+/* Parses argv[1..argc) over the defaults (5 repeats, device 0). Returns 0,
+ * or -1 with `err` naming the flag, what was expected and what was found. */
+int bench_options_parse(bench_options *out, int argc, char **argv, char *err,
+                        size_t err_size);
+
+void bench_options_usage(FILE *out);
+
+#endif

@@ -1,0 +1,117 @@
+/* bench_timing.c: graph-replay timing for the benchmark (bench_timing.h). */
+#include "bench_timing.h"
+
+#include <stdio.h>
+
+#include "../gpu/gpu_check.h"
+#include "bench_empty.h"
+#include "sample_stats.h"
+
+enum { REPLAYS = 9 };
+
+/* What a timed graph holds: `count` launches of one enqueue function. */
+typedef struct timed_work {
+  int (*enqueue)(gpu_context *ctx, const struct timed_work *work);
+  bench_op op;                /* for enqueue_op */
+  const lt_matmul_call *call; /* for enqueue_op */
+} timed_work;
+
+static int enqueue_op(gpu_context *ctx, const timed_work *work) {
+  return work->op(ctx, work->call);
+}
+
+static int enqueue_empty(gpu_context *ctx, const timed_work *work) {
+  (void)work;
+  return bench_empty_kernel(ctx->stream);
+}
+
+static int capture_graph(gpu_context *ctx, const timed_work *work, int count,
+                         cudaGraphExec_t *exec) {
+  cudaGraph_t graph = NULL;
+  CUDA_CHECK(cudaStreamBeginCapture(ctx->stream,
+                                    cudaStreamCaptureModeThreadLocal));
+  int status = 0;
+  for (int i = 0; i < count && status == 0; i++)
+    status = work->enqueue(ctx, work);
+  cudaError_t end = cudaStreamEndCapture(ctx->stream, &graph);
+  if (status != 0 || end != cudaSuccess) {
+    if (end == cudaSuccess) cudaGraphDestroy(graph);
+    fprintf(stderr, "bench: capturing the timed work failed\n");
+    return -1;
+  }
+  cudaError_t made = cudaGraphInstantiate(exec, graph, 0);
+  cudaGraphDestroy(graph);
+  CUDA_CHECK(made);
+  return 0;
+}
+
+/* Median of REPLAYS timed replays after one warm-up replay, in ms. */
+static int replay(gpu_context *ctx, cudaGraphExec_t exec, cudaEvent_t *ev,
+                  float *ms) {
+  float samples[REPLAYS], lo, hi;
+  CUDA_CHECK(cudaGraphLaunch(exec, ctx->stream));
+  for (int r = 0; r < REPLAYS; r++) {
+    CUDA_CHECK(cudaEventRecord(ev[0], ctx->stream));
+    CUDA_CHECK(cudaGraphLaunch(exec, ctx->stream));
+    CUDA_CHECK(cudaEventRecord(ev[1], ctx->stream));
+    CUDA_CHECK(cudaEventSynchronize(ev[1]));
+    CUDA_CHECK(cudaEventElapsedTime(&samples[r], ev[0], ev[1]));
+  }
+  sample_stats(samples, REPLAYS, ms, &lo, &hi);
+  return 0;
+}
+
+/* Median microseconds per item of `count` items captured into a graph. */
+static int time_graph(gpu_context *ctx, const timed_work *work, int count,
+                      float *us) {
+  cudaGraphExec_t exec = NULL;
+  cudaEvent_t ev[2] = {NULL, NULL};
+  float ms = 0.0f;
+  int status = capture_graph(ctx, work, count, &exec);
+  if (status == 0 && (cudaEventCreate(&ev[0]) != cudaSuccess ||
+                      cudaEventCreate(&ev[1]) != cudaSuccess)) {
+    fprintf(stderr, "bench: could not create timing events\n");
+    status = -1;
+  }
+  if (status == 0) status = replay(ctx, exec, ev, &ms);
+  if (ev[1]) cudaEventDestroy(ev[1]);
+  if (ev[0]) cudaEventDestroy(ev[0]);
+  if (exec) cudaGraphExecDestroy(exec);
+  *us = ms * 1000.0f / count;
+  return status;
+}
+
+int bench_time_op(gpu_context *ctx, bench_op op, const lt_matmul_call *call,
+                  float *us) {
+  if (op(ctx, call) != 0) return -1;
+  timed_work work = {enqueue_op, op, call};
+  return time_graph(ctx, &work, 20, us);
+}
+
+int bench_matmul_rate(gpu_context *ctx, int size, double *tflops) {
+  float *d = NULL;
+  size_t count = (size_t)size * size;
+  CUDA_CHECK(cudaMalloc((void **)&d, 3 * count * sizeof(float)));
+  int status = 0;
+  if (curandGenerateNormal(ctx->rng, d, 3 * count, 0.0f, 1.0f) !=
+      CURAND_STATUS_SUCCESS) {
+    fprintf(stderr, "bench: could not fill the matmul operands\n");
+    status = -1;
+  }
+  lt_matmul_call call = {
+      .shape = {.m = size, .n = size, .k = size, .lda = size, .ldb = size,
+                .ldd = size, .epilogue = LT_EPILOGUE_DEFAULT},
+      .d_a = d, .d_b = d + count, .d_d = d + 2 * count};
+  float us = 0;
+  if (status == 0) status = bench_time_op(ctx, lt_matmul, &call, &us);
+  cudaStreamSynchronize(ctx->stream);
+  cudaFree(d);
+  if (status != 0) return -1;
+  *tflops = 2.0 * size * (double)size * size / (us * 1e-6) / 1e12;
+  return 0;
+}
+
+int bench_launch_cost(gpu_context *ctx, float *us) {
+  timed_work work = {enqueue_empty, NULL, NULL};
+  return time_graph(ctx, &work, 200, us);
+}

@@ -1,0 +1,148 @@
+/* epoch_data.c: the data set on the GPU (epoch_data.h). */
+#include "epoch_data.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../gpu/gpu_check.h"
+#include "../layers/mlp_layout.h"
+#include "epoch_gather.h"
+
+int epoch_data_steps(const epoch_data *d, const epoch_split *split) {
+  return (split->count + d->batch - 1) / d->batch;
+}
+
+int epoch_data_batch_size(const epoch_data *d, const epoch_split *split,
+                          int step) {
+  int left = split->count - step * d->batch;
+  return left < d->batch ? left : d->batch;
+}
+
+const float *epoch_data_x(const epoch_data *d, const epoch_split *split,
+                          int step) {
+  return split->d_x + (size_t)step * d->batch_stride;
+}
+
+const int *epoch_data_y(const epoch_data *d, const epoch_split *split,
+                        int step) {
+  return split->d_y + (size_t)step * d->batch;
+}
+
+static int split_upload(epoch_data *d, epoch_split *out,
+                        const mnist_split *split) {
+  size_t pixels = (size_t)split->count * MNIST_PIXELS;
+  size_t x_floats = 0;
+  out->count = split->count;
+  x_floats = (size_t)epoch_data_steps(d, out) * d->batch_stride;
+  CUDA_CHECK(cudaMalloc((void **)&out->d_images, pixels));
+  CUDA_CHECK(cudaMalloc((void **)&out->d_labels, (size_t)split->count));
+  CUDA_CHECK(cudaMalloc((void **)&out->d_order,
+                        (size_t)split->count * sizeof(int)));
+  CUDA_CHECK(cudaMalloc((void **)&out->d_x, x_floats * sizeof(float)));
+  CUDA_CHECK(cudaMalloc((void **)&out->d_y, (size_t)split->count * sizeof(int)));
+  CUDA_CHECK(
+      cudaMemsetAsync(out->d_x, 0, x_floats * sizeof(float), d->stream));
+  CUDA_CHECK(cudaMemcpyAsync(out->d_images, split->images, pixels,
+                             cudaMemcpyHostToDevice, d->stream));
+  CUDA_CHECK(cudaMemcpyAsync(out->d_labels, split->labels,
+                             (size_t)split->count, cudaMemcpyHostToDevice,
+                             d->stream));
+  return 0;
+}
+
+static void split_release(epoch_split *split) {
+  cudaFree(split->d_y);
+  cudaFree(split->d_x);
+  cudaFree(split->d_order);
+  cudaFree(split->d_labels);
+  cudaFree(split->d_images);
+}
+
+/* splitmix64: a small, well-mixed generator for the batch order. */
+static unsigned long long next_random(unsigned long long *state) {
+  unsigned long long z = (*state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/* h_order = a permutation of 0..count-1 that depends only on seed and
+ * epoch (Fisher-Yates); epoch < 0 gives the identity. */
+static void order_fill(int *h_order, int count, unsigned long long seed,
+                       int epoch) {
+  for (int i = 0; i < count; i++) h_order[i] = i;
+  if (epoch < 0) return;
+  unsigned long long state =
+      seed ^ (0x5851f42d4c957f2dull * (unsigned)(epoch + 1));
+  for (int i = count - 1; i > 0; i--) {
+    int j = (int)(next_random(&state) % (unsigned long long)(i + 1));
+    int swap = h_order[i];
+    h_order[i] = h_order[j];
+    h_order[j] = swap;
+  }
+}
+
+int epoch_data_shuffle(epoch_data *d, unsigned long long seed, int epoch) {
+  order_fill(d->h_order, d->train.count, seed, epoch);
+  CUDA_CHECK(cudaMemcpyAsync(d->train.d_order, d->h_order,
+                             (size_t)d->train.count * sizeof(int),
+                             cudaMemcpyHostToDevice, d->stream));
+  return 0;
+}
+
+int epoch_data_gather(epoch_data *d, const epoch_split *split) {
+  return epoch_gather_batches(split->d_x, split->d_y, split->d_images,
+                              split->d_labels, split->d_order, split->count,
+                              d->batch, d->batch_stride, MNIST_PIXELS,
+                              d->pixel_scale, d->pixel_shift, d->stream);
+}
+
+static int data_init(epoch_data *d, const mnist_dataset *data) {
+  d->batch_stride = mlp_align_floats((size_t)MNIST_PIXELS * d->batch);
+  mnist_pixel_transform(&d->pixel_scale, &d->pixel_shift, data);
+  if (split_upload(d, &d->train, &data->train) != 0 ||
+      split_upload(d, &d->test, &data->test) != 0)
+    return -1;
+  /* Both orders start as the identity (the test split keeps it: it is
+   * gathered once, in file order); h_order is long enough for either. */
+  int longest = d->train.count > d->test.count ? d->train.count : d->test.count;
+  CUDA_CHECK(cudaMallocHost((void **)&d->h_order, (size_t)longest * sizeof(int)));
+  order_fill(d->h_order, longest, 0, -1);
+  CUDA_CHECK(cudaMemcpyAsync(d->test.d_order, d->h_order,
+                             (size_t)d->test.count * sizeof(int),
+                             cudaMemcpyHostToDevice, d->stream));
+  CUDA_CHECK(cudaMemcpyAsync(d->train.d_order, d->h_order,
+                             (size_t)d->train.count * sizeof(int),
+                             cudaMemcpyHostToDevice, d->stream));
+  return epoch_data_gather(d, &d->test);
+}
+
+int epoch_data_create(epoch_data **out, const mnist_dataset *data, int batch,
+                      cudaStream_t stream) {
+  *out = NULL;
+  epoch_data *d = calloc(1, sizeof *d);
+  if (!d) {
+    fprintf(stderr, "epoch_data: out of host memory\n");
+    return -1;
+  }
+  d->batch = batch;
+  d->stream = stream;
+  if (data_init(d, data) != 0) {
+    fprintf(stderr, "epoch_data: could not put the data set on the GPU "
+                    "(see above)\n");
+    epoch_data_destroy(d);
+    return -1;
+  }
+  *out = d;
+  return 0;
+}
+
+void epoch_data_destroy(epoch_data *d) {
+  if (!d) return;
+  cudaStreamSynchronize(d->stream);
+  cudaFreeHost(d->h_order);
+  split_release(&d->test);
+  split_release(&d->train);
+  free(d);
+}

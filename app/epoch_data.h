@@ -1,0 +1,66 @@
+/* epoch_data.h: a data set on the GPU, ready for training: each split's
+ * bytes as loaded (uploaded once), its order, and its normalised float
+ * samples in batch order, which every step's batch is a view into.
+ *
+ * x of a split is (784, count) col-major in batches: batch s starts at
+ * d_x + s * batch_stride floats, a 256-byte boundary, so every batch has
+ * the same alignment and shares the same cuBLASLt plans. The training
+ * split is re-gathered in a fresh order once per epoch (one kernel); the
+ * test split is gathered once, in file order.
+ */
+#ifndef MNIST_EPILOGS_EPOCH_DATA_H
+#define MNIST_EPILOGS_EPOCH_DATA_H
+
+#include <cuda_runtime_api.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../data/mnist.h"
+
+typedef struct epoch_split {
+  int count;
+  uint8_t *d_images;  /* (count, 784) bytes, as loaded */
+  uint8_t *d_labels;  /* [count] */
+  int *d_order;       /* [count]: sample taken at each position */
+  float *d_x;         /* batches of (784, batch), batch_stride apart */
+  int *d_y;           /* [count] labels in the same order */
+} epoch_split;
+
+typedef struct epoch_data {
+  epoch_split train, test;
+  int batch;
+  size_t batch_stride;  /* floats between batch starts in d_x */
+  float pixel_scale, pixel_shift; /* mnist_pixel_transform */
+  int *h_order;         /* pinned [max(train, test count)]: the order
+                           being uploaded */
+  cudaStream_t stream;  /* borrowed: uploads and gathers run here */
+} epoch_data;
+
+/* Uploads both splits, gathers the test split (file order) and sets the
+ * training order to the identity, all enqueued on `stream`. Returns 0, or
+ * -1 with a message on stderr and *out NULL. */
+int epoch_data_create(epoch_data **out, const mnist_dataset *data, int batch,
+                      cudaStream_t stream);
+/* Waits for the stream, then frees; a no-op on NULL. */
+void epoch_data_destroy(epoch_data *d);
+
+/* Draws the training order of `epoch`, a permutation that depends only on
+ * seed and epoch (Fisher-Yates over splitmix64), and enqueues its upload.
+ * The previous upload must have finished (the caller synchronises once per
+ * epoch). Returns 0 or -1. */
+int epoch_data_shuffle(epoch_data *d, unsigned long long seed, int epoch);
+
+/* Enqueues the gather of `split` into batch order: one kernel. */
+int epoch_data_gather(epoch_data *d, const epoch_split *split);
+
+/* Batches of a split, the samples in batch `step` (the last may be
+ * partial), and the views of that batch: x (784, n) and labels [n]. */
+int epoch_data_steps(const epoch_data *d, const epoch_split *split);
+int epoch_data_batch_size(const epoch_data *d, const epoch_split *split,
+                          int step);
+const float *epoch_data_x(const epoch_data *d, const epoch_split *split,
+                          int step);
+const int *epoch_data_y(const epoch_data *d, const epoch_split *split,
+                        int step);
+
+#endif

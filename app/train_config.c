@@ -1,0 +1,47 @@
+/* train_config.c: the defaults and the network of a run (train_config.h). */
+#include "train_config.h"
+
+#include <stdio.h>
+
+trainer_config trainer_config_defaults(void) {
+  trainer_config c = {
+      .widths = {MNIST_PIXELS, 1024, 1024, MNIST_CLASSES},
+      .depth = 3,
+      .batch = 128,
+      .epochs = 5,
+      .lr = 0.05f,
+      .momentum = 0.9f,
+      .cosine = 1,
+      .seed = 1,
+      .mode = MLP_MODE_FUSED,
+      .graphs = 1,
+  };
+  return c;
+}
+
+int trainer_config_set_hidden(trainer_config *c, const int *hidden, int count,
+                              char *err, size_t err_size) {
+  if (count < 0 || count > MLP_MAX_LAYERS - 1) {
+    snprintf(err, err_size, "expected 0 to %d hidden layers, found %d",
+             MLP_MAX_LAYERS - 1, count);
+    return -1;
+  }
+  for (int i = 0; i < count; i++)
+    if (hidden[i] < 1 || hidden[i] > MLP_MAX_WIDTH) {
+      snprintf(err, err_size, "expected hidden widths from 1 to %d, found %d",
+               MLP_MAX_WIDTH, hidden[i]);
+      return -1;
+    }
+  c->widths[0] = MNIST_PIXELS;
+  for (int i = 0; i < count; i++) c->widths[i + 1] = hidden[i];
+  c->depth = count + 1;
+  c->widths[c->depth] = MNIST_CLASSES;
+  return 0;
+}
+
+void trainer_config_name(char *out, size_t size, const trainer_config *c) {
+  size_t at = 0;
+  out[0] = '\0';
+  for (int l = 0; l <= c->depth && at < size; l++)
+    at += (size_t)snprintf(out + at, size - at, l ? "-%d" : "%d", c->widths[l]);
+}

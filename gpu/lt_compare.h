@@ -1,0 +1,39 @@
+/* lt_compare.h: the kernels that compare two candidates' outputs while a
+ * plan is autotuned (lt_autotune.c). Each enqueues on `stream`, checks the
+ * launch, and returns 0 or -1 (message on stderr). One block each: they
+ * run once per candidate at plan time, never in a step. */
+#ifndef MNIST_EPILOGS_LT_COMPARE_H
+#define MNIST_EPILOGS_LT_COMPARE_H
+
+#include <cuda_runtime_api.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct lt_comparison {
+  float max_diff;          /* max |x - y|; NaN when either holds a NaN */
+  float max_ref;           /* max |y| */
+  unsigned words_differ;   /* elements whose 32 bits differ */
+  unsigned mask_bits_differ; /* ReLU mask bits (rows < m) that differ */
+} lt_comparison;
+
+/* Fills max_diff, max_ref and words_differ of *d_out for x (m, n), ld_x,
+ * against y (m, n), ld_y. */
+int lt_compare_floats(lt_comparison *d_out, const float *d_x, int ld_x,
+                      const float *d_y, int ld_y, int m, int n,
+                      cudaStream_t stream);
+
+/* Fills mask_bits_differ of *d_out: bits (i, j), i < m, j < n, of two
+ * cuBLASLt ReLU masks with aux_ld bits per column that differ. Padding bits
+ * (rows >= m) are not compared. */
+int lt_compare_masks(lt_comparison *d_out, const uint8_t *d_x,
+                     const uint8_t *d_y, int aux_ld, int m, int n,
+                     cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,56 @@
+/* lt_plan.h: the wrapper's own side of the plan cache (lt_plan_cache.h):
+ * what a plan holds, its key, and the helpers lt_matmul.c and
+ * lt_autotune.c share. Not for callers of the wrapper. */
+#ifndef MNIST_EPILOGS_LT_PLAN_H
+#define MNIST_EPILOGS_LT_PLAN_H
+
+#include "lt_matmul.h"
+
+/* Calls that may share a plan: the same shape (epilogue and aux_ld
+ * included), compute type, and pointer alignments (the heuristic picks
+ * kernels by alignment). Pointers themselves may differ: A, B and D are
+ * arguments of every launch, bias and aux are set per call. */
+typedef struct lt_plan_key {
+  lt_shape shape;
+  cublasComputeType_t compute;
+  unsigned align_a, align_b, align_d, align_bias, align_aux;
+} lt_plan_key;
+
+typedef struct lt_plan {
+  lt_plan_key key;
+  const void *bias_set, *aux_set; /* pointers now set on the descriptor */
+  cublasLtMatmulDesc_t op;
+  cublasLtMatrixLayout_t a, b, d;
+  cublasLtMatmulAlgo_t algo;
+  lt_plan_info info;
+} lt_plan;
+
+/* The key of `call` under compute type `compute`. */
+lt_plan_key lt_plan_key_of(const lt_matmul_call *call,
+                           cublasComputeType_t compute);
+
+/* Largest power of two up to 256 that divides the address (0 for NULL). */
+unsigned lt_alignment(const void *p);
+
+/* The cached plan with this key, or NULL. */
+lt_plan *lt_plan_cache_find(lt_plan_cache *cache, const lt_plan_key *key);
+/* A zeroed slot for a new plan (NULL when out of host memory); it counts
+ * only after lt_plan_cache_commit. */
+lt_plan *lt_plan_cache_reserve(lt_plan_cache *cache);
+void lt_plan_cache_commit(lt_plan_cache *cache);
+/* Destroys a plan's descriptor and layouts (not the slot). */
+void lt_plan_release(lt_plan *plan);
+int lt_plan_cache_count(const lt_plan_cache *cache);
+const lt_plan *lt_plan_cache_at(const lt_plan_cache *cache, int i);
+
+/* Launches `call` with plan `p` and algorithm `algo` on a lane. */
+cublasStatus_t lt_plan_launch(gpu_context *ctx, int lane, const lt_plan *p,
+                              const lt_matmul_call *call,
+                              const cublasLtMatmulAlgo_t *algo);
+
+/* Records "lt_matmul <shape>: <reason>" in ctx->last_error and on stderr;
+ * returns -1. */
+int lt_refuse(gpu_context *ctx, const lt_shape *shape, const char *format,
+              ...) __attribute__((format(printf, 3, 4)));
+
+#endif

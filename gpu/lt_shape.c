@@ -1,0 +1,111 @@
+/* lt_shape.c: call shapes, their builders and cuBLASLt's shape rules. */
+#include "lt_shape.h"
+
+#include <stdio.h>
+
+const char *lt_epilogue_name(lt_epilogue epilogue) {
+  switch (epilogue) {
+  case LT_EPILOGUE_DEFAULT: return "DEFAULT";
+  case LT_EPILOGUE_BIAS: return "BIAS";
+  case LT_EPILOGUE_RELU_AUX_BIAS: return "RELU_AUX_BIAS";
+  case LT_EPILOGUE_DRELU_BGRAD: return "DRELU_BGRAD";
+  case LT_EPILOGUE_BGRADB: return "BGRADB";
+  case LT_EPILOGUE_COUNT: break;
+  }
+  return "(unknown epilogue)";
+}
+
+int lt_epilogue_reads_bias(lt_epilogue epilogue) {
+  return epilogue == LT_EPILOGUE_BIAS || epilogue == LT_EPILOGUE_RELU_AUX_BIAS;
+}
+
+int lt_epilogue_writes_bias_grad(lt_epilogue epilogue) {
+  return epilogue == LT_EPILOGUE_DRELU_BGRAD || epilogue == LT_EPILOGUE_BGRADB;
+}
+
+int lt_epilogue_uses_aux(lt_epilogue epilogue) {
+  return epilogue == LT_EPILOGUE_RELU_AUX_BIAS ||
+         epilogue == LT_EPILOGUE_DRELU_BGRAD;
+}
+
+int lt_bias_grad_length(const lt_shape *shape) {
+  return shape->epilogue == LT_EPILOGUE_DRELU_BGRAD ? shape->m
+         : shape->epilogue == LT_EPILOGUE_BGRADB    ? shape->n
+                                                    : 0;
+}
+
+int lt_aux_ld(int rows) { return (rows + 127) / 128 * 128; }
+
+size_t lt_aux_bytes(int rows, int n) {
+  return (size_t)lt_aux_ld(rows) / 8 * (size_t)n;
+}
+
+lt_shape lt_shape_forward(int in, int out, int n, int relu) {
+  lt_shape s = {
+      .m = out, .n = n, .k = in,
+      .transa = 1, .transb = 0,
+      .lda = in, .ldb = in, .ldd = out,
+      .epilogue = relu ? LT_EPILOGUE_RELU_AUX_BIAS : LT_EPILOGUE_BIAS,
+      .aux_ld = relu ? lt_aux_ld(out) : 0,
+  };
+  return s;
+}
+
+lt_shape lt_shape_backward_data(int in, int out, int n) {
+  lt_shape s = {
+      .m = in, .n = n, .k = out,
+      .transa = 0, .transb = 0,
+      .lda = in, .ldb = out, .ldd = in,
+      .epilogue = LT_EPILOGUE_DRELU_BGRAD,
+      .aux_ld = lt_aux_ld(in),
+  };
+  return s;
+}
+
+lt_shape lt_shape_backward_weights(int in, int out, int n,
+                                   int with_bias_grad) {
+  lt_shape s = {
+      .m = in, .n = out, .k = n,
+      .transa = 0, .transb = 1,
+      .lda = in, .ldb = out, .ldd = in,
+      .epilogue = with_bias_grad ? LT_EPILOGUE_BGRADB : LT_EPILOGUE_DEFAULT,
+      .aux_ld = 0,
+  };
+  return s;
+}
+
+/* The rules cuBLASLt states (cublasLt.h, cuBLAS docs "cublasLtEpilogue_t"
+ * and "cublasLtMatmulDescAttributes_t"). */
+int lt_shape_check(const lt_shape *s, char *why, size_t why_size) {
+  int a_rows = s->transa ? s->k : s->m, b_rows = s->transb ? s->n : s->k;
+  if (s->m < 1 || s->n < 1 || s->k < 1)
+    snprintf(why, why_size, "expected m, n, k >= 1");
+  else if ((unsigned)s->epilogue >= LT_EPILOGUE_COUNT)
+    snprintf(why, why_size, "unknown epilogue %d", (int)s->epilogue);
+  else if (s->lda < a_rows || s->ldb < b_rows || s->ldd < s->m)
+    snprintf(why, why_size,
+             "expected lda >= %d, ldb >= %d, ldd >= %d, found %d, %d, %d",
+             a_rows, b_rows, s->m, s->lda, s->ldb, s->ldd);
+  else if (lt_epilogue_uses_aux(s->epilogue) &&
+           (s->aux_ld % 128 != 0 || s->aux_ld < s->m))
+    snprintf(why, why_size,
+             "expected aux_ld a multiple of 128 bits and >= m = %d "
+             "(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD), found %d",
+             s->m, s->aux_ld);
+  else if (!lt_epilogue_uses_aux(s->epilogue) && s->aux_ld != 0)
+    snprintf(why, why_size, "%s has no aux, expected aux_ld 0, found %d",
+             lt_epilogue_name(s->epilogue), s->aux_ld);
+  else if (s->epilogue == LT_EPILOGUE_BGRADB && !s->transb)
+    snprintf(why, why_size,
+             "BGRADB sums op(B) and needs transb = T (cuBLASLt returns "
+             "NOT_SUPPORTED otherwise); use transb = 1");
+  else
+    return 0;
+  return -1;
+}
+
+void lt_shape_describe(char *out, size_t size, const lt_shape *s) {
+  snprintf(out, size, "%s m=%d n=%d k=%d transa=%c transb=%c",
+           lt_epilogue_name(s->epilogue), s->m, s->n, s->k,
+           s->transa ? 'T' : 'N', s->transb ? 'T' : 'N');
+}

@@ -1,0 +1,81 @@
+/* lt_shape.h: the shape of one matmul call, shared by the cuBLASLt wrapper
+ * (lt_matmul.h) and the plain-C oracle (layers/oracle.h), and the three
+ * builders that make every call of a training step from layer sizes. Plain
+ * C, no CUDA headers, so CPU-only code includes it.
+ *
+ * cuBLASLt is column-major: D (m, n) = op(A) (m, k) op(B) (k, n), then the
+ * epilogue. Weights are stored like PyTorch, W[out][in] row-major, which is
+ * the column-major Wt (in, out) with ld = in; activations are (features,
+ * batch) column-major with ld = features.
+ */
+#ifndef MNIST_EPILOGS_LT_SHAPE_H
+#define MNIST_EPILOGS_LT_SHAPE_H
+
+#include <stddef.h>
+
+typedef enum lt_epilogue {
+  LT_EPILOGUE_DEFAULT,       /* D = op(A) op(B) */
+  LT_EPILOGUE_BIAS,          /* D = op(A) op(B) + bias[m] */
+  LT_EPILOGUE_RELU_AUX_BIAS, /* Z = op(A) op(B) + bias[m]; D = ReLU(Z);
+                                aux = ReLU bit-mask of Z */
+  LT_EPILOGUE_DRELU_BGRAD,   /* D = op(A) op(B) masked by aux;
+                                bias_grad[m] = row sums of D */
+  LT_EPILOGUE_BGRADB,        /* D = op(A) op(B); bias_grad[n] = column sums
+                                of op(B) */
+  LT_EPILOGUE_COUNT
+} lt_epilogue;
+
+typedef struct lt_shape {
+  int m, n, k;
+  int transa, transb; /* 0: N, 1: T */
+  int lda, ldb, ldd;  /* leading dimensions, in elements */
+  lt_epilogue epilogue;
+  int aux_ld;         /* bits: RELU_AUX_BIAS and DRELU_BGRAD only, else 0 */
+} lt_shape;
+
+const char *lt_epilogue_name(lt_epilogue epilogue);
+
+/* 1 when the epilogue reads a bias[m], writes a bias gradient (length
+ * m for DRELU_BGRAD, n for BGRADB: lt_bias_grad_length), or reads or writes
+ * the ReLU aux. */
+int lt_epilogue_reads_bias(lt_epilogue epilogue);
+int lt_epilogue_writes_bias_grad(lt_epilogue epilogue);
+int lt_epilogue_uses_aux(lt_epilogue epilogue);
+int lt_bias_grad_length(const lt_shape *shape);
+
+/* aux_ld (bits) for a mask of `rows` features: rows rounded up to 128, the
+ * rule of CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD. */
+int lt_aux_ld(int rows);
+/* Bytes of such a mask for n columns: aux_ld / 8 * n. */
+size_t lt_aux_bytes(int rows, int n);
+
+/* Forward of a layer with `in` inputs, `out` outputs, batch n:
+ * Y (out, n) = op(Wt) (out, in) X (in, n) + b: m = out, n = n, k = in;
+ * A = Wt stored (in, out), transposed; B = X (in, n). Hidden layers
+ * (relu = 1) use RELU_AUX_BIAS with aux_ld = lt_aux_ld(out); the output
+ * layer BIAS. */
+lt_shape lt_shape_forward(int in, int out, int n, int relu);
+
+/* Backward data of a layer over a hidden layer below it:
+ * dZ_below (in, n) = Wt (in, out) dZ (out, n): m = in, n = n, k = out;
+ * both untransposed; DRELU_BGRAD masks with the bits the layer below saved
+ * (aux_ld = lt_aux_ld(in)) and writes that layer's bias gradient [in]. */
+lt_shape lt_shape_backward_data(int in, int out, int n);
+
+/* Backward weights: dWt (in, out) = X (in, n) dZ^T (n, out): m = in,
+ * n = out, k = n; B = dZ stored (out, n), transposed. The output layer
+ * (with_bias_grad = 1) uses BGRADB, which sums op(B) over k into db[out]
+ * and requires transb = T; hidden layers DEFAULT (their db comes from the
+ * DRELU_BGRAD of the layer above). */
+lt_shape lt_shape_backward_weights(int in, int out, int n, int with_bias_grad);
+
+/* Checks the shape against cuBLASLt's rules (m, n, k >= 1; leading
+ * dimensions; aux_ld a multiple of 128 bits and >= m, and only where the
+ * epilogue has an aux; BGRADB's transb = T). Returns 0, or -1 with the
+ * broken rule in `why`. */
+int lt_shape_check(const lt_shape *shape, char *why, size_t why_size);
+
+/* "RELU_AUX_BIAS m=100 n=256 k=784 transa=T transb=N" */
+void lt_shape_describe(char *out, size_t size, const lt_shape *shape);
+
+#endif

@@ -1,0 +1,36 @@
+/* test_batch.c: see test_batch.h. */
+#include "test_batch.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "test_gpu.h"
+
+test_batch test_batch_make(test_rng *rng, int features, int n, int classes) {
+  test_batch b;
+  b.h_x = malloc((size_t)features * n * sizeof(float));
+  b.h_labels = malloc((size_t)n * sizeof(int));
+  for (size_t i = 0; i < (size_t)features * n; i++)
+    b.h_x[i] = (float)test_rng_uniform(rng, -1, 1);
+  for (int j = 0; j < n; j++)
+    b.h_labels[j] = (int)(test_rng_next(rng) % (uint64_t)classes);
+  b.d_x = test_upload(b.h_x, (size_t)features * n * sizeof(float));
+  b.d_labels = test_upload(b.h_labels, (size_t)n * sizeof(int));
+  return b;
+}
+
+void test_batch_free(test_batch *b) {
+  free(b->h_x);
+  free(b->h_labels);
+  test_free(b->d_x);
+  test_free(b->d_labels);
+}
+
+double test_rel_error(const float *got, const double *want, size_t count) {
+  double diff = 0, size = 0;
+  for (size_t i = 0; i < count; i++) {
+    diff += (got[i] - want[i]) * (got[i] - want[i]);
+    size += want[i] * want[i];
+  }
+  return sqrt(diff) / (sqrt(size) + 1e-300);
+}

@@ -1,0 +1,23 @@
+/* test_batch.h: random batches on host and device for the MLP suites, and
+ * the relative error they compare gradients by. */
+#ifndef MNIST_EPILOGS_TEST_BATCH_H
+#define MNIST_EPILOGS_TEST_BATCH_H
+
+#include <stddef.h>
+
+#include "test_util.h"
+
+typedef struct test_batch {
+  float *h_x;     /* (features, n) col-major, uniform in [-1, 1) */
+  int *h_labels;  /* [n], uniform in 0 .. classes - 1 */
+  float *d_x;     /* device copies */
+  int *d_labels;
+} test_batch;
+
+test_batch test_batch_make(test_rng *rng, int features, int n, int classes);
+void test_batch_free(test_batch *b);
+
+/* ||got - want|| / ||want|| (2-norms). */
+double test_rel_error(const float *got, const double *want, size_t count);
+
+#endif

@@ -1,0 +1,282 @@
+/* test_lt_rules.c: the cuBLASLt wrapper's rules and plans: broken rules
+ * are refused with the rule named, fused and unfused alike; plans are
+ * keyed by shape and alignment, never by the first call's pointers; exact
+ * autotuning compares every output, the ReLU mask included; a TF32
+ * context really computes in TF32. GPU only: skips (77) without one. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu/lt_autotune.h"
+#include "gpu/lt_matmul.h"
+#include "gpu/lt_unfused.h"
+#include "test_gpu.h"
+#include "test_util.h"
+
+static gpu_context *ctx_exact, *ctx_off, *ctx_tf32, *ctx_fp32_off;
+
+/* Rules broken: a clear error naming the rule, never a crash; the unfused
+ * twin refuses the same calls (_i = 1). */
+START_TEST(wrapper_refuses_broken_rules) {
+  gpu_context *ctx = ctx_exact;
+  int (*op)(gpu_context *, const lt_matmul_call *) =
+      _i ? lt_matmul_unfused : lt_matmul;
+  float *d = test_upload(NULL, 4096 * sizeof(float));
+  float *bias = test_upload(NULL, 256 * sizeof(float));
+  uint8_t *aux = test_upload(NULL, 4096);
+  lt_shape plain = {.m = 16, .n = 8, .k = 4, .lda = 16, .ldb = 4, .ldd = 16};
+  lt_shape fwd = lt_shape_forward(4, 16, 8, 0);
+  lt_shape relu = lt_shape_forward(4, 100, 8, 1);
+  lt_shape drelu = lt_shape_backward_data(16, 4, 8);
+  lt_shape bgradb = lt_shape_backward_weights(16, 8, 4, 1);
+  struct {
+    lt_matmul_call call;
+    const char *words;
+  } cases[] = {
+      {{.shape = {.m = 16, .n = 8, .k = 4, .lda = 16, .ldb = 4, .ldd = 16,
+                  .epilogue = LT_EPILOGUE_BGRADB},
+        .d_a = d, .d_b = d, .d_d = d, .d_bias_grad = bias},
+       "transb = T"},
+      {{.shape = {.m = 100, .n = 8, .k = 4, .transa = 1, .lda = 4, .ldb = 4,
+                  .ldd = 100, .epilogue = LT_EPILOGUE_RELU_AUX_BIAS,
+                  .aux_ld = 100},
+        .d_a = d, .d_b = d, .d_d = d, .d_bias = bias, .d_aux = aux},
+       "aux_ld a multiple of 128"},
+      {{.shape = {.m = 200, .n = 8, .k = 4, .transa = 1, .lda = 4, .ldb = 4,
+                  .ldd = 200, .epilogue = LT_EPILOGUE_RELU_AUX_BIAS,
+                  .aux_ld = 128},
+        .d_a = d, .d_b = d, .d_d = d, .d_bias = bias, .d_aux = aux},
+       ">= m = 200"},
+      {{.shape = plain, .d_a = d + 1, .d_b = d, .d_d = d}, "16-byte aligned"},
+      {{.shape = fwd, .d_a = d, .d_b = d, .d_d = d}, "expects a bias"},
+      {{.shape = drelu, .d_a = d, .d_b = d, .d_d = d, .d_bias_grad = bias},
+       "expects an aux"},
+      {{.shape = {.m = 16, .n = 0, .k = 4, .lda = 16, .ldb = 4, .ldd = 16},
+        .d_a = d, .d_b = d, .d_d = d},
+       "m, n, k >= 1"},
+      {{.shape = {.m = 16, .n = 8, .k = 4, .lda = 8, .ldb = 4, .ldd = 16},
+        .d_a = d, .d_b = d, .d_d = d},
+       "lda >= 16"},
+      /* Stray pointers: an epilogue takes exactly its own vectors. */
+      {{.shape = fwd, .d_a = d, .d_b = d, .d_d = d, .d_bias = bias,
+        .d_aux = aux},
+       "BIAS takes no aux"},
+      {{.shape = plain, .d_a = d, .d_b = d, .d_d = d, .d_aux = aux},
+       "DEFAULT takes no aux"},
+      {{.shape = bgradb, .d_a = d, .d_b = d, .d_d = d, .d_bias_grad = bias,
+        .d_aux = aux},
+       "BGRADB takes no aux"},
+      {{.shape = plain, .d_a = d, .d_b = d, .d_d = d, .d_bias = bias},
+       "DEFAULT takes no bias"},
+      {{.shape = drelu, .d_a = d, .d_b = d, .d_d = d, .d_bias = bias,
+        .d_aux = aux},
+       "takes no bias pointer"},
+      {{.shape = relu, .d_a = d, .d_b = d, .d_d = d, .d_bias = bias,
+        .d_bias_grad = bias, .d_aux = aux},
+       "takes no bias-gradient"},
+      {{.shape = {.m = 16, .n = 8, .k = 4, .lda = 16, .ldb = 4, .ldd = 16,
+                  .aux_ld = 128},
+        .d_a = d, .d_b = d, .d_d = d},
+       "expected aux_ld 0"},
+  };
+  int before = lt_plan_count(ctx);
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    ck_assert_int_eq(op(ctx, &cases[i].call), -1);
+    const char *err = lt_last_error(ctx);
+    ck_assert_msg(strstr(err, cases[i].words) &&
+                      strstr(err, lt_epilogue_name(cases[i].call.shape.epilogue)),
+                  "%s case %zu: '%s' lacks '%s'", _i ? "unfused" : "fused", i,
+                  err, cases[i].words);
+  }
+  ck_assert_int_eq(lt_plan_count(ctx), before); /* nothing was built */
+  test_sync(ctx);
+  test_free(d);
+  test_free(bias);
+  test_free(aux);
+}
+END_TEST
+
+/* Plans are built once per shape and alignment and reused. */
+START_TEST(plans_are_cached) {
+  gpu_context *ctx = ctx_off;
+  float *d = test_upload(NULL, 64 * 64 * sizeof(float));
+  test_fill_device(d, 0, 64 * 64 * sizeof(float));
+  int before = lt_plan_count(ctx);
+  lt_matmul_call call = {
+      .shape = {.m = 32, .n = 32, .k = 32, .lda = 32, .ldb = 32, .ldd = 32},
+      .d_a = d, .d_b = d + 1024, .d_d = d + 2048};
+  for (int r = 0; r < 5; r++) ck_assert_int_eq(lt_matmul(ctx, &call), 0);
+  ck_assert_int_eq(lt_plan_count(ctx), before + 1);
+  /* Other buffers with the same alignment share the plan... */
+  call.d_b = d + 1024 + 64;
+  call.d_d = d + 2048 + 128;
+  ck_assert_int_eq(lt_matmul(ctx, &call), 0);
+  ck_assert_int_eq(lt_plan_count(ctx), before + 1);
+  /* ...another shape or a less aligned operand does not. */
+  call.shape.n = 31;
+  ck_assert_int_eq(lt_matmul(ctx, &call), 0);
+  ck_assert_int_eq(lt_plan_count(ctx), before + 2);
+  call.d_d = d + 2048 + 4;
+  ck_assert_int_eq(lt_matmul(ctx, &call), 0);
+  ck_assert_int_eq(lt_plan_count(ctx), before + 3);
+  test_sync(ctx);
+  test_free(d);
+}
+END_TEST
+
+/* One plan, two calls with their own bias and mask buffers: each call
+ * reads and writes its own (the plan keeps no pointer of the call that
+ * built it). A = 0, so D = ReLU(bias) and the mask is bias >= 0. */
+START_TEST(a_plan_serves_other_buffers) {
+  enum { M = 40, N = 3, K = 2 };
+  gpu_context *ctx = ctx_exact;
+  float h_bias[2][M];
+  for (int i = 0; i < M; i++) {
+    h_bias[0][i] = i % 2 ? 1.0f : -1.0f;
+    h_bias[1][i] = i % 2 ? -2.0f : 2.0f;
+  }
+  float *zeros = test_upload(NULL, 256 * sizeof(float));
+  test_fill_device(zeros, 0, 256 * sizeof(float));
+  float *bias[2] = {test_upload(h_bias[0], sizeof h_bias[0]),
+                    test_upload(h_bias[1], sizeof h_bias[1])};
+  float *out[2] = {test_upload(NULL, M * N * sizeof(float)),
+                   test_upload(NULL, M * N * sizeof(float))};
+  uint8_t *mask[2] = {test_upload(NULL, lt_aux_bytes(M, N)),
+                      test_upload(NULL, lt_aux_bytes(M, N))};
+  int before = lt_plan_count(ctx);
+  for (int c = 0; c < 2; c++) {
+    lt_matmul_call call = {.shape = lt_shape_forward(K, M, N, 1),
+                           .d_a = zeros, .d_b = zeros, .d_d = out[c],
+                           .d_bias = bias[c], .d_aux = mask[c]};
+    ck_assert_int_eq(lt_matmul(ctx, &call), 0);
+  }
+  ck_assert_int_eq(lt_plan_count(ctx), before + 1);
+  for (int c = 0; c < 2; c++) {
+    float d[M * N];
+    uint8_t bits[16 * N];
+    test_download(d, out[c], sizeof d);
+    test_download(bits, mask[c], sizeof bits);
+    for (int j = 0; j < N; j++)
+      for (int i = 0; i < M; i++) {
+        float want = h_bias[c][i] > 0 ? h_bias[c][i] : 0.0f;
+        ck_assert_msg(d[j * M + i] == want, "call %d: D(%d,%d) = %g, want %g",
+                      c, i, j, d[j * M + i], want);
+        ck_assert_int_eq((bits[j * 16 + i / 8] >> (i % 8)) & 1,
+                         h_bias[c][i] >= 0);
+      }
+  }
+  test_free(zeros);
+  for (int c = 0; c < 2; c++) {
+    test_free(bias[c]);
+    test_free(out[c]);
+    test_free(mask[c]);
+  }
+}
+END_TEST
+
+/* Exact autotuning keeps a candidate only if D, the bias gradient and the
+ * ReLU mask are the first choice's bit for bit; fast autotuning allows
+ * rounding in D and the bias gradient, never in the mask. The comparison
+ * kernels count differing words and mask bits (rows < m only). */
+START_TEST(autotune_compares_every_output) {
+  enum { M = 13, N = 5 };
+  size_t bytes = lt_aux_bytes(M, N);
+  uint8_t a[16 * N], b[16 * N];
+  memset(a, 0x5A, sizeof a);
+  memcpy(b, a, sizeof b);
+  b[2 * 16 + 1] ^= 0x10; /* row 12, column 2: inside m */
+  b[3 * 16 + 1] ^= 0x40; /* row 14, column 3: padding */
+  b[4 * 16 + 9] ^= 0xFF; /* a padding byte */
+  float x[M * N], y[M * N];
+  for (int i = 0; i < M * N; i++) x[i] = y[i] = (float)i - 20.0f;
+  y[7] = nextafterf(x[7], 100.0f); /* one ulp */
+  uint8_t *d_a = test_upload(a, bytes), *d_b = test_upload(b, bytes);
+  float *d_x = test_upload(x, sizeof x), *d_y = test_upload(y, sizeof y);
+  lt_comparison *d_c = test_upload(NULL, 2 * sizeof(lt_comparison));
+  test_fill_device(d_c, 0, 2 * sizeof(lt_comparison));
+  ck_assert_int_eq(lt_compare_masks(&d_c[0], d_a, d_b, lt_aux_ld(M), M, N, 0),
+                   0);
+  ck_assert_int_eq(lt_compare_floats(&d_c[1], d_x, M, d_y, M, M, N, 0), 0);
+  lt_comparison c[2];
+  test_download(c, d_c, sizeof c);
+  ck_assert_uint_eq(c[0].mask_bits_differ, 1);
+  ck_assert_uint_eq(c[1].words_differ, 1);
+  ck_assert(c[1].max_diff > 0.0f && c[1].max_ref == 44.0f);
+  lt_comparison same = {0}, masked = {.mask_bits_differ = 1};
+  for (int tf32 = 0; tf32 < 2; tf32++) {
+    ck_assert(lt_autotune_accepts(GPU_AUTOTUNE_EXACT, tf32, &same));
+    ck_assert(!lt_autotune_accepts(GPU_AUTOTUNE_EXACT, tf32, &masked));
+    ck_assert(!lt_autotune_accepts(GPU_AUTOTUNE_FAST, tf32, &masked));
+    ck_assert(!lt_autotune_accepts(GPU_AUTOTUNE_EXACT, tf32, &c[1]));
+    ck_assert(lt_autotune_accepts(GPU_AUTOTUNE_FAST, tf32, &c[1]));
+  }
+  lt_comparison nan = {.max_diff = NAN, .max_ref = 1.0f, .words_differ = 1};
+  ck_assert(!lt_autotune_accepts(GPU_AUTOTUNE_FAST, 1, &nan));
+  test_free(d_a);
+  test_free(d_b);
+  test_free(d_x);
+  test_free(d_y);
+  test_free(d_c);
+}
+END_TEST
+
+/* The math mode, proven by its arithmetic: A = 1 + 2^-12 (exact in FP32,
+ * below half an ulp of TF32's 10-bit mantissa, so TF32 rounds it to 1),
+ * B = 1, k = 784: FP32 gives 784 + 784 / 4096 = 784.19140625 exactly (every
+ * partial sum is a multiple of 2^-12 below 2^10: 22 bits), TF32 gives 784.
+ * At the layer shape of test_mlp's TF32 network (m = 256, n = 256). */
+START_TEST(tf32_context_computes_in_tf32) {
+  enum { M = 256, N = 256, K = 784 };
+  float *h = malloc((size_t)K * M * sizeof(float));
+  for (int i = 0; i < K * M; i++) h[i] = 1.0f + 1.0f / 4096.0f;
+  float *d_a = test_upload(h, (size_t)K * M * sizeof(float));
+  for (int i = 0; i < K * N; i++) h[i] = 1.0f;
+  float *d_b = test_upload(h, (size_t)K * N * sizeof(float));
+  float *d_d = test_upload(NULL, (size_t)M * N * sizeof(float));
+  gpu_context *ctxs[2] = {ctx_fp32_off, ctx_tf32};
+  const float want[2] = {784.19140625f, 784.0f};
+  for (int t = 0; t < 2; t++) {
+    lt_matmul_call call = {.shape = {.m = M, .n = N, .k = K, .transa = 1,
+                                     .lda = K, .ldb = K, .ldd = M},
+                           .d_a = d_a, .d_b = d_b, .d_d = d_d};
+    ck_assert_int_eq(lt_matmul(ctxs[t], &call), 0);
+    test_download(h, d_d, (size_t)M * N * sizeof(float));
+    for (int i = 0; i < M * N; i++)
+      ck_assert_msg(h[i] == want[t], "%s: D[%d] = %.9g, expected %.9g",
+                    t ? "TF32" : "FP32", i, h[i], want[t]);
+  }
+  free(h);
+  test_free(d_a);
+  test_free(d_b);
+  test_free(d_d);
+}
+END_TEST
+
+int main(void) {
+  test_require_gpu("lt_rules");
+  ctx_exact = test_context(GPU_AUTOTUNE_EXACT, 0);
+  ctx_off = test_context(GPU_AUTOTUNE_OFF, 0);
+  ctx_fp32_off = test_context(GPU_AUTOTUNE_OFF, 0);
+  ctx_tf32 = test_context(GPU_AUTOTUNE_EXACT, 1);
+  if (!ctx_exact || !ctx_off || !ctx_tf32 || !ctx_fp32_off) {
+    printf("lt_rules: could not create the GPU contexts (see above)\n");
+    return 1;
+  }
+  Suite *suite = suite_create("lt_rules");
+  TCase *tc = tcase_create("rules");
+  tcase_set_timeout(tc, 300);
+  tcase_add_loop_test(tc, wrapper_refuses_broken_rules, 0, 2);
+  tcase_add_test(tc, plans_are_cached);
+  tcase_add_test(tc, a_plan_serves_other_buffers);
+  tcase_add_test(tc, autotune_compares_every_output);
+  tcase_add_test(tc, tf32_context_computes_in_tf32);
+  suite_add_tcase(suite, tc);
+  int status = test_run_suite(suite, 1);
+  gpu_context_destroy(ctx_tf32);
+  gpu_context_destroy(ctx_fp32_off);
+  gpu_context_destroy(ctx_off);
+  gpu_context_destroy(ctx_exact);
+  return status;
+}
