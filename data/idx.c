@@ -152,8 +152,7 @@ static enum idx_status read_header(idx_array *out, gzFile file,
                       "%s: expected at most %llu bytes of data, found a "
                       "header whose sizes claim more (dim %d = %u); hint: "
                       "corrupt header?",
-                      path, (unsigned long long)IDX_MAX_BYTES, d,
-                      out->dims[d]);
+                      path, (unsigned long long)IDX_MAX_BYTES, d, out->dims[d]);
   }
   out->type = (enum idx_type)magic[2];
   out->rank = rank;
@@ -176,8 +175,10 @@ static enum idx_status read_payload(idx_array *out, gzFile file,
       uint8_t *bigger = realloc(buffer, next);
       if (!bigger) {
         free(buffer);
-        return idx_fail(err, IDX_ERR_NOMEM, "%s: out of memory reading %zu "
-                        "bytes", path, next);
+        return idx_fail(err, IDX_ERR_NOMEM,
+                        "%s: out of memory reading %zu "
+                        "bytes",
+                        path, next);
       }
       buffer = bigger;
       capacity = next;
@@ -228,8 +229,10 @@ enum idx_status idx_read(idx_array *out, const char *path, idx_error *err) {
   if (status != IDX_OK) return status;
   gzFile file = gzopen(path, "rb");
   if (!file)
-    return idx_fail(err, IDX_ERR_OPEN, "%s: expected a readable file, could "
-                    "not open it (%s)", path, strerror(errno));
+    return idx_fail(err, IDX_ERR_OPEN,
+                    "%s: expected a readable file, could "
+                    "not open it (%s)",
+                    path, strerror(errno));
   size_t header_bytes = 0;
   status = read_header(out, file, path, &header_bytes, err);
   if (status == IDX_OK && gzdirect(file)) {
@@ -243,11 +246,11 @@ enum idx_status idx_read(idx_array *out, const char *path, idx_error *err) {
                         path, (unsigned long long)expected, out->count,
                         (long long)file_size);
     else if ((uint64_t)file_size > expected)
-      status = idx_fail(err, IDX_ERR_TRAILING,
-                        "%s: expected %llu bytes, found a %lld-byte file "
-                        "(trailing bytes); hint: two files concatenated?",
-                        path, (unsigned long long)expected,
-                        (long long)file_size);
+      status =
+          idx_fail(err, IDX_ERR_TRAILING,
+                   "%s: expected %llu bytes, found a %lld-byte file "
+                   "(trailing bytes); hint: two files concatenated?",
+                   path, (unsigned long long)expected, (long long)file_size);
   }
   if (status == IDX_OK) status = read_payload(out, file, path, err);
   gzclose(file);

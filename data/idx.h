@@ -15,17 +15,17 @@
 
 enum idx_status {
   IDX_OK = 0,
-  IDX_ERR_OPEN,        /* missing, unreadable, or a directory */
-  IDX_ERR_EMPTY,       /* zero bytes */
-  IDX_ERR_GZIP,        /* corrupt or truncated gzip stream */
-  IDX_ERR_HEADER,      /* truncated header, wrong magic */
-  IDX_ERR_TYPE,        /* unsupported type code */
-  IDX_ERR_RANK,        /* number of dims out of range */
-  IDX_ERR_SIZE,        /* sizes overflow or are absurd */
-  IDX_ERR_TRUNCATED,   /* fewer element bytes than the header claims */
-  IDX_ERR_TRAILING,    /* more bytes than the header claims */
-  IDX_ERR_CONTENT,     /* a check on top: wrong shape, label out of range */
-  IDX_ERR_NOMEM        /* the host ran out of memory */
+  IDX_ERR_OPEN,      /* missing, unreadable, or a directory */
+  IDX_ERR_EMPTY,     /* zero bytes */
+  IDX_ERR_GZIP,      /* corrupt or truncated gzip stream */
+  IDX_ERR_HEADER,    /* truncated header, wrong magic */
+  IDX_ERR_TYPE,      /* unsupported type code */
+  IDX_ERR_RANK,      /* number of dims out of range */
+  IDX_ERR_SIZE,      /* sizes overflow or are absurd */
+  IDX_ERR_TRUNCATED, /* fewer element bytes than the header claims */
+  IDX_ERR_TRAILING,  /* more bytes than the header claims */
+  IDX_ERR_CONTENT,   /* a check on top: wrong shape, label out of range */
+  IDX_ERR_NOMEM      /* the host ran out of memory */
 };
 
 #define IDX_MAX_DIMS 8
@@ -52,9 +52,9 @@ typedef struct idx_array {
   enum idx_type type;
   int rank;
   uint32_t dims[IDX_MAX_DIMS];
-  size_t count;         /* product of dims */
-  size_t element_size;  /* bytes per element */
-  uint8_t *data;        /* count * element_size bytes, big-endian as stored */
+  size_t count;        /* product of dims */
+  size_t element_size; /* bytes per element */
+  uint8_t *data;       /* count * element_size bytes, big-endian as stored */
 } idx_array;
 
 /* Reads `path` (gzip or raw) into `out`. Returns IDX_OK, or an error code

@@ -67,8 +67,8 @@ static enum idx_status check_labels(const idx_array *a, const char *path,
   for (size_t i = 0; i < a->count; i++)
     if (a->data[i] >= MNIST_CLASSES)
       return idx_fail(err, IDX_ERR_CONTENT,
-                      "%s: expected labels 0 to 9, found %u at index %zu",
-                      path, a->data[i], i);
+                      "%s: expected labels 0 to 9, found %u at index %zu", path,
+                      a->data[i], i);
   return IDX_OK;
 }
 
@@ -83,8 +83,7 @@ enum idx_status mnist_split_load(mnist_split *out, const char *images_path,
   if (status == IDX_OK && labels.dims[0] != images.dims[0])
     status = idx_fail(err, IDX_ERR_CONTENT,
                       "%s: expected %u labels (one per image in %s), found %u",
-                      labels_path, images.dims[0], images_path,
-                      labels.dims[0]);
+                      labels_path, images.dims[0], images_path, labels.dims[0]);
   if (status != IDX_OK) {
     idx_array_destroy(&images);
     idx_array_destroy(&labels);

@@ -17,8 +17,8 @@
 /* One split: `count` images of 28x28 bytes, row-major, and their labels. */
 typedef struct mnist_split {
   int count;
-  uint8_t *images;  /* [count][784] */
-  uint8_t *labels;  /* [count], each 0..9 */
+  uint8_t *images; /* [count][784] */
+  uint8_t *labels; /* [count], each 0..9 */
 } mnist_split;
 
 typedef struct mnist_dataset {

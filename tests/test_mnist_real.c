@@ -23,15 +23,26 @@ typedef struct known_set {
 /* MNIST: ../shared/data/README.md. Fashion-MNIST: 6000 / 1000 per class
  * (its paper); pixel sums of the published files. */
 static const known_set sets[2] = {
-    {"MNIST", "MNIST_DIR",
-     {MNIST_SOURCE_DIR "/data/mnist", MNIST_SOURCE_DIR "/../shared/data/mnist", NULL},
-     {60000, {5923, 6742, 5958, 6131, 5842, 5421, 5918, 6265, 5851, 5949}, 1567298545ull},
-     {10000, {980, 1135, 1032, 1010, 982, 892, 958, 1028, 974, 1009}, 264923200ull}},
-    {"Fashion-MNIST", "FASHION_MNIST_DIR",
+    {"MNIST",
+     "MNIST_DIR",
+     {MNIST_SOURCE_DIR "/data/mnist", MNIST_SOURCE_DIR "/../shared/data/mnist",
+      NULL},
+     {60000,
+      {5923, 6742, 5958, 6131, 5842, 5421, 5918, 6265, 5851, 5949},
+      1567298545ull},
+     {10000,
+      {980, 1135, 1032, 1010, 982, 892, 958, 1028, 974, 1009},
+      264923200ull}},
+    {"Fashion-MNIST",
+     "FASHION_MNIST_DIR",
      {MNIST_SOURCE_DIR "/data/fashion-mnist",
       MNIST_SOURCE_DIR "/../shared/data/fashion-mnist", NULL},
-     {60000, {6000, 6000, 6000, 6000, 6000, 6000, 6000, 6000, 6000, 6000}, 3431114169ull},
-     {10000, {1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000}, 573469082ull}},
+     {60000,
+      {6000, 6000, 6000, 6000, 6000, 6000, 6000, 6000, 6000, 6000},
+      3431114169ull},
+     {10000,
+      {1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000},
+      573469082ull}},
 };
 
 static const char *dirs[2];
@@ -42,13 +53,15 @@ static void check_split(const mnist_split *s, const known_split *k,
                 s->count, k->count);
   int histogram[10] = {0};
   unsigned long long sum = 0;
-  for (int i = 0; i < s->count; i++) histogram[s->labels[i]]++;
-  for (size_t i = 0; i < (size_t)s->count * MNIST_PIXELS; i++) sum += s->images[i];
+  for (int i = 0; i < s->count; i++)
+    histogram[s->labels[i]]++;
+  for (size_t i = 0; i < (size_t)s->count * MNIST_PIXELS; i++)
+    sum += s->images[i];
   for (int c = 0; c < 10; c++)
     ck_assert_msg(histogram[c] == k->labels[c], "%s: %d labels %d, expected %d",
                   what, histogram[c], c, k->labels[c]);
-  ck_assert_msg(sum == k->pixel_sum, "%s: pixel sum %llu, expected %llu",
-                what, sum, k->pixel_sum);
+  ck_assert_msg(sum == k->pixel_sum, "%s: pixel sum %llu, expected %llu", what,
+                sum, k->pixel_sum);
 }
 
 START_TEST(real_data_matches_published_facts) {
@@ -62,8 +75,7 @@ START_TEST(real_data_matches_published_facts) {
   check_split(&data.train, &k->train, what);
   snprintf(what, sizeof what, "%s test", k->name);
   check_split(&data.test, &k->test, what);
-  if (_i == 0)
-    ck_assert_float_eq_tol(data.pixel_mean, 0.1307f, 1e-4f);
+  if (_i == 0) ck_assert_float_eq_tol(data.pixel_mean, 0.1307f, 1e-4f);
   mnist_dataset_destroy(&data);
 }
 END_TEST
@@ -73,8 +85,10 @@ int main(void) {
   for (int i = 0; i < 2; i++) {
     char why[1024];
     dirs[i] = test_find_data(sets[i].env, sets[i].candidates, why, sizeof why);
-    if (dirs[i]) found++;
-    else printf("%s: not checked: %s\n", sets[i].name, why);
+    if (dirs[i])
+      found++;
+    else
+      printf("%s: not checked: %s\n", sets[i].name, why);
   }
   if (found < 2) {
     printf("SKIP: the real data sets are needed (set MNIST_DIR and "
