@@ -2,7 +2,8 @@
  *
  * Owns: the in-memory form of one idx file (type, dims, raw element bytes)
  * and the error record every loader in data/ fills. Files may be gzipped or
- * raw; gzip is detected from the content (its 1f 8b magic), not the name.
+ * raw; gzip is detected from the content (its 1f 8b magic), not the name
+ * (idx_source.h reads the bytes).
  *
  * Layout of a file: two zero bytes, a type code, the number of dims, then
  * one big-endian uint32 per dim, then the elements, row-major, big-endian.
@@ -23,8 +24,10 @@ enum idx_status {
   IDX_ERR_RANK,      /* number of dims out of range */
   IDX_ERR_SIZE,      /* sizes overflow or are absurd */
   IDX_ERR_TRUNCATED, /* fewer element bytes than the header claims */
-  IDX_ERR_TRAILING,  /* more bytes than the header claims */
-  IDX_ERR_CONTENT,   /* a check on top: wrong shape, label out of range */
+  IDX_ERR_TRAILING,  /* more bytes than the header claims, or bytes
+                        after the end of the gzip stream */
+  IDX_ERR_CONTENT,   /* a check on top: wrong shape, label out of range,
+                        two copies of a file that differ */
   IDX_ERR_NOMEM      /* the host ran out of memory */
 };
 
@@ -58,8 +61,13 @@ typedef struct idx_array {
 } idx_array;
 
 /* Reads `path` (gzip or raw) into `out`. Returns IDX_OK, or an error code
- * with `err` filled and `out` left empty (nothing to free). Never allocates
- * more than the bytes the file has actually delivered plus one chunk. */
+ * with `err` filled and `out` left empty (nothing to free).
+ * Memory: a raw file's payload is allocated once, after the file's size has
+ * matched the header. A gzip payload grows as bytes arrive, each time by
+ * max(1 MiB, a quarter of what has arrived), so the buffer never exceeds
+ * 1.25 x the bytes delivered + 1 MiB, whatever the header claims (besides a
+ * 64 KiB input buffer and zlib's state; realloc may briefly hold the old
+ * buffer too where it cannot grow in place). */
 enum idx_status idx_read(idx_array *out, const char *path, idx_error *err);
 
 /* Frees what idx_read allocated; a no-op on an empty or NULL array. */

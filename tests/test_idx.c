@@ -1,6 +1,8 @@
 /* test_idx.c: the idx reader on malformed input (table-driven: every case
  * asserts the status and the key words of the message, which must also name
- * the file). MNIST's checks on top: test_mnist.c. */
+ * the file: bad headers, wrong sizes, damaged or cut gzip, bytes after the
+ * gzip stream), and concatenated gzip members read on. What the reader
+ * allocates: test_idx_memory.c. MNIST's checks on top: test_mnist.c. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,6 +99,58 @@ static int make_cut_gz(const char *path) {
   if (stat(path, &info) != 0) return -1;
   return truncate(path, info.st_size / 2);
 }
+/* Appends `size` raw bytes to the file at `path`. */
+static int append_bytes(const char *path, const void *bytes, size_t size) {
+  FILE *f = fopen(path, "ab");
+  if (!f) return -1;
+  int ok = fwrite(bytes, 1, size, f) == size;
+  return fclose(f) == 0 && ok ? 0 : -1;
+}
+/* A valid gzip idx file followed by bytes that are not a gzip member:
+ * gzread would ignore them. */
+static int make_gz_then_garbage(const char *path) {
+  uint32_t dims[1] = {5};
+  if (test_write_idx(path, 0x08, 1, dims, labels5, 5, 1) != 0) return -1;
+  return append_bytes(path, "not gzip!", 9);
+}
+static int make_gz_then_zeros(const char *path) {
+  uint32_t dims[1] = {5};
+  if (test_write_idx(path, 0x08, 1, dims, labels5, 5, 1) != 0) return -1;
+  return append_bytes(path, "\0\0\0\0\0\0\0\0", 8);
+}
+static int make_gz_then_lone_1f(const char *path) {
+  uint32_t dims[1] = {5};
+  if (test_write_idx(path, 0x08, 1, dims, labels5, 5, 1) != 0) return -1;
+  return append_bytes(path, "\x1f", 1);
+}
+/* A valid gzip stream whose CRC-32 (the trailer's first byte) is wrong. */
+static int make_bad_crc_gz(const char *path) {
+  uint32_t dims[1] = {5};
+  if (test_write_idx(path, 0x08, 1, dims, labels5, 5, 1) != 0) return -1;
+  FILE *f = fopen(path, "r+b");
+  if (!f) return -1;
+  int ok = fseek(f, -8, SEEK_END) == 0;
+  int byte = ok ? fgetc(f) : EOF;
+  ok = byte != EOF && fseek(f, -8, SEEK_END) == 0 &&
+       fputc(byte ^ 0xff, f) != EOF;
+  return fclose(f) == 0 && ok ? 0 : -1;
+}
+/* Two gzip members, the second cut short. */
+static int make_cut_second_member(const char *path) {
+  uint32_t dims[1] = {4000};
+  uint8_t payload[4000];
+  for (size_t i = 0; i < sizeof payload; i++)
+    payload[i] = (uint8_t)(i * 31 % 251);
+  if (test_write_idx(path, 0x08, 1, dims, payload, 10, 1) != 0) return -1;
+  struct stat before, after;
+  if (stat(path, &before) != 0) return -1;
+  gzFile f = gzopen(path, "ab");
+  if (!f) return -1;
+  int ok = gzwrite(f, payload + 10, sizeof payload - 10) ==
+           (int)(sizeof payload - 10);
+  if (gzclose(f) != Z_OK || !ok || stat(path, &after) != 0) return -1;
+  return truncate(path, before.st_size + (after.st_size - before.st_size) / 2);
+}
 static int make_overflow(const char *path) {
   uint32_t dims[4] = {0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu};
   return test_write_idx(path, 0x08, 4, dims, NULL, 0, 0);
@@ -143,7 +197,35 @@ static const bad_case bad_cases[] = {
      IDX_ERR_TRAILING,
      {"trailing", "4 bytes"}},
     {"corrupt gzip", make_corrupt_gz, IDX_ERR_GZIP, {"gzip", "corrupt"}},
-    {"cut gzip", make_cut_gz, IDX_ERR_GZIP, {"gzip", "truncated"}},
+    {"cut gzip",
+     make_cut_gz,
+     IDX_ERR_GZIP,
+     {"gzip", "truncated", "download_mnist.sh"}},
+    {"gzip, then garbage",
+     make_gz_then_garbage,
+     IDX_ERR_TRAILING,
+     {"after the end of the gzip stream", "9 byte(s)"}},
+    {"gzip, then zeros",
+     make_gz_then_zeros,
+     IDX_ERR_TRAILING,
+     {"after the end of the gzip stream", "8 byte(s)"}},
+    {"gzip, then a lone 1f",
+     make_gz_then_lone_1f,
+     IDX_ERR_TRAILING,
+     {"after the end of the gzip stream", "1 byte(s)"}},
+    {"gzip magic, damaged stream",
+     make_corrupt_gz,
+     IDX_ERR_GZIP,
+     {"starts with the gzip magic 1f 8b but is not a valid gzip stream",
+      "zlib: ", "a raw idx file starts with 00 00, so this file is damaged"}},
+    {"gzip with a wrong CRC",
+     make_bad_crc_gz,
+     IDX_ERR_GZIP,
+     {"not a valid gzip stream", "incorrect data check", "damaged"}},
+    {"second gzip member cut",
+     make_cut_second_member,
+     IDX_ERR_GZIP,
+     {"truncated", "download_mnist.sh"}},
     {"overflowing dims", make_overflow, IDX_ERR_SIZE, {"claim more"}},
     {"absurd claim", make_absurd, IDX_ERR_SIZE, {"claim more"}},
     {"big claim, tiny gzip",
@@ -179,6 +261,30 @@ START_TEST(bad_input_is_named) {
 }
 END_TEST
 
+START_TEST(concatenated_gzip_members_read_on) {
+  /* Legal gzip, as gunzip reads it: the idx bytes split over 3 members. */
+  uint8_t payload[3000];
+  for (size_t i = 0; i < sizeof payload; i++)
+    payload[i] = (uint8_t)(i * 13 % 253);
+  uint32_t dims[2] = {30, 100};
+  char path[4200];
+  snprintf(path, sizeof path, "%s/members.gz", dir);
+  ck_assert_int_eq(test_write_idx(path, 0x08, 2, dims, payload, 1000, 1), 0);
+  for (int m = 1; m < 3; m++) {
+    gzFile f = gzopen(path, "ab");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(gzwrite(f, payload + 1000 * m, 1000), 1000);
+    ck_assert_int_eq(gzclose(f), Z_OK);
+  }
+  idx_array array;
+  idx_error err;
+  ck_assert_msg(idx_read(&array, path, &err) == IDX_OK, "%s", err.message);
+  ck_assert_int_eq(array.count, 3000);
+  ck_assert_mem_eq(array.data, payload, sizeof payload);
+  idx_array_destroy(&array);
+}
+END_TEST
+
 int main(void) {
   Suite *suite = suite_create("idx");
   TCase *tc = tcase_create("bad input");
@@ -186,5 +292,9 @@ int main(void) {
   tcase_add_loop_test(tc, bad_input_is_named, 0,
                       (int)(sizeof bad_cases / sizeof bad_cases[0]));
   suite_add_tcase(suite, tc);
+  TCase *good = tcase_create("good input");
+  tcase_add_checked_fixture(good, setup, teardown);
+  tcase_add_test(good, concatenated_gzip_members_read_on);
+  suite_add_tcase(suite, good);
   return test_run_suite(suite, 0);
 }
