@@ -162,7 +162,9 @@ static enum idx_status read_payload(idx_array *out, idx_source *source,
   return IDX_OK;
 }
 
-enum idx_status idx_read(idx_array *out, const char *path, idx_error *err) {
+enum idx_status idx_read_checked(idx_array *out, const char *path,
+                                 idx_check_fn check, void *check_arg,
+                                 idx_error *err) {
   memset(out, 0, sizeof *out);
   if (err) {
     err->status = IDX_OK;
@@ -173,6 +175,7 @@ enum idx_status idx_read(idx_array *out, const char *path, idx_error *err) {
   if (status != IDX_OK) return status;
   size_t header_bytes = 0;
   status = read_header(out, source, path, &header_bytes, err);
+  if (status == IDX_OK && check) status = check(out, path, check_arg, err);
   if (status == IDX_OK && !idx_source_is_gzip(source)) {
     /* Raw file: its size must match the header before anything is
      * allocated. */
@@ -198,4 +201,8 @@ enum idx_status idx_read(idx_array *out, const char *path, idx_error *err) {
     return status;
   }
   return IDX_OK;
+}
+
+enum idx_status idx_read(idx_array *out, const char *path, idx_error *err) {
+  return idx_read_checked(out, path, NULL, NULL, err);
 }

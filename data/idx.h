@@ -60,6 +60,13 @@ typedef struct idx_array {
   uint8_t *data;       /* count * element_size bytes, big-endian as stored */
 } idx_array;
 
+/* A check on a file's header, run before any payload is read or allocated:
+ * `header` has type, rank, dims, count and element_size set and data NULL.
+ * Returns IDX_OK, or fills `err` (naming `path`) and returns its status. */
+typedef enum idx_status (*idx_check_fn)(const idx_array *header,
+                                        const char *path, void *arg,
+                                        idx_error *err);
+
 /* Reads `path` (gzip or raw) into `out`. Returns IDX_OK, or an error code
  * with `err` filled and `out` left empty (nothing to free).
  * Memory: a raw file's payload is allocated once, after the file's size has
@@ -69,6 +76,13 @@ typedef struct idx_array {
  * 64 KiB input buffer and zlib's state; realloc may briefly hold the old
  * buffer too where it cannot grow in place). */
 enum idx_status idx_read(idx_array *out, const char *path, idx_error *err);
+
+/* idx_read, with `check(header, path, check_arg, err)` run on the header
+ * before any payload is read; its error is returned as is. NULL `check`:
+ * plain idx_read. */
+enum idx_status idx_read_checked(idx_array *out, const char *path,
+                                 idx_check_fn check, void *check_arg,
+                                 idx_error *err);
 
 /* Frees what idx_read allocated; a no-op on an empty or NULL array. */
 void idx_array_destroy(idx_array *array);

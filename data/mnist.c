@@ -1,4 +1,6 @@
-/* mnist.c: MNIST's expectations on top of the idx reader. */
+/* mnist.c: MNIST's expectations on top of the idx reader: the shape checked
+ * from each header before its payload is read, labels 0..9 and equal counts
+ * after, the pixel statistics and the normalised batches. */
 #include "mnist.h"
 
 #include <math.h>
@@ -20,8 +22,10 @@ void mnist_dataset_destroy(mnist_dataset *dataset) {
   mnist_split_destroy(&dataset->test);
 }
 
+/* idx_check_fn for an images file: rank 3, u8, 28x28, 1 or more images. */
 static enum idx_status check_images(const idx_array *a, const char *path,
-                                    idx_error *err) {
+                                    void *arg, idx_error *err) {
+  (void)arg;
   if (a->rank == 1)
     return idx_fail(err, IDX_ERR_CONTENT,
                     "%s: expected images (3 dimensions), found a 1-dimension "
@@ -48,8 +52,10 @@ static enum idx_status check_images(const idx_array *a, const char *path,
   return IDX_OK;
 }
 
+/* idx_check_fn for a labels file: rank 1, u8 (values are checked later). */
 static enum idx_status check_labels(const idx_array *a, const char *path,
-                                    idx_error *err) {
+                                    void *arg, idx_error *err) {
+  (void)arg;
   if (a->rank == 3)
     return idx_fail(err, IDX_ERR_CONTENT,
                     "%s: expected labels (1 dimension), found a 3-dimension "
@@ -64,11 +70,35 @@ static enum idx_status check_labels(const idx_array *a, const char *path,
                     "%s: expected unsigned bytes (type 0x08), found type "
                     "0x%02x",
                     path, (unsigned)a->type);
-  for (size_t i = 0; i < a->count; i++)
-    if (a->data[i] >= MNIST_CLASSES)
-      return idx_fail(err, IDX_ERR_CONTENT,
-                      "%s: expected labels 0 to 9, found %u at index %zu", path,
-                      a->data[i], i);
+  return IDX_OK;
+}
+
+/* Checks the label values and counts of two arrays that passed the header
+ * checks and moves their data into `out`; on error frees both. */
+static enum idx_status split_assemble(mnist_split *out, idx_array *images,
+                                      const char *images_path,
+                                      idx_array *labels,
+                                      const char *labels_path, idx_error *err) {
+  enum idx_status status = IDX_OK;
+  for (size_t i = 0; i < labels->count && status == IDX_OK; i++)
+    if (labels->data[i] >= MNIST_CLASSES)
+      status = idx_fail(err, IDX_ERR_CONTENT,
+                        "%s: expected labels 0 to 9, found %u at index %zu",
+                        labels_path, labels->data[i], i);
+  if (status == IDX_OK && labels->dims[0] != images->dims[0])
+    status =
+        idx_fail(err, IDX_ERR_CONTENT,
+                 "%s: expected %u labels (one per image in %s), found %u",
+                 labels_path, images->dims[0], images_path, labels->dims[0]);
+  if (status != IDX_OK) {
+    idx_array_destroy(images);
+    idx_array_destroy(labels);
+    return status;
+  }
+  out->count = (int)images->dims[0];
+  out->images = images->data;
+  out->labels = labels->data;
+  images->data = labels->data = NULL;
   return IDX_OK;
 }
 
@@ -76,23 +106,15 @@ enum idx_status mnist_split_load(mnist_split *out, const char *images_path,
                                  const char *labels_path, idx_error *err) {
   memset(out, 0, sizeof *out);
   idx_array images = {0}, labels = {0};
-  enum idx_status status = idx_read(&images, images_path, err);
-  if (status == IDX_OK) status = check_images(&images, images_path, err);
-  if (status == IDX_OK) status = idx_read(&labels, labels_path, err);
-  if (status == IDX_OK) status = check_labels(&labels, labels_path, err);
-  if (status == IDX_OK && labels.dims[0] != images.dims[0])
-    status = idx_fail(err, IDX_ERR_CONTENT,
-                      "%s: expected %u labels (one per image in %s), found %u",
-                      labels_path, images.dims[0], images_path, labels.dims[0]);
+  enum idx_status status =
+      idx_read_checked(&images, images_path, check_images, NULL, err);
+  if (status == IDX_OK)
+    status = idx_read_checked(&labels, labels_path, check_labels, NULL, err);
   if (status != IDX_OK) {
     idx_array_destroy(&images);
-    idx_array_destroy(&labels);
     return status;
   }
-  out->count = (int)images.dims[0];
-  out->images = images.data;
-  out->labels = labels.data;
-  return IDX_OK;
+  return split_assemble(out, &images, images_path, &labels, labels_path, err);
 }
 
 int mnist_find_file(char *path, size_t path_size, const char *dir,

@@ -30,8 +30,9 @@ typedef struct mnist_dataset {
   float pixel_std;
 } mnist_dataset;
 
-/* Loads one split from an images and a labels file; checks rank, type,
- * 28x28, labels 0..9 and equal counts. On error `out` is left empty. */
+/* Loads one split from an images and a labels file; checks rank, type and
+ * 28x28 from the headers before reading the payloads, then labels 0..9 and
+ * equal counts. On error `out` is left empty. */
 enum idx_status mnist_split_load(mnist_split *out, const char *images_path,
                                  const char *labels_path, idx_error *err);
 

@@ -12,6 +12,7 @@
 #include <zlib.h>
 
 #include "data/idx.h"
+#include "data/mnist.h"
 #include "test_util.h"
 
 static char dir[4096];
@@ -72,12 +73,55 @@ START_TEST(gzip_growth_is_bounded_by_what_arrives) {
 }
 END_TEST
 
+/* MNIST files whose headers claim a wrong shape of 1 GiB and deliver 200 MiB:
+ * the shape is refused from the header, before any payload is read, so it
+ * fails under a 128 MiB cap with the shape message, not out of memory. */
+typedef struct shape_case {
+  const char *name;
+  int bad_images; /* 1: the images file lies, 0: the labels file */
+  const char *word;
+} shape_case;
+
+static const shape_case shape_cases[] = {
+    {"images of 1x1 pixels", 1, "expected 28x28 images, found 1x1"},
+    {"labels with 3 dimensions", 0, "swapped"},
+};
+
+START_TEST(mnist_shape_is_checked_before_the_payload) {
+  const shape_case *c = &shape_cases[_i];
+  char images[4200], labels[4200], *bad = c->bad_images ? images : labels;
+  snprintf(images, sizeof images, "%s/images.gz", dir);
+  snprintf(labels, sizeof labels, "%s/labels.gz", dir);
+  uint8_t pixels[2 * 784] = {0}, classes[2] = {3, 4};
+  uint32_t image_dims[3] = {2, 28, 28}, label_dims[1] = {2};
+  ck_assert_int_eq(
+      test_write_idx(images, 0x08, 3, image_dims, pixels, sizeof pixels, 1), 0);
+  ck_assert_int_eq(
+      test_write_idx(labels, 0x08, 1, label_dims, classes, sizeof classes, 1),
+      0);
+  uint32_t huge[3] = {1u << 30, 1, 1};
+  ck_assert_int_eq(write_claim_gz(bad, 0x08, 3, huge, 200), 0);
+  cap_address_space(128);
+  mnist_split split;
+  idx_error err;
+  enum idx_status status = mnist_split_load(&split, images, labels, &err);
+  ck_assert_msg(status == IDX_ERR_CONTENT, "%s: expected status %d, got %d: %s",
+                c->name, IDX_ERR_CONTENT, status, err.message);
+  ck_assert_ptr_null(split.images);
+  ck_assert_msg(strstr(err.message, c->word) && strstr(err.message, bad),
+                "%s: lacks '%s' or the file's name: %s", c->name, c->word,
+                err.message);
+}
+END_TEST
+
 int main(void) {
   Suite *suite = suite_create("idx_memory");
   TCase *tc = tcase_create("lying sizes");
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, gzip_growth_is_bounded_by_what_arrives);
+  tcase_add_loop_test(tc, mnist_shape_is_checked_before_the_payload, 0,
+                      (int)(sizeof shape_cases / sizeof shape_cases[0]));
   suite_add_tcase(suite, tc);
   return test_run_suite(suite, 0);
 }
