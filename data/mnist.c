@@ -9,6 +9,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "mnist_files.h"
+
 void mnist_split_destroy(mnist_split *split) {
   if (!split) return;
   free(split->images);
@@ -20,6 +22,7 @@ void mnist_dataset_destroy(mnist_dataset *dataset) {
   if (!dataset) return;
   mnist_split_destroy(&dataset->train);
   mnist_split_destroy(&dataset->test);
+  memset(dataset, 0, sizeof *dataset);
 }
 
 /* idx_check_fn for an images file: rank 3, u8, 28x28, 1 or more images. */
@@ -117,41 +120,7 @@ enum idx_status mnist_split_load(mnist_split *out, const char *images_path,
   return split_assemble(out, &images, images_path, &labels, labels_path, err);
 }
 
-int mnist_find_file(char *path, size_t path_size, const char *dir,
-                    const char *stem, const char *kind) {
-  /* The published names, the common "stem.idxN-ubyte" variant, each raw or
-   * gzipped. */
-  const char *formats[] = {"%s/%s-%s-ubyte.gz", "%s/%s-%s-ubyte",
-                           "%s/%s.%s-ubyte.gz", "%s/%s.%s-ubyte"};
-  for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++) {
-    snprintf(path, path_size, formats[i], dir, stem, kind);
-    struct stat info;
-    if (stat(path, &info) == 0) return 1;
-  }
-  snprintf(path, path_size, formats[0], dir, stem, kind);
-  return 0;
-}
-
-static enum idx_status load_split(mnist_split *out, const char *dir,
-                                  const char *prefix, idx_error *err) {
-  char images[4096], labels[4096], stem[64];
-  snprintf(stem, sizeof stem, "%s-images", prefix);
-  int have_images = mnist_find_file(images, sizeof images, dir, stem, "idx3");
-  snprintf(stem, sizeof stem, "%s-labels", prefix);
-  int have_labels = mnist_find_file(labels, sizeof labels, dir, stem, "idx1");
-  if (!have_images || !have_labels)
-    return idx_fail(err, IDX_ERR_OPEN,
-                    "%s: expected %s-images-idx3-ubyte[.gz] and "
-                    "%s-labels-idx1-ubyte[.gz] in %s, found no %s; hint: "
-                    "fetch the data with scripts/download_mnist.sh %s",
-                    have_images ? labels : images, prefix, prefix, dir,
-                    have_images ? "labels file" : "images file", dir);
-  return mnist_split_load(out, images, labels, err);
-}
-
-enum idx_status mnist_dataset_load(mnist_dataset *out, const char *dir,
-                                   idx_error *err) {
-  memset(out, 0, sizeof *out);
+static enum idx_status check_dir(const char *dir, idx_error *err) {
   struct stat info;
   if (stat(dir, &info) != 0 || !S_ISDIR(info.st_mode))
     return idx_fail(err, IDX_ERR_OPEN,
@@ -159,8 +128,46 @@ enum idx_status mnist_dataset_load(mnist_dataset *out, const char *dir,
                     "%s; hint: fetch the data with scripts/download_mnist.sh "
                     "%s",
                     dir, stat(dir, &info) != 0 ? "nothing" : "a file", dir);
-  enum idx_status status = load_split(&out->train, dir, "train", err);
-  if (status == IDX_OK) status = load_split(&out->test, dir, "t10k", err);
+  return IDX_OK;
+}
+
+static enum idx_status load_files(mnist_dataset *out, const char *dir,
+                                  idx_error *err) {
+  /* Look at every name first, so that a missing or unreachable file is
+   * reported before 50 MB are read. */
+  unsigned present[MNIST_FILE_COUNT];
+  for (int f = 0; f < MNIST_FILE_COUNT; f++) {
+    enum idx_status status =
+        mnist_file_find(&present[f], dir, (enum mnist_file)f, err);
+    if (status != IDX_OK) return status;
+  }
+  idx_array arrays[MNIST_FILE_COUNT] = {{0}};
+  enum idx_status status = IDX_OK;
+  for (int f = 0; f < MNIST_FILE_COUNT && status == IDX_OK; f++) {
+    int images = f == MNIST_TRAIN_IMAGES || f == MNIST_TEST_IMAGES;
+    status = mnist_file_read(&arrays[f], out->files[f], sizeof out->files[f],
+                             dir, (enum mnist_file)f, present[f],
+                             images ? check_images : check_labels, NULL, err);
+  }
+  if (status == IDX_OK)
+    status = split_assemble(&out->train, &arrays[MNIST_TRAIN_IMAGES],
+                            out->files[MNIST_TRAIN_IMAGES],
+                            &arrays[MNIST_TRAIN_LABELS],
+                            out->files[MNIST_TRAIN_LABELS], err);
+  if (status == IDX_OK)
+    status = split_assemble(
+        &out->test, &arrays[MNIST_TEST_IMAGES], out->files[MNIST_TEST_IMAGES],
+        &arrays[MNIST_TEST_LABELS], out->files[MNIST_TEST_LABELS], err);
+  for (int f = 0; f < MNIST_FILE_COUNT; f++)
+    idx_array_destroy(&arrays[f]);
+  return status;
+}
+
+enum idx_status mnist_dataset_load(mnist_dataset *out, const char *dir,
+                                   idx_error *err) {
+  memset(out, 0, sizeof *out);
+  enum idx_status status = check_dir(dir, err);
+  if (status == IDX_OK) status = load_files(out, dir, err);
   if (status != IDX_OK) {
     mnist_dataset_destroy(out);
     return status;
