@@ -3,6 +3,7 @@
  * after, the pixel statistics and the normalised batches. */
 #include "mnist.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,12 +123,25 @@ enum idx_status mnist_split_load(mnist_split *out, const char *images_path,
 
 static enum idx_status check_dir(const char *dir, idx_error *err) {
   struct stat info;
-  if (stat(dir, &info) != 0 || !S_ISDIR(info.st_mode))
+  if (stat(dir, &info) != 0) {
+    int error = errno;
+    if (error == ENOENT)
+      return idx_fail(err, IDX_ERR_OPEN,
+                      "%s: expected a directory holding the MNIST files, "
+                      "found nothing; hint: fetch the data with "
+                      "scripts/download_mnist.sh %s",
+                      dir, dir);
     return idx_fail(err, IDX_ERR_OPEN,
                     "%s: expected a directory holding the MNIST files, found "
-                    "%s; hint: fetch the data with scripts/download_mnist.sh "
-                    "%s",
-                    dir, stat(dir, &info) != 0 ? "nothing" : "a file", dir);
+                    "a path that cannot be looked at (%s); hint: %s",
+                    dir, strerror(error), mnist_stat_hint(error));
+  }
+  if (!S_ISDIR(info.st_mode))
+    return idx_fail(err, IDX_ERR_OPEN,
+                    "%s: expected a directory holding the MNIST files, found "
+                    "a file; hint: pass the folder that holds the four files "
+                    "(scripts/download_mnist.sh DIR fetches them into DIR)",
+                    dir);
   return IDX_OK;
 }
 

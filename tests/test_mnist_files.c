@@ -1,8 +1,9 @@
 /* test_mnist_files.c: which MNIST file is read (the file rule of
  * data/mnist_files.h), table-driven over folder states: gz or raw alone,
- * both (same or different), damaged copies beside good ones, dotted names.
- */
+ * both (same or different), damaged copies beside good ones, dotted names;
+ * and data folders that cannot be read (their real reason is reported). */
 #include <check.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -252,12 +253,68 @@ START_TEST(folder_states) {
 }
 END_TEST
 
+/* Data folders that exist but cannot be read: the reason is stat's own
+ * (strerror), with the path, not "found no images file; fetch the data". */
+typedef struct unreadable_case {
+  const char *name;
+  int error;    /* the errno whose strerror text the message must hold */
+  int non_root; /* root bypasses permissions: checked only as non-root */
+} unreadable_case;
+
+static const unreadable_case unreadable_cases[] = {
+    {"a symlink loop", ELOOP, 0},
+    {"a path through a regular file", ENOTDIR, 0},
+    {"permission denied", EACCES, 1},
+};
+
+START_TEST(unreadable_folder_says_why) {
+  const unreadable_case *c = &unreadable_cases[_i];
+  if (c->non_root && geteuid() == 0) {
+    printf("note: %s: not checked, running as root (root is never denied)\n",
+           c->name);
+    return;
+  }
+  char folder[4200], named[4300];
+  if (c->error == ELOOP) {
+    snprintf(folder, sizeof folder, "%s/loop", dir);
+    ck_assert_int_eq(symlink(folder, folder), 0);
+    snprintf(named, sizeof named, "%s: ", folder);
+  } else if (c->error == ENOTDIR) {
+    snprintf(folder, sizeof folder, "%s/file/mnist", dir);
+    snprintf(named, sizeof named, "%s/file", dir);
+    ck_assert_int_eq(test_write_bytes(named, "x", 1, 0), 0);
+    snprintf(named, sizeof named, "%s: ", folder);
+  } else {
+    snprintf(folder, sizeof folder, "%s/locked", dir);
+    ck_assert_int_eq(mkdir(folder, 0700), 0);
+    ck_assert_int_eq(write_set(folder, 1, GZ), 0);
+    ck_assert_int_eq(chmod(folder, 0), 0);
+    name_of(named, sizeof named, folder, MNIST_TRAIN_IMAGES, GZ);
+  }
+  mnist_dataset data;
+  idx_error err;
+  enum idx_status status = mnist_dataset_load(&data, folder, &err);
+  if (c->error == EACCES) chmod(folder, 0700);
+  ck_assert_int_eq(status, IDX_ERR_OPEN);
+  ck_assert_msg(strstr(err.message, named), "%s: does not name %s: %s", c->name,
+                named, err.message);
+  ck_assert_msg(strstr(err.message, strerror(c->error)), "%s: lacks '%s': %s",
+                c->name, strerror(c->error), err.message);
+  ck_assert_msg(!strstr(err.message, "found no") &&
+                    !strstr(err.message, "found nothing"),
+                "%s: reported as missing: %s", c->name, err.message);
+}
+END_TEST
+
 int main(void) {
   Suite *suite = suite_create("mnist_files");
   TCase *tc = tcase_create("folders");
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_add_loop_test(tc, folder_states, 0,
                       (int)(sizeof folder_cases / sizeof folder_cases[0]));
+  tcase_add_loop_test(
+      tc, unreadable_folder_says_why, 0,
+      (int)(sizeof unreadable_cases / sizeof unreadable_cases[0]));
   suite_add_tcase(suite, tc);
   return test_run_suite(suite, 0);
 }
