@@ -200,10 +200,14 @@ enum idx_status mnist_dataset_load(mnist_dataset *out, const char *dir,
   return IDX_OK;
 }
 
+void mnist_pixel_transform(float *scale, float *shift,
+                           const mnist_dataset *data) {
+  *scale = 1.0f / (255.0f * data->pixel_std);
+  *shift = -data->pixel_mean / data->pixel_std;
+}
+
 void mnist_batch_fill(float *x, const mnist_split *split, const int *indices,
-                      int n, float mean, float std) {
-  float scale = 1.0f / (255.0f * std);
-  float shift = -mean / std;
+                      int n, float scale, float shift) {
   for (int j = 0; j < n; j++) {
     const uint8_t *image = split->images + (size_t)indices[j] * MNIST_PIXELS;
     float *column = x + (size_t)j * MNIST_PIXELS;

@@ -34,8 +34,8 @@ enum mnist_file {
 typedef struct mnist_dataset {
   mnist_split train;
   mnist_split test;
-  /* Mean and standard deviation of the training pixels scaled to [0, 1]:
-   * normalise as (p / 255 - mean) / std. */
+  /* Mean and standard deviation of the training pixels scaled to [0, 1];
+   * mnist_pixel_transform turns them into the normalisation. */
   float pixel_mean;
   float pixel_std;
   /* The path of each file read (the first present of its candidate names),
@@ -59,9 +59,16 @@ enum idx_status mnist_dataset_load(mnist_dataset *out, const char *dir,
 void mnist_split_destroy(mnist_split *split);
 void mnist_dataset_destroy(mnist_dataset *dataset);
 
+/* The normalisation, in float: normalised pixel = pixel * scale + shift
+ * (pixel 0..255), i.e. (pixel / 255 - mean) / std, with *scale =
+ * 1 / (255 * std) and *shift = -mean / std from the training pixels. */
+void mnist_pixel_transform(float *scale, float *shift,
+                           const mnist_dataset *data);
+
 /* Writes the normalised pixels of samples indices[0..n) as a column-major
- * (784, n) matrix: x[j * 784 + p] = (pixel / 255 - mean) / std. */
+ * (784, n) matrix: x[j * 784 + p] = pixel * scale + shift (the scale and
+ * shift of mnist_pixel_transform). */
 void mnist_batch_fill(float *x, const mnist_split *split, const int *indices,
-                      int n, float mean, float std);
+                      int n, float scale, float shift);
 
 #endif

@@ -158,20 +158,43 @@ START_TEST(missing_directory_and_file_are_named) {
 }
 END_TEST
 
+START_TEST(pixel_transform_is_the_trainers_formula) {
+  ck_assert_int_eq(test_write_tiny_mnist(dir, 5, 2, 0), 0);
+  mnist_dataset data;
+  idx_error err;
+  ck_assert_msg(mnist_dataset_load(&data, dir, &err) == IDX_OK, "%s",
+                err.message);
+  float scale, shift;
+  mnist_pixel_transform(&scale, &shift, &data);
+  /* Bit for bit what app/trainer.c computed on its own, in float. */
+  float want_scale = 1.0f / (255.0f * data.pixel_std);
+  float want_shift = -data.pixel_mean / data.pixel_std;
+  ck_assert_mem_eq(&scale, &want_scale, sizeof scale);
+  ck_assert_mem_eq(&shift, &want_shift, sizeof shift);
+  mnist_dataset_destroy(&data);
+}
+END_TEST
+
 START_TEST(batch_fill_normalises_columns) {
   ck_assert_int_eq(test_write_tiny_mnist(dir, 5, 2, 0), 0);
   mnist_dataset data;
   idx_error err;
   ck_assert_msg(mnist_dataset_load(&data, dir, &err) == IDX_OK, "%s",
                 err.message);
+  /* mean 0.5, std 0.25: values well away from the tiny set's own. */
+  mnist_dataset stats = {.pixel_mean = 0.5f, .pixel_std = 0.25f};
+  float scale, shift;
+  mnist_pixel_transform(&scale, &shift, &stats);
   int indices[2] = {3, 0};
   float x[2 * 784];
-  mnist_batch_fill(x, &data.train, indices, 2, 0.5f, 0.25f);
+  mnist_batch_fill(x, &data.train, indices, 2, scale, shift);
   for (int j = 0; j < 2; j++)
-    for (int p = 0; p < 784; p += 97) {
-      float want =
-          (data.train.images[indices[j] * 784 + p] / 255.0f - 0.5f) / 0.25f;
-      ck_assert_float_eq_tol(x[j * 784 + p], want, 1e-5f);
+    for (int p = 0; p < 784; p++) {
+      float pixel = data.train.images[indices[j] * 784 + p];
+      /* Exactly the documented formula, and what it stands for. */
+      ck_assert_float_eq(x[j * 784 + p], pixel * scale + shift);
+      ck_assert_float_eq_tol(x[j * 784 + p], (pixel / 255.0f - 0.5f) / 0.25f,
+                             1e-5f);
     }
   mnist_dataset_destroy(&data);
 }
@@ -189,6 +212,7 @@ int main(void) {
   tcase_add_checked_fixture(good, setup, teardown);
   tcase_add_test(good, gzip_and_raw_load_identically);
   tcase_add_test(good, dotted_file_names_are_found);
+  tcase_add_test(good, pixel_transform_is_the_trainers_formula);
   tcase_add_test(good, batch_fill_normalises_columns);
   suite_add_tcase(suite, good);
   return test_run_suite(suite, 0);
