@@ -2,7 +2,8 @@
  *
  * Owns: the in-memory form of one idx file (type, dims, raw element bytes)
  * and the error record every loader in data/ fills. Files may be gzipped or
- * raw; gzip is detected from the content (its 1f 8b magic), not the name.
+ * raw; gzip is detected from the content (its 1f 8b magic), not the name
+ * (idx_source.h reads the bytes).
  *
  * Layout of a file: two zero bytes, a type code, the number of dims, then
  * one big-endian uint32 per dim, then the elements, row-major, big-endian.
@@ -15,17 +16,19 @@
 
 enum idx_status {
   IDX_OK = 0,
-  IDX_ERR_OPEN,        /* missing, unreadable, or a directory */
-  IDX_ERR_EMPTY,       /* zero bytes */
-  IDX_ERR_GZIP,        /* corrupt or truncated gzip stream */
-  IDX_ERR_HEADER,      /* truncated header, wrong magic */
-  IDX_ERR_TYPE,        /* unsupported type code */
-  IDX_ERR_RANK,        /* number of dims out of range */
-  IDX_ERR_SIZE,        /* sizes overflow or are absurd */
-  IDX_ERR_TRUNCATED,   /* fewer element bytes than the header claims */
-  IDX_ERR_TRAILING,    /* more bytes than the header claims */
-  IDX_ERR_CONTENT,     /* a check on top: wrong shape, label out of range */
-  IDX_ERR_NOMEM        /* the host ran out of memory */
+  IDX_ERR_OPEN,      /* missing, unreadable, or a directory */
+  IDX_ERR_EMPTY,     /* zero bytes */
+  IDX_ERR_GZIP,      /* corrupt or truncated gzip stream */
+  IDX_ERR_HEADER,    /* truncated header, wrong magic */
+  IDX_ERR_TYPE,      /* unsupported type code */
+  IDX_ERR_RANK,      /* number of dims out of range */
+  IDX_ERR_SIZE,      /* sizes overflow or are absurd */
+  IDX_ERR_TRUNCATED, /* fewer element bytes than the header claims */
+  IDX_ERR_TRAILING,  /* more bytes than the header claims, or bytes
+                        after the end of the gzip stream */
+  IDX_ERR_CONTENT,   /* a check on top: wrong shape, label out of range,
+                        two copies of a file that differ */
+  IDX_ERR_NOMEM      /* the host ran out of memory */
 };
 
 #define IDX_MAX_DIMS 8
@@ -52,15 +55,34 @@ typedef struct idx_array {
   enum idx_type type;
   int rank;
   uint32_t dims[IDX_MAX_DIMS];
-  size_t count;         /* product of dims */
-  size_t element_size;  /* bytes per element */
-  uint8_t *data;        /* count * element_size bytes, big-endian as stored */
+  size_t count;        /* product of dims */
+  size_t element_size; /* bytes per element */
+  uint8_t *data;       /* count * element_size bytes, big-endian as stored */
 } idx_array;
 
+/* A check on a file's header, run before any payload is read or allocated:
+ * `header` has type, rank, dims, count and element_size set and data NULL.
+ * Returns IDX_OK, or fills `err` (naming `path`) and returns its status. */
+typedef enum idx_status (*idx_check_fn)(const idx_array *header,
+                                        const char *path, void *arg,
+                                        idx_error *err);
+
 /* Reads `path` (gzip or raw) into `out`. Returns IDX_OK, or an error code
- * with `err` filled and `out` left empty (nothing to free). Never allocates
- * more than the bytes the file has actually delivered plus one chunk. */
+ * with `err` filled and `out` left empty (nothing to free).
+ * Memory: a raw file's payload is allocated once, after the file's size has
+ * matched the header. A gzip payload grows as bytes arrive, each time by
+ * max(1 MiB, a quarter of what has arrived), so the buffer never exceeds
+ * 1.25 x the bytes delivered + 1 MiB, whatever the header claims (besides a
+ * 64 KiB input buffer and zlib's state; realloc may briefly hold the old
+ * buffer too where it cannot grow in place). */
 enum idx_status idx_read(idx_array *out, const char *path, idx_error *err);
+
+/* idx_read, with `check(header, path, check_arg, err)` run on the header
+ * before any payload is read; its error is returned as is. NULL `check`:
+ * plain idx_read. */
+enum idx_status idx_read_checked(idx_array *out, const char *path,
+                                 idx_check_fn check, void *check_arg,
+                                 idx_error *err);
 
 /* Frees what idx_read allocated; a no-op on an empty or NULL array. */
 void idx_array_destroy(idx_array *array);

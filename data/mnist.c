@@ -1,11 +1,16 @@
-/* mnist.c: MNIST's expectations on top of the idx reader. */
+/* mnist.c: MNIST's expectations on top of the idx reader: the shape checked
+ * from each header before its payload is read, labels 0..9 and equal counts
+ * after, the pixel statistics and the normalised batches. */
 #include "mnist.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#include "mnist_files.h"
 
 void mnist_split_destroy(mnist_split *split) {
   if (!split) return;
@@ -18,10 +23,13 @@ void mnist_dataset_destroy(mnist_dataset *dataset) {
   if (!dataset) return;
   mnist_split_destroy(&dataset->train);
   mnist_split_destroy(&dataset->test);
+  memset(dataset, 0, sizeof *dataset);
 }
 
+/* idx_check_fn for an images file: rank 3, u8, 28x28, 1 or more images. */
 static enum idx_status check_images(const idx_array *a, const char *path,
-                                    idx_error *err) {
+                                    void *arg, idx_error *err) {
+  (void)arg;
   if (a->rank == 1)
     return idx_fail(err, IDX_ERR_CONTENT,
                     "%s: expected images (3 dimensions), found a 1-dimension "
@@ -48,8 +56,10 @@ static enum idx_status check_images(const idx_array *a, const char *path,
   return IDX_OK;
 }
 
+/* idx_check_fn for a labels file: rank 1, u8 (values are checked later). */
 static enum idx_status check_labels(const idx_array *a, const char *path,
-                                    idx_error *err) {
+                                    void *arg, idx_error *err) {
+  (void)arg;
   if (a->rank == 3)
     return idx_fail(err, IDX_ERR_CONTENT,
                     "%s: expected labels (1 dimension), found a 3-dimension "
@@ -64,11 +74,35 @@ static enum idx_status check_labels(const idx_array *a, const char *path,
                     "%s: expected unsigned bytes (type 0x08), found type "
                     "0x%02x",
                     path, (unsigned)a->type);
-  for (size_t i = 0; i < a->count; i++)
-    if (a->data[i] >= MNIST_CLASSES)
-      return idx_fail(err, IDX_ERR_CONTENT,
-                      "%s: expected labels 0 to 9, found %u at index %zu",
-                      path, a->data[i], i);
+  return IDX_OK;
+}
+
+/* Checks the label values and counts of two arrays that passed the header
+ * checks and moves their data into `out`; on error frees both. */
+static enum idx_status split_assemble(mnist_split *out, idx_array *images,
+                                      const char *images_path,
+                                      idx_array *labels,
+                                      const char *labels_path, idx_error *err) {
+  enum idx_status status = IDX_OK;
+  for (size_t i = 0; i < labels->count && status == IDX_OK; i++)
+    if (labels->data[i] >= MNIST_CLASSES)
+      status = idx_fail(err, IDX_ERR_CONTENT,
+                        "%s: expected labels 0 to 9, found %u at index %zu",
+                        labels_path, labels->data[i], i);
+  if (status == IDX_OK && labels->dims[0] != images->dims[0])
+    status =
+        idx_fail(err, IDX_ERR_CONTENT,
+                 "%s: expected %u labels (one per image in %s), found %u",
+                 labels_path, images->dims[0], images_path, labels->dims[0]);
+  if (status != IDX_OK) {
+    idx_array_destroy(images);
+    idx_array_destroy(labels);
+    return status;
+  }
+  out->count = (int)images->dims[0];
+  out->images = images->data;
+  out->labels = labels->data;
+  images->data = labels->data = NULL;
   return IDX_OK;
 }
 
@@ -76,70 +110,78 @@ enum idx_status mnist_split_load(mnist_split *out, const char *images_path,
                                  const char *labels_path, idx_error *err) {
   memset(out, 0, sizeof *out);
   idx_array images = {0}, labels = {0};
-  enum idx_status status = idx_read(&images, images_path, err);
-  if (status == IDX_OK) status = check_images(&images, images_path, err);
-  if (status == IDX_OK) status = idx_read(&labels, labels_path, err);
-  if (status == IDX_OK) status = check_labels(&labels, labels_path, err);
-  if (status == IDX_OK && labels.dims[0] != images.dims[0])
-    status = idx_fail(err, IDX_ERR_CONTENT,
-                      "%s: expected %u labels (one per image in %s), found %u",
-                      labels_path, images.dims[0], images_path,
-                      labels.dims[0]);
+  enum idx_status status =
+      idx_read_checked(&images, images_path, check_images, NULL, err);
+  if (status == IDX_OK)
+    status = idx_read_checked(&labels, labels_path, check_labels, NULL, err);
   if (status != IDX_OK) {
     idx_array_destroy(&images);
-    idx_array_destroy(&labels);
     return status;
   }
-  out->count = (int)images.dims[0];
-  out->images = images.data;
-  out->labels = labels.data;
+  return split_assemble(out, &images, images_path, &labels, labels_path, err);
+}
+
+static enum idx_status check_dir(const char *dir, idx_error *err) {
+  struct stat info;
+  if (stat(dir, &info) != 0) {
+    int error = errno;
+    if (error == ENOENT)
+      return idx_fail(err, IDX_ERR_OPEN,
+                      "%s: expected a directory holding the MNIST files, "
+                      "found nothing; hint: fetch the data with "
+                      "scripts/download_mnist.sh %s",
+                      dir, dir);
+    return idx_fail(err, IDX_ERR_OPEN,
+                    "%s: expected a directory holding the MNIST files, found "
+                    "a path that cannot be looked at (%s); hint: %s",
+                    dir, strerror(error), mnist_stat_hint(error));
+  }
+  if (!S_ISDIR(info.st_mode))
+    return idx_fail(err, IDX_ERR_OPEN,
+                    "%s: expected a directory holding the MNIST files, found "
+                    "a file; hint: pass the folder that holds the four files "
+                    "(scripts/download_mnist.sh DIR fetches them into DIR)",
+                    dir);
   return IDX_OK;
 }
 
-int mnist_find_file(char *path, size_t path_size, const char *dir,
-                    const char *stem, const char *kind) {
-  /* The published names, the common "stem.idxN-ubyte" variant, each raw or
-   * gzipped. */
-  const char *formats[] = {"%s/%s-%s-ubyte.gz", "%s/%s-%s-ubyte",
-                           "%s/%s.%s-ubyte.gz", "%s/%s.%s-ubyte"};
-  for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++) {
-    snprintf(path, path_size, formats[i], dir, stem, kind);
-    struct stat info;
-    if (stat(path, &info) == 0) return 1;
+static enum idx_status load_files(mnist_dataset *out, const char *dir,
+                                  idx_error *err) {
+  /* Look at every name first, so that a missing or unreachable file is
+   * reported before 50 MB are read. */
+  unsigned present[MNIST_FILE_COUNT];
+  for (int f = 0; f < MNIST_FILE_COUNT; f++) {
+    enum idx_status status =
+        mnist_file_find(&present[f], dir, (enum mnist_file)f, err);
+    if (status != IDX_OK) return status;
   }
-  snprintf(path, path_size, formats[0], dir, stem, kind);
-  return 0;
-}
-
-static enum idx_status load_split(mnist_split *out, const char *dir,
-                                  const char *prefix, idx_error *err) {
-  char images[4096], labels[4096], stem[64];
-  snprintf(stem, sizeof stem, "%s-images", prefix);
-  int have_images = mnist_find_file(images, sizeof images, dir, stem, "idx3");
-  snprintf(stem, sizeof stem, "%s-labels", prefix);
-  int have_labels = mnist_find_file(labels, sizeof labels, dir, stem, "idx1");
-  if (!have_images || !have_labels)
-    return idx_fail(err, IDX_ERR_OPEN,
-                    "%s: expected %s-images-idx3-ubyte[.gz] and "
-                    "%s-labels-idx1-ubyte[.gz] in %s, found no %s; hint: "
-                    "fetch the data with scripts/download_mnist.sh %s",
-                    have_images ? labels : images, prefix, prefix, dir,
-                    have_images ? "labels file" : "images file", dir);
-  return mnist_split_load(out, images, labels, err);
+  idx_array arrays[MNIST_FILE_COUNT] = {{0}};
+  enum idx_status status = IDX_OK;
+  for (int f = 0; f < MNIST_FILE_COUNT && status == IDX_OK; f++) {
+    int images = f == MNIST_TRAIN_IMAGES || f == MNIST_TEST_IMAGES;
+    status = mnist_file_read(&arrays[f], out->files[f], sizeof out->files[f],
+                             dir, (enum mnist_file)f, present[f],
+                             images ? check_images : check_labels, NULL, err);
+  }
+  if (status == IDX_OK)
+    status = split_assemble(&out->train, &arrays[MNIST_TRAIN_IMAGES],
+                            out->files[MNIST_TRAIN_IMAGES],
+                            &arrays[MNIST_TRAIN_LABELS],
+                            out->files[MNIST_TRAIN_LABELS], err);
+  if (status == IDX_OK)
+    status = split_assemble(
+        &out->test, &arrays[MNIST_TEST_IMAGES], out->files[MNIST_TEST_IMAGES],
+        &arrays[MNIST_TEST_LABELS], out->files[MNIST_TEST_LABELS], err);
+  for (int f = 0; f < MNIST_FILE_COUNT; f++)
+    idx_array_destroy(&arrays[f]);
+  return status;
 }
 
 enum idx_status mnist_dataset_load(mnist_dataset *out, const char *dir,
                                    idx_error *err) {
   memset(out, 0, sizeof *out);
-  struct stat info;
-  if (stat(dir, &info) != 0 || !S_ISDIR(info.st_mode))
-    return idx_fail(err, IDX_ERR_OPEN,
-                    "%s: expected a directory holding the MNIST files, found "
-                    "%s; hint: fetch the data with scripts/download_mnist.sh "
-                    "%s",
-                    dir, stat(dir, &info) != 0 ? "nothing" : "a file", dir);
-  enum idx_status status = load_split(&out->train, dir, "train", err);
-  if (status == IDX_OK) status = load_split(&out->test, dir, "t10k", err);
+  enum idx_status status = check_dir(dir, err);
+  if (status == IDX_OK) status = load_files(out, dir, err);
   if (status != IDX_OK) {
     mnist_dataset_destroy(out);
     return status;
@@ -158,10 +200,14 @@ enum idx_status mnist_dataset_load(mnist_dataset *out, const char *dir,
   return IDX_OK;
 }
 
+void mnist_pixel_transform(float *scale, float *shift,
+                           const mnist_dataset *data) {
+  *scale = 1.0f / (255.0f * data->pixel_std);
+  *shift = -data->pixel_mean / data->pixel_std;
+}
+
 void mnist_batch_fill(float *x, const mnist_split *split, const int *indices,
-                      int n, float mean, float std) {
-  float scale = 1.0f / (255.0f * std);
-  float shift = -mean / std;
+                      int n, float scale, float shift) {
   for (int j = 0; j < n; j++) {
     const uint8_t *image = split->images + (size_t)indices[j] * MNIST_PIXELS;
     float *column = x + (size_t)j * MNIST_PIXELS;
