@@ -274,14 +274,10 @@ int main(int argc, char **argv) {
     return EXIT_SUCCESS;
   }
   char dir[4096];
-  if (train_find_data_dir(dir, sizeof dir, o.data_dir, MNIST_SOURCE_DIR) != 0)
-    return EXIT_FAILURE;
   mnist_dataset data;
-  idx_error load_err;
-  if (mnist_dataset_load(&data, dir, &load_err) != IDX_OK) {
-    fprintf(stderr, "mnist_bench: %s\n", load_err.message);
+  if (train_load_data(&data, dir, sizeof dir, o.data_dir, MNIST_SOURCE_DIR,
+                      "mnist_bench") != 0)
     return EXIT_FAILURE;
-  }
   char why[256];
   if (!gpu_device_available(why, sizeof why)) {
     fprintf(stderr, "mnist_bench: needs a CUDA GPU: %s\n", why);

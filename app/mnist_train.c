@@ -180,15 +180,10 @@ int main(int argc, char **argv) {
     return EXIT_FAILURE;
   }
   char dir[4096];
-  if (train_find_data_dir(dir, sizeof dir, options.data_dir,
-                          MNIST_SOURCE_DIR) != 0)
-    return EXIT_FAILURE;
   mnist_dataset data;
-  idx_error load_err;
-  if (mnist_dataset_load(&data, dir, &load_err) != IDX_OK) {
-    fprintf(stderr, "mnist_train: %s\n", load_err.message);
+  if (train_load_data(&data, dir, sizeof dir, options.data_dir,
+                      MNIST_SOURCE_DIR, "mnist_train") != 0)
     return EXIT_FAILURE;
-  }
   int status = EXIT_FAILURE;
   char why[256];
   if (options.check_data) {

@@ -193,3 +193,15 @@ int train_find_data_dir(char *out, size_t size, const char *given,
           in_source, source_dir);
   return -1;
 }
+
+int train_load_data(mnist_dataset *out, char *dir, size_t dir_size,
+                    const char *given, const char *source_dir,
+                    const char *program) {
+  if (train_find_data_dir(dir, dir_size, given, source_dir) != 0) return -1;
+  idx_error err;
+  if (mnist_dataset_load(out, dir, &err) != IDX_OK) {
+    fprintf(stderr, "%s: %s\n", program, err.message);
+    return -1;
+  }
+  return 0;
+}

@@ -45,4 +45,11 @@ void train_options_usage(FILE *out, const char *program);
 int train_find_data_dir(char *out, size_t size, const char *given,
                         const char *source_dir);
 
+/* train_find_data_dir, then mnist_dataset_load from that folder (its path
+ * left in `dir`). Returns 0, or -1 with the reason on stderr prefixed by
+ * `program`. */
+int train_load_data(mnist_dataset *out, char *dir, size_t dir_size,
+                    const char *given, const char *source_dir,
+                    const char *program);
+
 #endif
