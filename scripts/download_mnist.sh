@@ -18,6 +18,12 @@
 # trying each mirror in turn, or copied from --from. Files already there and
 # verified are kept: a second run changes nothing.
 #
+# Each transfer is bounded (10 s to connect, MNIST_FETCH_TIMEOUT in all); a
+# mirror that cannot be reached is not tried again in the same run.
+# Environment:
+#   MNIST_MIRRORS="URL ..."  base URLs to try instead of the built-in
+#                            mirrors (NAME.gz is appended), e.g. for tests
+#   MNIST_FETCH_TIMEOUT=S    seconds one transfer may take (default 300)
 # Exit code: 0 when all four files are verified, 1 when some are not,
 # 2 for bad usage.
 set -euo pipefail
@@ -83,8 +89,16 @@ else
   gz_sums=("${mnist_gz[@]}"); raw_sums=("${mnist_raw[@]}")
   other_sums=("${fashion_gz[@]}" "${fashion_raw[@]}")
 fi
+if [ -n "${MNIST_MIRRORS:-}" ]; then
+  read -r -a mirrors <<<"$MNIST_MIRRORS"
+fi
+max_time="${MNIST_FETCH_TIMEOUT:-300}"
+case "$max_time" in
+  ''|*[!0-9]*|0) echo "download_mnist.sh: MNIST_FETCH_TIMEOUT=$max_time: expected a whole number of seconds > 0" >&2; exit 2 ;;
+esac
 
 command -v sha256sum >/dev/null || { echo "download_mnist.sh: needs sha256sum (coreutils)" >&2; exit 1; }
+made_dir=0; [ -d "$dir" ] || made_dir=1
 mkdir -p -- "$dir" || { echo "download_mnist.sh: cannot create the folder $dir" >&2; exit 1; }
 
 tmp=""
@@ -134,18 +148,32 @@ move_aside() {
   fi
 }
 
-# fetch URL OUT: curl or wget, whichever exists.
+# fetch URL OUT: one bounded transfer with curl or wget. On failure returns
+# the tool's exit code and sets fetch_err to its own message; dead=1 when the
+# mirror could not be reached at all (not resolved, refused, timed out).
 fetch() {
+  local code=0
+  fetch_err=""; dead=0
   if command -v curl >/dev/null; then
-    curl -fsSL --retry 2 --connect-timeout 20 -o "$2" "$1"
+    fetch_err=$(curl -fsSL --connect-timeout 10 --max-time "$max_time" -o "$2" "$1" 2>&1) || code=$?
+    case "$code" in 5|6|7|28|35) dead=1 ;; esac
   elif command -v wget >/dev/null; then
-    wget -q -T 20 -t 2 -O "$2" "$1"
+    fetch_err=$(timeout "$max_time" wget -nv --tries=1 --timeout=10 -O "$2" "$1" 2>&1) || code=$?
+    case "$code" in 4|124) dead=1 ;; esac
+    [ "$code" != 124 ] || fetch_err="timed out after $max_time s"
+    fetch_err="wget: $(last_line "$fetch_err")"
   else
-    echo "download_mnist.sh: needs curl or wget to download (or use --from PATH)" >&2
-    return 1
+    fetch_err="needs curl or wget to download (or use --from PATH)"; code=127; dead=1
   fi
+  fetch_err=$(last_line "$fetch_err")
+  return "$code"
 }
 
+last_line() { printf '%s\n' "$1" | awk 'NF { l = $0 } END { print l }'; }
+
+host_of() { local h="${1#*://}"; echo "${h%%/*}"; }
+
+dead_mirrors=" "
 missing=()
 for i in "${!stems[@]}"; do
   name="${stems[$i]}-${kinds[$i]}-ubyte"
@@ -184,14 +212,17 @@ for i in "${!stems[@]}"; do
     [ -n "$got" ] || echo "missing  $name: no verified copy in $from (looked for $name.gz, $name and the dotted names)" >&2
   else
     for mirror in "${mirrors[@]}"; do
-      if fetch "$mirror/$name.gz" "$tmp" 2>/dev/null; then
+      host=$(host_of "$mirror")
+      case "$dead_mirrors" in *" $mirror "*) continue ;; esac
+      if fetch "$mirror/$name.gz" "$tmp"; then
         if verify "$tmp" "$i" && [ "$kind" = gz ]; then got="$dir/$name.gz"; break; fi
         echo "mismatch $mirror/$name.gz: ${why:-the raw file, not the gzipped one}; trying the next mirror" >&2
       else
-        echo "failed   $mirror/$name.gz; trying the next mirror" >&2
+        echo "failed   $host: $fetch_err" >&2
+        [ "$dead" = 0 ] || dead_mirrors="$dead_mirrors$mirror "
       fi
     done
-    [ -n "$got" ] || echo "missing  $name.gz: no mirror gave a verified copy" >&2
+    [ -n "$got" ] || echo "missing  $name.gz: no mirror gave a verified copy (a mirror that could not be reached is not tried again)" >&2
   fi
   if [ -n "$got" ]; then
     mv -- "$tmp" "$got"
@@ -204,8 +235,25 @@ for i in "${!stems[@]}"; do
 done
 
 if [ ${#missing[@]} -gt 0 ]; then
-  echo "download_mnist.sh: some files could not be fetched and verified into $dir: ${missing[*]}" >&2
-  echo "  Check the network, or copy the four files from elsewhere with --from PATH." >&2
+  [ "$made_dir" = 0 ] || rmdir -- "$dir" 2>/dev/null || true   # made here, left empty
+  here=$(dirname "$0")
+  fashion_flag=""; [ "$fashion" = 0 ] || fashion_flag="--fashion "
+  {
+    echo "download_mnist.sh: ${#missing[@]} of 4 $set_name files could not be ${from:+copied and }verified into $dir: ${missing[*]}"
+    if [ -n "$from" ]; then
+      echo "  $from lacks a published copy of them (see the lines above)."
+    else
+      echo "  The reason for each mirror is above. Without the network, take the files"
+      echo "  from a local copy (a folder of the four files, gzipped or raw):"
+    fi
+    echo "    $here/download_mnist.sh $fashion_flag--from PATH $dir"
+    if [ "$fashion" = 0 ]; then
+      echo "    $here/train.sh --from PATH [mnist_train flags]"
+      echo "  or train on a folder as it is: $here/train.sh --data-dir PATH (or MNIST_DIR=PATH $here/train.sh)"
+    else
+      echo "  then train with: $here/train.sh --data-dir $dir (or MNIST_DIR=$dir $here/train.sh)"
+    fi
+  } >&2
   exit 1
 fi
 echo "all four $set_name files verified in $dir"
