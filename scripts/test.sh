@@ -75,10 +75,11 @@ total_passed=0; total_failed=0; total_skipped=0
 failed_names=()
 report=()   # the summary, printed at the end
 
-# summarize LABEL JUNIT [TAG]: counts ctest's results from its JUnit file and adds
-# them to the summary: one line of counts, then each skipped suite with the
-# reason it printed (its "SKIP ...: reason" line, else its last line) and
-# each failed one (named with TAG in the list of failures). A test ctest could not start is a failure, not a skip.
+# summarize LABEL JUNIT [TAG]: counts ctest's results from its JUnit file
+# and adds them to the summary: one line of counts, then each skipped suite
+# with the reason it printed (its "SKIP ...: reason" line, else its last
+# line) and each failed one (TAG appended to its name in the list of
+# failures). A test ctest could not start is a failure, not a skip.
 summarize() {
   local label="$1" junit="$2" tag="${3:-}" counts line
   if [ ! -s "$junit" ]; then
