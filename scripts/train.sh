@@ -1,32 +1,93 @@
 #!/usr/bin/env bash
-# train.sh [mnist_train flags]: the one command to train. Installs what the
-# build needs when it can (cmake, zlib1g-dev, pkg-config), builds into
-# build/ (Release), fetches and verifies MNIST into data/mnist when no data
-# is there (and no --data-dir or $MNIST_DIR points elsewhere), then runs
+# train.sh [--from DIR] [mnist_train flags]: the one command to train.
+# Installs what the build needs when it can (cmake, zlib1g-dev, pkg-config),
+# builds build/mnist_train (Release), checks the flags (a bad one stops here,
+# exit 2, before any download), makes sure the data is there, then runs
 # build/mnist_train with the flags given, e.g.
 #   scripts/train.sh --epochs 5
 #   scripts/train.sh --hidden 100 --batch 256 --mode unfused
+#   scripts/train.sh --from ~/mnist --epochs 5   (a local copy, no network)
+#   scripts/train.sh --data-dir /data/mnist      (a folder used as it is)
+#
+# The data: with --data-dir DIR or MNIST_DIR=DIR, mnist_train reads DIR as
+# it is and nothing is fetched. Otherwise scripts/download_mnist.sh data/mnist
+# runs first: it keeps the files there that verify, fetches the missing ones,
+# and does nothing when all four are there and verified.
+#   --from DIR   (also --from=DIR) train.sh's own flag: copy the files from
+#                the local folder DIR (gzipped or raw) into data/mnist
+#                instead of downloading them; not passed to mnist_train
+#   --help       this text and mnist_train's flags; fetches nothing
+# Environment: MNIST_DIR (like --data-dir), MNIST_MIRRORS and
+# MNIST_FETCH_TIMEOUT (see scripts/download_mnist.sh), MNIST_TRAIN_BIN=PATH
+# (run that mnist_train and build nothing: another build, or a stub in tests).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-cd "$root"
+# Run from where we were called, so that relative --data-dir, --log, --from
+# and MNIST_DIR mean what they meant there; short names from the root.
+top="$root/"; [ "$PWD" != "$root" ] || top=""
 
-. "$root/scripts/ensure_deps.sh"
-ensure_packages cmake pkg-config zlib1g-dev || exit 1
-ensure_nvcc || exit 1
+usage() { # the header above, without the comment marks
+  awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"
+}
 
-# The tests need Check; training does not.
-tests=OFF
-pkg-config --exists check 2>/dev/null && tests=ON
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DMNIST_BUILD_TESTS=$tests >/dev/null
-cmake --build build -j "$(nproc 2>/dev/null || echo 2)" --target mnist_train >/dev/null
-
-given=0
-for arg in "$@"; do
-  case "$arg" in --data-dir|--data-dir=*|--help) given=1 ;; esac
+# train.sh's own flags come out; the rest go to mnist_train as they are.
+from=""; help=0; data_dir=0
+flags=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --from) if [ $# -lt 2 ] || [ -z "$2" ]; then echo "train.sh: --from needs a folder" >&2; exit 2; fi
+            from="$2"; shift ;;
+    --from=*) from="${1#--from=}"
+              [ -n "$from" ] || { echo "train.sh: --from needs a folder" >&2; exit 2; } ;;
+    -h|--help) help=1 ;;
+    *) case "$1" in --data-dir|--data-dir=*) data_dir=1 ;; esac
+       flags+=("$1") ;;
+  esac
+  shift
 done
-if [ "$given" = 0 ] && [ -z "${MNIST_DIR:-}" ] &&
-   ! ls data/mnist/train-images*idx3-ubyte* >/dev/null 2>&1; then
-  echo "train.sh: no data in data/mnist; fetching it"
-  scripts/download_mnist.sh data/mnist
+if [ -n "$from" ] && [ "$data_dir" = 1 ]; then
+  echo "train.sh: --from copies the data into data/mnist, --data-dir reads a folder as it is: give one of them" >&2
+  exit 2
 fi
-exec build/mnist_train "$@"
+if [ -n "$from" ] && [ ! -d "$from" ]; then
+  echo "train.sh: --from $from: no such folder (expected a folder holding the four MNIST idx files, gzipped or raw)" >&2
+  exit 2
+fi
+
+if [ -n "${MNIST_TRAIN_BIN:-}" ]; then
+  bin="$MNIST_TRAIN_BIN"
+else
+  # shellcheck source=scripts/ensure_deps.sh
+  . "$root/scripts/ensure_deps.sh"
+  ensure_packages cmake pkg-config zlib1g-dev || exit 1
+  ensure_nvcc || exit 1
+  # The tests need Check; training does not.
+  tests=OFF
+  pkg-config --exists check 2>/dev/null && tests=ON
+  cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=Release -DMNIST_BUILD_TESTS=$tests >/dev/null
+  cmake --build "$root/build" -j "$(nproc 2>/dev/null || echo 2)" --target mnist_train >/dev/null
+  bin="${top}build/mnist_train"
+fi
+
+if [ "$help" = 1 ]; then
+  usage
+  echo
+  echo "mnist_train's flags:"
+  exec "$bin" --help
+fi
+# The flags, before anything is fetched (exit 2 and the usage when wrong).
+code=0
+"$bin" --check-flags ${flags[@]+"${flags[@]}"} || code=$?
+[ "$code" = 0 ] || exit "$code"
+
+if [ -z "$from" ] && { [ "$data_dir" = 1 ] || [ -n "${MNIST_DIR:-}" ]; }; then
+  exec "$bin" ${flags[@]+"${flags[@]}"}   # mnist_train checks that folder
+fi
+data="${top}data/mnist"
+if [ -n "${MNIST_DIR:-}" ]; then
+  echo "train.sh: --from given: training on $data, not MNIST_DIR=$MNIST_DIR"
+fi
+code=0
+"${top}scripts/download_mnist.sh" ${from:+--from "$from"} "$data" || code=$?
+[ "$code" = 0 ] || exit "$code"
+exec "$bin" --data-dir "$data" ${flags[@]+"${flags[@]}"}

@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# test_test_script.sh SOURCE_DIR: scripts/test.sh on a tiny stand-in project
+# (a copy of scripts/ beside a CMakeLists.txt whose tests pass, fail, skip
+# with a reason, or cannot start, chosen through the environment), so that
+# its argument checks and its summary are tested with the real cmake and
+# ctest in seconds:
+#   - --data with a missing folder, or one without MNIST files, stops at
+#     once (exit 2, the path named, nothing built);
+#   - the summary counts passed, failed and skipped suites and gives each
+#     skipped suite's reason; "all passed" only when nothing failed;
+#   - a test ctest cannot start counts as failed, not skipped;
+#   - the formatting check runs first and its failure fails the run
+#     (needs clang-format; said when it is missing); --no-format skips it.
+# shellcheck disable=SC2317 # functions called through check()
+set -u
+src="$1"
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+passed=0; failed=0; skipped=0
+check() { # check NAME COMMAND...: the command must succeed
+  local name="$1"; shift
+  if "$@"; then passed=$((passed + 1)); else echo "FAIL: $name"; failed=$((failed + 1)); fi
+}
+skip() { echo "SKIP: $*"; skipped=$((skipped + 1)); }
+
+# The stand-in project.
+root="$work/root"
+mkdir -p "$root/scripts" "$root/app" "$root/empty"
+cp "$src/scripts/test.sh" "$src/scripts/ensure_deps.sh" "$root/scripts/"
+[ ! -f "$src/scripts/check_format.sh" ] || cp "$src/scripts/check_format.sh" "$root/scripts/"
+cp "$src/.clang-format" "$root/"
+printf 'int answer(void) {\n  return 42;\n}\n' >"$root/app/ok.c"
+cat >"$root/CMakeLists.txt" <<'EOF'
+cmake_minimum_required(VERSION 3.21)
+project(tiny NONE)
+option(MNIST_SANITIZE "unused here" OFF)
+enable_testing()
+add_test(NAME t_pass COMMAND sh -c "echo fine")
+add_test(NAME t_gpu COMMAND sh -c "echo 'Running suite(s): gpu'; echo 'SKIP gpu_suite: no usable CUDA device: <none> & no driver'; exit 77")
+add_test(NAME t_data COMMAND sh -c "echo 'MNIST: not checked'; echo 'the real data sets are needed (set MNIST_DIR)'; exit 77")
+add_test(NAME t_maybe_fail COMMAND sh -c "echo 'checked 3 things'; if [ -n \"$TINY_FAIL\" ]; then echo 'expected 1, found 2'; exit 1; fi")
+if(DEFINED ENV{TINY_MISSING})
+  add_test(NAME t_missing COMMAND /no/such/test_binary)
+endif()
+set_tests_properties(t_pass t_data t_maybe_fail PROPERTIES LABELS cpu SKIP_RETURN_CODE 77)
+set_tests_properties(t_gpu PROPERTIES LABELS gpu SKIP_RETURN_CODE 77)
+EOF
+
+# run [VAR=VALUE...] -- ARGS...: test.sh in the stand-in; output in
+# $work/out, exit code in $code, seconds in $took.
+run() {
+  local envs=() t0
+  while [ "$1" != -- ]; do envs+=("$1"); shift; done; shift
+  t0=$(date +%s)
+  timeout 300 env ${envs[@]+"${envs[@]}"} "$root/scripts/test.sh" "$@" >"$work/out" 2>&1
+  code=$?
+  took=$(($(date +%s) - t0))
+  echo "--- test.sh $* (exit $code, ${took}s)"; sed 's/^/    /' "$work/out"
+}
+has() { grep -q -- "$1" "$work/out"; }
+last_line_has() { tail -n 1 "$work/out" | grep -q -- "$1"; }
+line_of() { grep -n -m 1 -- "$1" "$work/out" | cut -d: -f1; }
+
+# 1. --data that is not a data folder (no other flag: it must stop by itself).
+run -- --data /no/such/dir
+check "missing --data: exit 2" test "$code" = 2
+check "missing --data: the path is named" has "/no/such/dir"
+check "missing --data: says how to get the data" has "download_mnist.sh"
+check "missing --data: stops before building" test ! -e "$root/build"
+check "missing --data: no 'all passed'" eval '! has "all passed"'
+run -- --data "$root/empty"
+check "--data without MNIST files: exit 2" test "$code" = 2
+check "--data without MNIST files: the path is named" has "$root/empty"
+check "--data without MNIST files: stops before building" test ! -e "$root/build"
+
+# 2. Passes and skips: counted, each skip with its reason.
+run -- --no-sanitize --no-format
+check "skips: exit 0" test "$code" = 0
+check "skips: counted" has "tests: 2 passed, 0 failed, 2 skipped"
+check "skips: the GPU suite's reason" has "skipped t_gpu: no usable CUDA device: <none> & no driver"
+check "skips: the data suite's reason (its last line)" has "skipped t_data: the real data sets are needed (set MNIST_DIR)"
+check "skips: the last line counts them" last_line_has "2 passed, 0 failed, 2 skipped"
+check "skips: 'all passed' when nothing failed" last_line_has "all passed"
+
+# 3. A failure: counted and named, never "all passed", exit 1.
+run TINY_FAIL=1 -- --no-sanitize --no-format
+check "failure: exit 1" test "$code" = 1
+check "failure: counted" has "tests: 1 passed, 1 failed, 2 skipped"
+check "failure: named with its last line" has "FAILED  t_maybe_fail: expected 1, found 2"
+check "failure: the last line names it" last_line_has "FAILED.*t_maybe_fail"
+check "failure: no 'all passed'" eval '! has "all passed"'
+
+# 4. A test that cannot start is a failure, not a skip.
+run TINY_MISSING=1 -- --no-sanitize --no-format
+check "cannot start: exit 1" test "$code" = 1
+check "cannot start: counted as failed" has "tests: 2 passed, 1 failed, 2 skipped"
+check "cannot start: named" has "FAILED  t_missing"
+
+# 5. The sanitizer pass is summarized too (the cpu label only).
+run -- --no-format
+check "sanitizer pass: exit 0" test "$code" = 0
+check "sanitizer pass: counted" has "CPU tests under sanitizers: 2 passed, 0 failed, 1 skipped"
+check "sanitizer pass: the totals" last_line_has "4 passed, 0 failed, 3 skipped"
+
+# 6. The formatting check: first, and a failure fails the run.
+if ! command -v clang-format >/dev/null; then
+  skip "clang-format is not installed: the formatting rows did not run"
+else
+  run -- --no-sanitize
+  check "formatted: exit 0" test "$code" = 0
+  check "formatted: the check ran and passed" has "format: passed"
+  check "formatted: the version is printed" has "clang-format version"
+  printf 'int   badly (void){return 1;}\n' >"$root/app/bad.c"
+  run -- --no-sanitize
+  check "unformatted: exit 1" test "$code" = 1
+  check "unformatted: the file is named" has "  app/bad.c"
+  check "unformatted: the formatted file is not" eval '! has "  app/ok.c"'
+  check "unformatted: checked before the build" \
+    test "$(line_of 'app/bad.c')" -lt "$(line_of '== build')"
+  check "unformatted: the tests still ran" has "tests: 2 passed, 0 failed, 2 skipped"
+  check "unformatted: the last line names it" last_line_has "FAILED.*format"
+  run -- --no-sanitize --no-format
+  check "--no-format: exit 0 despite app/bad.c" test "$code" = 0
+  check "--no-format: no check" eval '! has "app/bad.c"'
+  rm -f "$root/app/bad.c"
+fi
+
+echo "$passed passed, $failed failed, $skipped not run"
+[ "$failed" = 0 ] || exit 1
+[ "$skipped" = 0 ] || exit 77
+exit 0

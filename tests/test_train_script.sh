@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# test_train_script.sh SOURCE_DIR BUILD_DIR: scripts/train.sh's handling of
+# flags and data, without the network and without training. It runs a copy
+# of scripts/ in a scratch folder with MNIST_TRAIN_BIN pointing at a stub
+# that logs each call and runs BUILD_DIR/mnist_train with --check-data
+# added (real flag parsing, real loading; no GPU). Mirrors: a refused local
+# port (MNIST_MIRRORS). Checks: a bad flag exits 2 before any download;
+# --help fetches nothing; offline fails in seconds naming the commands;
+# --from DIR / --from=DIR fill data/mnist and never reach mnist_train;
+# --data-dir and MNIST_DIR skip the fetch; a second run is a no-op.
+# Needs BUILD_DIR/mnist_train (exit 77 without it); the rows with data need
+# the gzipped MNIST (MNIST_DIR, data/mnist or ../shared/data/mnist).
+# shellcheck disable=SC2317 # functions called through check()
+set -u
+src="$1"
+build="${2:-}"
+real="$build/mnist_train"
+if [ -z "$build" ] || [ ! -x "$real" ]; then
+  echo "SKIP: no mnist_train in '$build' (build it first)"; exit 77
+fi
+mnist="${MNIST_DIR:-}"
+for c in "$src/data/mnist" "$src/../shared/data/mnist"; do
+  [ -n "$mnist" ] || { [ -f "$c/train-images-idx3-ubyte.gz" ] && mnist="$c"; }
+done
+[ -n "$mnist" ] && [ -f "$mnist/train-images-idx3-ubyte.gz" ] || mnist=""
+unset MNIST_DIR FASHION_MNIST_DIR MNIST_FETCH_TIMEOUT
+export MNIST_MIRRORS="http://127.0.0.1:9/a http://127.0.0.1:9/b"
+
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+passed=0; failed=0; skipped=0
+check() { # check NAME COMMAND...: the command must succeed
+  local name="$1"; shift
+  if "$@"; then passed=$((passed + 1)); else echo "FAIL: $name"; failed=$((failed + 1)); fi
+}
+skip() { echo "SKIP: $*"; skipped=$((skipped + 1)); }
+
+cat >"$work/mnist_train" <<EOF
+#!/usr/bin/env bash
+printf '%s\n' "\$*" >>"$work/calls"
+case " \$* " in *" --check-flags "*|*" --help "*) exec "$real" "\$@" ;; esac
+exec "$real" --check-data "\$@"
+EOF
+chmod +x "$work/mnist_train"
+export MNIST_TRAIN_BIN="$work/mnist_train"
+
+n=0
+# fresh: a new scratch checkout (scripts/ only) in $root, no calls logged.
+fresh() {
+  n=$((n + 1)); root="$work/root$n"
+  mkdir -p "$root/scripts"
+  cp "$src/scripts/train.sh" "$src/scripts/download_mnist.sh" "$src/scripts/ensure_deps.sh" "$root/scripts/"
+  : >"$work/calls"
+}
+# train [VAR=VALUE...] -- FLAGS...: runs the scratch train.sh from $work;
+# output in $work/out, exit code in $code, seconds in $took.
+train() {
+  local envs=() t0
+  while [ "$1" != -- ]; do envs+=("$1"); shift; done; shift
+  t0=$(date +%s)
+  (cd "$work" && timeout 120 env ${envs[@]+"${envs[@]}"} "$root/scripts/train.sh" "$@") >"$work/out" 2>&1
+  code=$?
+  took=$(($(date +%s) - t0))
+  echo "--- train.sh $* (exit $code, ${took}s)"; sed 's/^/    /' "$work/out"
+}
+has() { grep -q -- "$1" "$work/out"; }
+calls() { grep -c '' "$work/calls"; }
+last_call_has() { tail -n 1 "$work/calls" | grep -q -- "$1"; }
+no_data() { [ ! -e "$root/data/mnist" ]; }
+# no_download: none of download_mnist.sh's lines in the output.
+no_download() { ! grep -q -e '^ok  ' -e '^failed  ' -e '^missing  ' -e 'curl: (' -e 'files verified in' "$work/out"; }
+not_in_calls() { ! grep -q -- "$1" "$work/calls"; }
+
+fresh; train -- --bogus
+check "bad flag: exit 2" test "$code" = 2
+check "bad flag: named" has "'--bogus'"
+check "bad flag: no download attempted" no_download
+check "bad flag: no data folder made" no_data
+check "bad flag: only --check-flags ran" test "$(calls):$(cat "$work/calls")" = "1:--check-flags --bogus"
+
+fresh; train -- --epochs many
+check "bad value: exit 2" test "$code" = 2
+check "bad value: no download attempted" no_download
+check "bad value: no data folder made" no_data
+
+fresh; train -- --help
+check "--help: exit 0" test "$code" = 0
+check "--help: train.sh's own flags" has "--from DIR"
+check "--help: mnist_train's flags" has "--epochs N"
+check "--help: no download attempted" no_download
+check "--help: no data folder made" no_data
+
+fresh; train -- --epochs 1
+check "offline: exit 1" test "$code" = 1
+check "offline: fails in seconds (took ${took}s)" test "$took" -le 10
+check "offline: curl's own reason" has "curl: (7)"
+check "offline: names train.sh --from PATH" has "train.sh --from PATH"
+check "offline: names download_mnist.sh --from PATH" has "download_mnist.sh --from PATH"
+check "offline: names --data-dir PATH and MNIST_DIR=PATH" \
+  eval 'has "--data-dir PATH" && has "MNIST_DIR=PATH"'
+check "offline: mnist_train not run after the failure" test "$(calls)" = 1
+
+fresh; train -- --from
+check "--from without a folder: exit 2" test "$code" = 2
+fresh; train -- --from "$work/no such dir" --epochs 1
+check "--from a missing folder: exit 2" test "$code" = 2
+check "--from a missing folder: named" has "$work/no such dir"
+check "--from a missing folder: nothing run" test "$(calls)" = 0
+fresh; train -- --from "$work" --data-dir "$work"
+check "--from with --data-dir: exit 2" test "$code" = 2
+check "--from with --data-dir: says why" has "give one of them"
+
+if [ -z "$mnist" ]; then
+  skip "the rows with data need the gzipped MNIST (set MNIST_DIR)"
+else
+  fresh; train -- --from "$mnist" --epochs 1
+  check "--from DIR: exit 0" test "$code" = 0
+  check "--from DIR: four verified files in data/mnist" \
+    test "$(find "$root/data/mnist" -name '*-ubyte.gz' | wc -l)" = 4
+  check "--from DIR: mnist_train read them" has "60000 train, 10000 test: valid"
+  check "--from DIR: not passed to mnist_train" not_in_calls --from
+  check "--from DIR: mnist_train given data/mnist" last_call_has "--data-dir $root/data/mnist"
+  check "--from DIR: the other flags passed on" last_call_has "--epochs 1"
+
+  train -- --epochs 1
+  check "second run: exit 0" test "$code" = 0
+  check "second run: the files are kept, verified" test "$(grep -c 'already verified' "$work/out")" = 4
+  check "second run: nothing fetched" eval '! has "curl\|SHA-256 verified"'
+
+  fresh; train -- "--from=$mnist" --quiet
+  check "--from=DIR: exit 0" test "$code" = 0
+  check "--from=DIR: not passed to mnist_train" not_in_calls --from
+  check "--from=DIR: four verified files" test "$(find "$root/data/mnist" -name '*-ubyte.gz' | wc -l)" = 4
+
+  fresh; train -- --data-dir "$mnist" --epochs 1
+  check "--data-dir: exit 0" test "$code" = 0
+  check "--data-dir: nothing fetched" no_download
+  check "--data-dir: no data/mnist made" no_data
+  check "--data-dir: passed to mnist_train" last_call_has "--data-dir $mnist"
+
+  fresh; train MNIST_DIR="$mnist" -- --epochs 1
+  check "MNIST_DIR: exit 0" test "$code" = 0
+  check "MNIST_DIR: nothing fetched" no_download
+  check "MNIST_DIR: no data/mnist made" no_data
+
+  fresh; mkdir -p "$work/here"; cp "$mnist"/*-ubyte.gz "$work/here/"
+  train -- --data-dir here --epochs 1
+  check "relative --data-dir: read from the caller's folder" test "$code" = 0
+fi
+
+echo "$passed passed, $failed failed, $skipped not run"
+[ "$failed" = 0 ] || exit 1
+[ "$skipped" = 0 ] || exit 77
+exit 0
