@@ -42,7 +42,8 @@ static int layer_alloc(gpu_context *ctx, layer_buffers *b,
 static void layer_free(gpu_context *ctx, layer_buffers *b) {
   cudaStreamSynchronize(ctx->stream);
   float *f[7] = {b->d_w, b->d_x, b->d_b, b->d_y, b->d_dz, b->d_dx, b->d_db};
-  for (int i = 0; i < 7; i++) cudaFree(f[i]);
+  for (int i = 0; i < 7; i++)
+    cudaFree(f[i]);
   cudaFree(b->d_mask_out);
   cudaFree(b->d_mask_in);
 }
@@ -50,9 +51,10 @@ static void layer_free(gpu_context *ctx, layer_buffers *b) {
 /* Times one pass: the plain matmul, the fused call, the unfused twin. */
 static int time_pass(gpu_context *ctx, const lt_matmul_call *call,
                      float us[3]) {
-  lt_matmul_call plain = {
-      .shape = call->shape, .d_a = call->d_a, .d_b = call->d_b,
-      .d_d = call->d_d};
+  lt_matmul_call plain = {.shape = call->shape,
+                          .d_a = call->d_a,
+                          .d_b = call->d_b,
+                          .d_d = call->d_d};
   plain.shape.epilogue = LT_EPILOGUE_DEFAULT;
   plain.shape.aux_ld = 0;
   if (bench_time_op(ctx, lt_matmul, &plain, &us[0]) != 0 ||
@@ -66,13 +68,19 @@ static int bench_size(FILE *json, gpu_context *ctx, const layer_size *s,
                       const layer_buffers *b, int *first) {
   /* Forward: Y (out, n) = Wt^T X + b, ReLU, mask. Backward data:
    * dX (in, n) = Wt dZ masked by the layer below's bits, its db. */
-  lt_matmul_call forward = {
-      .shape = lt_shape_forward(s->in, s->out, s->n, 1), .d_a = b->d_w,
-      .d_b = b->d_x, .d_d = b->d_y, .d_bias = b->d_b, .d_aux = b->d_mask_out};
-  lt_matmul_call backward = {
-      .shape = lt_shape_backward_data(s->in, s->out, s->n), .d_a = b->d_w,
-      .d_b = b->d_dz, .d_d = b->d_dx, .d_bias_grad = b->d_db,
-      .d_aux = b->d_mask_in};
+  lt_matmul_call forward = {.shape = lt_shape_forward(s->in, s->out, s->n, 1),
+                            .d_a = b->d_w,
+                            .d_b = b->d_x,
+                            .d_d = b->d_y,
+                            .d_bias = b->d_b,
+                            .d_aux = b->d_mask_out};
+  lt_matmul_call backward = {.shape =
+                                 lt_shape_backward_data(s->in, s->out, s->n),
+                             .d_a = b->d_w,
+                             .d_b = b->d_dz,
+                             .d_d = b->d_dx,
+                             .d_bias_grad = b->d_db,
+                             .d_aux = b->d_mask_in};
   const lt_matmul_call *calls[2] = {&forward, &backward};
   const char *pass[2] = {"forward", "backward"};
   for (int p = 0; p < 2; p++) {
@@ -97,8 +105,8 @@ static int bench_size(FILE *json, gpu_context *ctx, const layer_size *s,
 int bench_layers(FILE *json, gpu_context *ctx, int *first) {
   printf("\nsingle layers, FP32, median us per call from CUDA-graph "
          "replays\n");
-  printf("%-22s %-9s %10s %10s %10s %9s\n", "in->out, batch", "pass",
-         "matmul", "fused", "unfused", "speedup");
+  printf("%-22s %-9s %10s %10s %10s %9s\n", "in->out, batch", "pass", "matmul",
+         "fused", "unfused", "speedup");
   for (size_t i = 0; i < sizeof layer_sizes / sizeof layer_sizes[0]; i++) {
     layer_buffers b = {0};
     int status = layer_alloc(ctx, &b, &layer_sizes[i]);

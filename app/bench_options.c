@@ -6,20 +6,21 @@
 #include "cli_flags.h"
 
 void bench_options_usage(FILE *out) {
-  fprintf(out,
-          "usage: mnist_bench [--repeats N] [--json FILE] [--data-dir DIR]\n"
-          "                   [--device N] [--no-layers] [--profile-step]\n"
-          "Trains fused and unfused side by side (one warm-up epoch, then N\n"
-          "interleaved timed epochs each, default 5, at most %d) at\n"
-          "784-100-10 batch 256, 784-1024-1024-10 batch 256 and\n"
-          "784-4096-4096-10 batch 4096, then times single layers. --json\n"
-          "writes the same numbers. Each flag at most once.\n"
-          "--profile-step: instead, after a warm-up epoch, runs one fused and\n"
-          "then one unfused step of 784-100-10 batch 256 from the host between\n"
-          "cudaProfilerStart and Stop, for\n"
-          "  ncu --profile-from-start off --clock-control none mnist_bench "
-          "--profile-step\n",
-          BENCH_MAX_REPEATS);
+  fprintf(
+      out,
+      "usage: mnist_bench [--repeats N] [--json FILE] [--data-dir DIR]\n"
+      "                   [--device N] [--no-layers] [--profile-step]\n"
+      "Trains fused and unfused side by side (one warm-up epoch, then N\n"
+      "interleaved timed epochs each, default 5, at most %d) at\n"
+      "784-100-10 batch 256, 784-1024-1024-10 batch 256 and\n"
+      "784-4096-4096-10 batch 4096, then times single layers. --json\n"
+      "writes the same numbers. Each flag at most once.\n"
+      "--profile-step: instead, after a warm-up epoch, runs one fused and\n"
+      "then one unfused step of 784-100-10 batch 256 from the host between\n"
+      "cudaProfilerStart and Stop, for\n"
+      "  ncu --profile-from-start off --clock-control none mnist_bench "
+      "--profile-step\n",
+      BENCH_MAX_REPEATS);
 }
 
 int bench_options_parse(bench_options *out, int argc, char **argv, char *err,
@@ -27,17 +28,29 @@ int bench_options_parse(bench_options *out, int argc, char **argv, char *err,
   memset(out, 0, sizeof *out);
   out->repeats = 5;
   const cli_flag flags[] = {
-      {.name = "repeats", .kind = CLI_INT, .target = &out->repeats, .low = 1,
+      {.name = "repeats",
+       .kind = CLI_INT,
+       .target = &out->repeats,
+       .low = 1,
        .high = BENCH_MAX_REPEATS},
       {.name = "json", .kind = CLI_STRING, .target = &out->json_path},
       {.name = "data-dir", .kind = CLI_STRING, .target = &out->data_dir},
-      {.name = "device", .kind = CLI_INT, .target = &out->device, .low = 0,
+      {.name = "device",
+       .kind = CLI_INT,
+       .target = &out->device,
+       .low = 0,
        .high = 1023},
-      {.name = "no-layers", .kind = CLI_SWITCH, .target = &out->skip_layers,
+      {.name = "no-layers",
+       .kind = CLI_SWITCH,
+       .target = &out->skip_layers,
        .switch_value = 1},
-      {.name = "profile-step", .kind = CLI_SWITCH, .target = &out->profile,
+      {.name = "profile-step",
+       .kind = CLI_SWITCH,
+       .target = &out->profile,
        .switch_value = 1},
-      {.name = "help", .kind = CLI_SWITCH, .target = &out->help,
+      {.name = "help",
+       .kind = CLI_SWITCH,
+       .target = &out->help,
        .switch_value = 1},
   };
   return cli_parse(flags, (int)(sizeof flags / sizeof flags[0]), argc, argv,

@@ -14,8 +14,8 @@ typedef struct bench_options {
   const char *json_path; /* NULL: no JSON */
   int repeats;           /* timed epochs per row, 1..BENCH_MAX_REPEATS */
   int device;
-  int skip_layers;       /* --no-layers */
-  int profile;           /* --profile-step: one fused and one unfused step */
+  int skip_layers; /* --no-layers */
+  int profile;     /* --profile-step: one fused and one unfused step */
   int help;
 } bench_options;
 

@@ -28,8 +28,8 @@ static int enqueue_empty(gpu_context *ctx, const timed_work *work) {
 static int capture_graph(gpu_context *ctx, const timed_work *work, int count,
                          cudaGraphExec_t *exec) {
   cudaGraph_t graph = NULL;
-  CUDA_CHECK(cudaStreamBeginCapture(ctx->stream,
-                                    cudaStreamCaptureModeThreadLocal));
+  CUDA_CHECK(
+      cudaStreamBeginCapture(ctx->stream, cudaStreamCaptureModeThreadLocal));
   int status = 0;
   for (int i = 0; i < count && status == 0; i++)
     status = work->enqueue(ctx, work);
@@ -98,10 +98,16 @@ int bench_matmul_rate(gpu_context *ctx, int size, double *tflops) {
     fprintf(stderr, "bench: could not fill the matmul operands\n");
     status = -1;
   }
-  lt_matmul_call call = {
-      .shape = {.m = size, .n = size, .k = size, .lda = size, .ldb = size,
-                .ldd = size, .epilogue = LT_EPILOGUE_DEFAULT},
-      .d_a = d, .d_b = d + count, .d_d = d + 2 * count};
+  lt_matmul_call call = {.shape = {.m = size,
+                                   .n = size,
+                                   .k = size,
+                                   .lda = size,
+                                   .ldb = size,
+                                   .ldd = size,
+                                   .epilogue = LT_EPILOGUE_DEFAULT},
+                         .d_a = d,
+                         .d_b = d + count,
+                         .d_d = d + 2 * count};
   float us = 0;
   if (status == 0) status = bench_time_op(ctx, lt_matmul, &call, &us);
   cudaStreamSynchronize(ctx->stream);

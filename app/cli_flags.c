@@ -58,16 +58,17 @@ static void describe(char *out, size_t size, const cli_flag *f) {
     snprintf(out, size, "a whole number from 0 to 18446744073709551615");
     break;
   case CLI_FLOAT:
-    snprintf(out, size, "a number %s %g and %s %g", f->low_open ? ">" : ">=",
-             f->low, f->high_open ? "<" : "<=", f->high);
+    snprintf(out, size, "a number %s %g and %s %g",
+             f->low_open ? ">" : ">=", f->low,
+             f->high_open ? "<" : "<=", f->high);
     break;
   case CLI_CHOICE:
     out[0] = '\0';
     for (int i = 0; f->choices[i] && at < size; i++)
       at += (size_t)snprintf(out + at, size - at, "%s'%s'",
-                             i == 0                 ? ""
-                             : f->choices[i + 1]    ? ", "
-                                                    : " or ",
+                             i == 0              ? ""
+                             : f->choices[i + 1] ? ", "
+                                                 : " or ",
                              f->choices[i]);
     break;
   default: snprintf(out, size, "a non-empty value"); break;
@@ -82,7 +83,9 @@ static int set_value(const cli_flag *f, const char *value, char *err,
     ok = cli_parse_int((int *)f->target, value, (long long)f->low,
                        (long long)f->high);
     break;
-  case CLI_U64: ok = cli_parse_u64((unsigned long long *)f->target, value); break;
+  case CLI_U64:
+    ok = cli_parse_u64((unsigned long long *)f->target, value);
+    break;
   case CLI_FLOAT: ok = parse_float((float *)f->target, value, f); break;
   case CLI_STRING:
     if (*value) *(const char **)f->target = value, ok = 0;
@@ -105,7 +108,8 @@ static int set_value(const cli_flag *f, const char *value, char *err,
   return -1;
 }
 
-static const cli_flag *find(const cli_flag *flags, int count, const char *name) {
+static const cli_flag *find(const cli_flag *flags, int count,
+                            const char *name) {
   for (int i = 0; i < count; i++)
     if (strcmp(flags[i].name, name) == 0) return &flags[i];
   return NULL;

@@ -16,7 +16,8 @@ typedef enum cli_kind {
   CLI_INT,    /* *(int *)target, in [low, high] */
   CLI_U64,    /* *(unsigned long long *)target, any 64-bit value */
   CLI_FLOAT,  /* *(float *)target, in low..high (open ends as flagged) */
-  CLI_STRING, /* *(const char **)target = the argument (not copied), non-empty */
+  CLI_STRING, /* *(const char **)target = the argument (not copied), non-empty
+               */
   CLI_CHOICE, /* one of choices[]; store(target, index) */
   CLI_CUSTOM  /* parse(target, value, err, size) returns 0 or -1 + err */
 } cli_kind;
@@ -25,12 +26,13 @@ typedef struct cli_flag {
   const char *name; /* without the leading "--" */
   cli_kind kind;
   void *target;
-  double low, high;          /* CLI_INT, CLI_FLOAT */
-  int low_open, high_open;   /* CLI_FLOAT: 1 excludes the bound */
-  int switch_value;          /* CLI_SWITCH */
-  const char *const *choices; /* CLI_CHOICE: NULL-terminated */
-  void (*store)(void *target, int index);                          /* CHOICE */
-  int (*parse)(void *target, const char *value, char *err, size_t size); /* CUSTOM */
+  double low, high;                       /* CLI_INT, CLI_FLOAT */
+  int low_open, high_open;                /* CLI_FLOAT: 1 excludes the bound */
+  int switch_value;                       /* CLI_SWITCH */
+  const char *const *choices;             /* CLI_CHOICE: NULL-terminated */
+  void (*store)(void *target, int index); /* CHOICE */
+  int (*parse)(void *target, const char *value, char *err,
+               size_t size); /* CUSTOM */
 } cli_flag;
 
 /* Parses argv[1 .. argc) against flags[0 .. count). Returns 0, or -1 with

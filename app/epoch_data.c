@@ -37,17 +37,16 @@ static int split_upload(epoch_data *d, epoch_split *out,
   x_floats = (size_t)epoch_data_steps(d, out) * d->batch_stride;
   CUDA_CHECK(cudaMalloc((void **)&out->d_images, pixels));
   CUDA_CHECK(cudaMalloc((void **)&out->d_labels, (size_t)split->count));
-  CUDA_CHECK(cudaMalloc((void **)&out->d_order,
-                        (size_t)split->count * sizeof(int)));
-  CUDA_CHECK(cudaMalloc((void **)&out->d_x, x_floats * sizeof(float)));
-  CUDA_CHECK(cudaMalloc((void **)&out->d_y, (size_t)split->count * sizeof(int)));
   CUDA_CHECK(
-      cudaMemsetAsync(out->d_x, 0, x_floats * sizeof(float), d->stream));
+      cudaMalloc((void **)&out->d_order, (size_t)split->count * sizeof(int)));
+  CUDA_CHECK(cudaMalloc((void **)&out->d_x, x_floats * sizeof(float)));
+  CUDA_CHECK(
+      cudaMalloc((void **)&out->d_y, (size_t)split->count * sizeof(int)));
+  CUDA_CHECK(cudaMemsetAsync(out->d_x, 0, x_floats * sizeof(float), d->stream));
   CUDA_CHECK(cudaMemcpyAsync(out->d_images, split->images, pixels,
                              cudaMemcpyHostToDevice, d->stream));
-  CUDA_CHECK(cudaMemcpyAsync(out->d_labels, split->labels,
-                             (size_t)split->count, cudaMemcpyHostToDevice,
-                             d->stream));
+  CUDA_CHECK(cudaMemcpyAsync(out->d_labels, split->labels, (size_t)split->count,
+                             cudaMemcpyHostToDevice, d->stream));
   return 0;
 }
 
@@ -71,7 +70,8 @@ static unsigned long long next_random(unsigned long long *state) {
  * epoch (Fisher-Yates); epoch < 0 gives the identity. */
 static void order_fill(int *h_order, int count, unsigned long long seed,
                        int epoch) {
-  for (int i = 0; i < count; i++) h_order[i] = i;
+  for (int i = 0; i < count; i++)
+    h_order[i] = i;
   if (epoch < 0) return;
   unsigned long long state =
       seed ^ (0x5851f42d4c957f2dull * (unsigned)(epoch + 1));
@@ -107,7 +107,8 @@ static int data_init(epoch_data *d, const mnist_dataset *data) {
   /* Both orders start as the identity (the test split keeps it: it is
    * gathered once, in file order); h_order is long enough for either. */
   int longest = d->train.count > d->test.count ? d->train.count : d->test.count;
-  CUDA_CHECK(cudaMallocHost((void **)&d->h_order, (size_t)longest * sizeof(int)));
+  CUDA_CHECK(
+      cudaMallocHost((void **)&d->h_order, (size_t)longest * sizeof(int)));
   order_fill(d->h_order, longest, 0, -1);
   CUDA_CHECK(cudaMemcpyAsync(d->test.d_order, d->h_order,
                              (size_t)d->test.count * sizeof(int),

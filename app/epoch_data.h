@@ -19,21 +19,21 @@
 
 typedef struct epoch_split {
   int count;
-  uint8_t *d_images;  /* (count, 784) bytes, as loaded */
-  uint8_t *d_labels;  /* [count] */
-  int *d_order;       /* [count]: sample taken at each position */
-  float *d_x;         /* batches of (784, batch), batch_stride apart */
-  int *d_y;           /* [count] labels in the same order */
+  uint8_t *d_images; /* (count, 784) bytes, as loaded */
+  uint8_t *d_labels; /* [count] */
+  int *d_order;      /* [count]: sample taken at each position */
+  float *d_x;        /* batches of (784, batch), batch_stride apart */
+  int *d_y;          /* [count] labels in the same order */
 } epoch_split;
 
 typedef struct epoch_data {
   epoch_split train, test;
   int batch;
-  size_t batch_stride;  /* floats between batch starts in d_x */
+  size_t batch_stride;            /* floats between batch starts in d_x */
   float pixel_scale, pixel_shift; /* mnist_pixel_transform */
-  int *h_order;         /* pinned [max(train, test count)]: the order
-                           being uploaded */
-  cudaStream_t stream;  /* borrowed: uploads and gathers run here */
+  int *h_order;                   /* pinned [max(train, test count)]: the order
+                                     being uploaded */
+  cudaStream_t stream;            /* borrowed: uploads and gathers run here */
 } epoch_data;
 
 /* Uploads both splits, gathers the test split (file order) and sets the

@@ -13,8 +13,8 @@ __global__ void gather_kernel(float *x, int *y, const uint8_t *images,
   int j = blockIdx.x;
   int sample = order[j];
   const uint8_t *src = images + (size_t)sample * features;
-  float *dst = x + (size_t)(j / batch) * batch_stride +
-               (size_t)(j % batch) * features;
+  float *dst =
+      x + (size_t)(j / batch) * batch_stride + (size_t)(j % batch) * features;
   if (features % 4 == 0 && ((size_t)dst & 15) == 0) {
     const uchar4 *src4 = (const uchar4 *)src;
     float4 *dst4 = (float4 *)dst;
@@ -31,11 +31,11 @@ __global__ void gather_kernel(float *x, int *y, const uint8_t *images,
 }
 
 extern "C" int epoch_gather_batches(float *d_x, int *d_y,
-                                  const uint8_t *d_images,
-                                  const uint8_t *d_labels, const int *d_order,
-                                  int count, int batch, size_t batch_stride,
-                                  int features, float scale, float shift,
-                                  cudaStream_t stream) {
+                                    const uint8_t *d_images,
+                                    const uint8_t *d_labels, const int *d_order,
+                                    int count, int batch, size_t batch_stride,
+                                    int features, float scale, float shift,
+                                    cudaStream_t stream) {
   gather_kernel<<<count, 256, 0, stream>>>(d_x, d_y, d_images, d_labels,
                                            d_order, batch, batch_stride,
                                            features, scale, shift);

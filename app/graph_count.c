@@ -23,8 +23,9 @@ int graph_count_kernels(cudaGraph_t graph, int *count, int *critical_path) {
   cudaGraphNode_t *to = calloc(edges + 1, sizeof *to);
   int *depth = calloc(nodes + 1, sizeof *depth);
   int status = list && from && to && depth ? 0 : -1;
-  if (status == 0 && (cudaGraphGetNodes(graph, list, &nodes) != cudaSuccess ||
-                      cudaGraphGetEdges(graph, from, to, NULL, &edges) != cudaSuccess))
+  if (status == 0 &&
+      (cudaGraphGetNodes(graph, list, &nodes) != cudaSuccess ||
+       cudaGraphGetEdges(graph, from, to, NULL, &edges) != cudaSuccess))
     status = -1;
   *count = 0;
   *critical_path = 0;
@@ -37,8 +38,10 @@ int graph_count_kernels(cudaGraph_t graph, int *count, int *critical_path) {
   for (size_t pass = 0; status == 0 && pass < nodes; pass++)
     for (size_t e = 0; e < edges; e++) {
       size_t a = 0, b = 0;
-      while (a < nodes && list[a] != from[e]) a++;
-      while (b < nodes && list[b] != to[e]) b++;
+      while (a < nodes && list[a] != from[e])
+        a++;
+      while (b < nodes && list[b] != to[e])
+        b++;
       if (a < nodes && b < nodes && depth[a] + is_kernel(list[b]) > depth[b])
         depth[b] = depth[a] + is_kernel(list[b]);
     }

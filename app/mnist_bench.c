@@ -42,7 +42,7 @@ enum { NETS = sizeof nets / sizeof nets[0] };
 typedef struct variant {
   const char *name;
   mlp_mode mode;
-  int context;  /* index into the contexts: FP32 exact, FP32 fast, TF32 */
+  int context; /* index into the contexts: FP32 exact, FP32 fast, TF32 */
   int graphs;
 } variant;
 
@@ -62,7 +62,6 @@ static const variant variants[] = {
     {"unfused", MLP_MODE_UNFUSED, CONTEXT_TF32, 1},
 };
 enum { VARIANTS = sizeof variants / sizeof variants[0] };
-
 
 /* Matmul FLOPs of one epoch: forward 2 n in out per layer, weight
  * gradient the same, data gradient for every layer but the first. */
@@ -132,12 +131,13 @@ static int bench_network(FILE *json, const bench_net *net,
     /* The floor: the longest chain of dependent kernels, each costing
      * at least one empty-kernel launch, plus the matmul FLOPs at peak. */
     double floor_ms = steps * r[v].critical * launch_us / 1000.0;
-    printf("%-18s %6d  %-8s %-5s %-4s %9.2f (%.2f-%.2f) %9.1f %4d/%-3d %7.2f %8.1f %6.1f%% %8.2f%%\n",
-           name, net->batch, variants[v].name, context_names[variants[v].context],
+    printf("%-18s %6d  %-8s %-5s %-4s %9.2f (%.2f-%.2f) %9.1f %4d/%-3d %7.2f "
+           "%8.1f %6.1f%% %8.2f%%\n",
+           name, net->batch, variants[v].name,
+           context_names[variants[v].context],
            variants[v].graphs ? "on" : "off", r[v].median, r[v].lo, r[v].hi,
-           1000.0 * r[v].median / steps, r[v].kernels, r[v].critical,
-           floor_ms, tflops,
-           100.0 * tflops / peak_tflops, 100.0 * r[v].accuracy);
+           1000.0 * r[v].median / steps, r[v].kernels, r[v].critical, floor_ms,
+           tflops, 100.0 * tflops / peak_tflops, 100.0 * r[v].accuracy);
     if (variants[v].mode == MLP_MODE_UNFUSED)
       printf("%-18s %6s  speedup unfused/fused (%s, graphs %s): %.2fx\n", "",
              "", context_names[variants[v].context],
@@ -155,10 +155,11 @@ static int bench_network(FILE *json, const bench_net *net,
               context_names[variants[v].context],
               variants[v].graphs ? "true" : "false", r[v].median, r[v].lo,
               r[v].hi, 1000.0 * r[v].median / steps, r[v].kernels,
-              r[v].critical, floor_ms, tflops,
-              tflops / peak_tflops, speedup, r[v].accuracy, o->repeats);
+              r[v].critical, floor_ms, tflops, tflops / peak_tflops, speedup,
+              r[v].accuracy, o->repeats);
   }
-  for (int v = 0; v < VARIANTS; v++) trainer_destroy(t[v]);
+  for (int v = 0; v < VARIANTS; v++)
+    trainer_destroy(t[v]);
   return status;
 }
 
@@ -210,8 +211,9 @@ static void print_preamble(FILE *json, const gpu_context *ctx,
          "network", "batch", "mode", "math", "graph", "ms/epoch", "(min-max)",
          "us/step", "kernels", "floor", "TFLOP/s", "of peak", "test acc");
   if (json)
-    fprintf(json, "{\n  \"gpu\": \"%s\",\n  \"fp32_matmul_tflops\": %.3f,\n"
-                  "  \"launch_us\": %.3f,\n  \"training\": [\n",
+    fprintf(json,
+            "{\n  \"gpu\": \"%s\",\n  \"fp32_matmul_tflops\": %.3f,\n"
+            "  \"launch_us\": %.3f,\n  \"training\": [\n",
             ctx->device_name, peak, launch_us);
 }
 
@@ -252,12 +254,14 @@ static int run(const bench_options *o, const mnist_dataset *data) {
   if (json) fprintf(json, "\n  ]\n}\n");
   status = EXIT_SUCCESS;
 done:
-  if (status != EXIT_SUCCESS) fprintf(stderr, "mnist_bench: failed (see above)\n");
+  if (status != EXIT_SUCCESS)
+    fprintf(stderr, "mnist_bench: failed (see above)\n");
   if (json && fclose(json) != 0) {
     perror(o->json_path);
     status = EXIT_FAILURE;
   }
-  for (int i = CONTEXTS - 1; i >= 0; i--) gpu_context_destroy(contexts[i]);
+  for (int i = CONTEXTS - 1; i >= 0; i--)
+    gpu_context_destroy(contexts[i]);
   return status;
 }
 

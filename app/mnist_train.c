@@ -52,10 +52,9 @@ static void print_header(const gpu_context *ctx, const train_options *o,
          trainer_network(t)->layout.param_count);
   printf("training   %s, %s, batch %d, lr %g (%s), momentum %g, seed %llu, "
          "%d epochs, graphs %s, autotune %s\n",
-         mlp_mode_name(c->mode), o->gpu.tf32 ? "TF32" : "FP32", c->batch,
-         c->lr, c->cosine ? "cosine" : "constant", c->momentum, c->seed,
-         c->epochs, c->graphs ? "on" : "off",
-         gpu_autotune_name(o->gpu.autotune));
+         mlp_mode_name(c->mode), o->gpu.tf32 ? "TF32" : "FP32", c->batch, c->lr,
+         c->cosine ? "cosine" : "constant", c->momentum, c->seed, c->epochs,
+         c->graphs ? "on" : "off", gpu_autotune_name(o->gpu.autotune));
   print_data_line(data, dir, trainer_steps_per_epoch(t));
   printf("\nepoch  train_loss  train_acc  test_loss  test_acc  train_ms  "
          "samples/s\n");
@@ -80,8 +79,7 @@ static void print_plans(const gpu_context *ctx) {
 /* The epochs, after setup. Returns 0 when training ran to the end, 1 when
  * it stopped because the loss diverged, -1 on a GPU error. */
 static int run_epochs(trainer *t, const train_options *o,
-                      const mnist_dataset *data, run_log *log,
-                      double started) {
+                      const mnist_dataset *data, run_log *log, double started) {
   epoch_stats s = {0};
   float total_ms = 0.0f;
   float *times = calloc((size_t)o->config.epochs, sizeof *times);
@@ -90,8 +88,10 @@ static int run_epochs(trainer *t, const train_options *o,
   for (int e = 0; e < o->config.epochs && status == 0; e++) {
     status = trainer_run_epoch(t, e, &s);
     if (status < 0) {
-      fprintf(stderr, "mnist_train: a GPU error stopped training in epoch "
-                      "%d (see above)\n", e + 1);
+      fprintf(stderr,
+              "mnist_train: a GPU error stopped training in epoch "
+              "%d (see above)\n",
+              e + 1);
       break;
     }
     double rate = data->train.count / (s.train_ms / 1000.0);
@@ -115,8 +115,7 @@ static int run_epochs(trainer *t, const train_options *o,
   }
   if (status == 0) {
     float median_ms, fastest_ms, slowest_ms;
-    sample_stats(times, o->config.epochs, &median_ms, &fastest_ms,
-                 &slowest_ms);
+    sample_stats(times, o->config.epochs, &median_ms, &fastest_ms, &slowest_ms);
     printf("%sdone: test accuracy %.2f%% after %d epochs; training %.1f ms "
            "in all, %.2f ms per epoch (median); %.2f s wall clock\n",
            o->quiet ? "" : "\n", 100.0 * s.test_accuracy, o->config.epochs,
@@ -190,8 +189,10 @@ int main(int argc, char **argv) {
     print_data_line(&data, dir, 0);
     status = EXIT_SUCCESS;
   } else if (!gpu_device_available(why, sizeof why)) {
-    fprintf(stderr, "mnist_train: the data in %s is fine, but training needs "
-                    "a CUDA GPU: %s\n", dir, why);
+    fprintf(stderr,
+            "mnist_train: the data in %s is fine, but training needs "
+            "a CUDA GPU: %s\n",
+            dir, why);
   } else {
     status = train(&options, &data, dir, started);
   }

@@ -11,17 +11,20 @@
 
 struct run_log {
   FILE *file;
-  char path[4096];     /* the file it replaces */
-  char partial[4200];  /* the temporary beside it */
-  int failed;          /* a write failed */
+  char path[4096];    /* the file it replaces */
+  char partial[4200]; /* the temporary beside it */
+  int failed;         /* a write failed */
 };
 
 /* The folder of `path` ("." when it has none). */
 static void folder_of(char *out, size_t size, const char *path) {
   const char *slash = strrchr(path, '/');
-  if (!slash) snprintf(out, size, ".");
-  else if (slash == path) snprintf(out, size, "/");
-  else snprintf(out, size, "%.*s", (int)(slash - path), path);
+  if (!slash)
+    snprintf(out, size, ".");
+  else if (slash == path)
+    snprintf(out, size, "/");
+  else
+    snprintf(out, size, "%.*s", (int)(slash - path), path);
 }
 
 int run_log_check(const char *path, char *err, size_t err_size) {

@@ -10,7 +10,8 @@ static int compare_floats(const void *x, const void *y) {
 
 void sample_stats(float *samples, int n, float *median, float *lo, float *hi) {
   qsort(samples, (size_t)n, sizeof *samples, compare_floats);
-  *median = n % 2 ? samples[n / 2] : 0.5f * (samples[n / 2 - 1] + samples[n / 2]);
+  *median =
+      n % 2 ? samples[n / 2] : 0.5f * (samples[n / 2 - 1] + samples[n / 2]);
   *lo = samples[0];
   *hi = samples[n - 1];
 }

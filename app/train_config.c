@@ -33,7 +33,8 @@ int trainer_config_set_hidden(trainer_config *c, const int *hidden, int count,
       return -1;
     }
   c->widths[0] = MNIST_PIXELS;
-  for (int i = 0; i < count; i++) c->widths[i + 1] = hidden[i];
+  for (int i = 0; i < count; i++)
+    c->widths[i + 1] = hidden[i];
   c->depth = count + 1;
   c->widths[c->depth] = MNIST_CLASSES;
   return 0;

@@ -12,16 +12,16 @@
 #include "../layers/mlp_mode.h"
 
 typedef struct trainer_config {
-  int widths[MLP_MAX_LAYERS + 1];  /* 784, hidden..., 10 */
-  int depth;                       /* linear layers */
+  int widths[MLP_MAX_LAYERS + 1]; /* 784, hidden..., 10 */
+  int depth;                      /* linear layers */
   int batch;
-  int epochs;                      /* for the learning-rate schedule */
+  int epochs; /* for the learning-rate schedule */
   float lr, momentum;
-  int cosine;                      /* 1: lr * (1 + cos(pi t / T)) / 2 per
-                                      step t of T; 0: constant lr */
-  unsigned long long seed;         /* initial weights and batch order */
+  int cosine;              /* 1: lr * (1 + cos(pi t / T)) / 2 per
+                              step t of T; 0: constant lr */
+  unsigned long long seed; /* initial weights and batch order */
   mlp_mode mode;
-  int graphs;                      /* 1: replay each epoch as a CUDA graph */
+  int graphs; /* 1: replay each epoch as a CUDA graph */
 } trainer_config;
 
 /* The defaults: 784-1024-1024-10, batch 128, 5 epochs, lr 0.05 with the

@@ -14,50 +14,51 @@ void train_options_defaults(train_options *out) {
 }
 
 void train_options_usage(FILE *out, const char *program) {
-  fprintf(out,
-          "usage: %s [options]\n"
-          "Trains a multilayer perceptron on MNIST with cuBLASLt epilogues.\n"
-          "\n"
-          "  --epochs N         passes over the training set (default 5)\n"
-          "  --batch N          samples per step (default 128)\n"
-          "  --lr X             SGD learning rate (default 0.05)\n"
-          "  --schedule S       cosine (lr decays to 0 over the run, step by\n"
-          "                     step) or constant (default cosine)\n"
-          "  --momentum X       SGD momentum, 0 <= X < 1 (default 0.9)\n"
-          "  --hidden LIST      hidden widths, e.g. 1024,1024 or 100; 'none'\n"
-          "                     for none (default 1024,1024)\n"
-          "  --seed N           initial weights and batch order (default 1)\n"
-          "  --mode MODE        fused (cuBLASLt epilogues) or unfused (plain\n"
-          "                     matmul + separate kernels) (default fused)\n"
-          "  --data-dir DIR     MNIST-format files (default $MNIST_DIR, else\n"
-          "                     data/mnist)\n"
-          "  --tf32             TF32 tensor-core matmuls instead of FP32\n"
-          "  --device N         CUDA device (default 0)\n"
-          "  --log FILE         one CSV row per epoch, written to a temporary\n"
-          "                     file beside FILE and renamed over FILE when\n"
-          "                     training ends (also when it diverges); a run\n"
-          "                     that fails before training leaves FILE as it\n"
-          "                     was\n"
-          "  --quiet            print only the final summary\n"
-          "  --show-plans       after training, list every cuBLASLt plan: shape,\n"
-          "                     epilogue, candidates tried, the one kept, times\n"
-          "  --no-graphs        launch every kernel from the host instead of\n"
-          "                     replaying a CUDA graph per epoch\n"
-          "  --autotune MODE    how each cuBLASLt plan picks its algorithm:\n"
-          "                     exact (fastest of those giving bitwise the\n"
-          "                     heuristic's numbers: runs are reproducible),\n"
-          "                     fast (fastest within rounding: may differ in\n"
-          "                     the last bits between runs) or off (the\n"
-          "                     heuristic's first choice) (default exact)\n"
-          "  --check-flags      check the other flags and exit (0 when they\n"
-          "                     parse); reads no data and needs no GPU\n"
-          "  --check-data       load and validate the data, print the files\n"
-          "                     read, and exit; needs no GPU\n"
-          "  --help             this text\n"
-          "Each flag at most once.\n"
-          "\n"
-          "Get the data with: scripts/download_mnist.sh data/mnist\n",
-          program);
+  fprintf(
+      out,
+      "usage: %s [options]\n"
+      "Trains a multilayer perceptron on MNIST with cuBLASLt epilogues.\n"
+      "\n"
+      "  --epochs N         passes over the training set (default 5)\n"
+      "  --batch N          samples per step (default 128)\n"
+      "  --lr X             SGD learning rate (default 0.05)\n"
+      "  --schedule S       cosine (lr decays to 0 over the run, step by\n"
+      "                     step) or constant (default cosine)\n"
+      "  --momentum X       SGD momentum, 0 <= X < 1 (default 0.9)\n"
+      "  --hidden LIST      hidden widths, e.g. 1024,1024 or 100; 'none'\n"
+      "                     for none (default 1024,1024)\n"
+      "  --seed N           initial weights and batch order (default 1)\n"
+      "  --mode MODE        fused (cuBLASLt epilogues) or unfused (plain\n"
+      "                     matmul + separate kernels) (default fused)\n"
+      "  --data-dir DIR     MNIST-format files (default $MNIST_DIR, else\n"
+      "                     data/mnist)\n"
+      "  --tf32             TF32 tensor-core matmuls instead of FP32\n"
+      "  --device N         CUDA device (default 0)\n"
+      "  --log FILE         one CSV row per epoch, written to a temporary\n"
+      "                     file beside FILE and renamed over FILE when\n"
+      "                     training ends (also when it diverges); a run\n"
+      "                     that fails before training leaves FILE as it\n"
+      "                     was\n"
+      "  --quiet            print only the final summary\n"
+      "  --show-plans       after training, list every cuBLASLt plan: shape,\n"
+      "                     epilogue, candidates tried, the one kept, times\n"
+      "  --no-graphs        launch every kernel from the host instead of\n"
+      "                     replaying a CUDA graph per epoch\n"
+      "  --autotune MODE    how each cuBLASLt plan picks its algorithm:\n"
+      "                     exact (fastest of those giving bitwise the\n"
+      "                     heuristic's numbers: runs are reproducible),\n"
+      "                     fast (fastest within rounding: may differ in\n"
+      "                     the last bits between runs) or off (the\n"
+      "                     heuristic's first choice) (default exact)\n"
+      "  --check-flags      check the other flags and exit (0 when they\n"
+      "                     parse); reads no data and needs no GPU\n"
+      "  --check-data       load and validate the data, print the files\n"
+      "                     read, and exit; needs no GPU\n"
+      "  --help             this text\n"
+      "Each flag at most once.\n"
+      "\n"
+      "Get the data with: scripts/download_mnist.sh data/mnist\n",
+      program);
 }
 
 int train_options_parse_hidden(int *hidden, int *count, const char *text,
@@ -126,40 +127,82 @@ int train_options_parse(train_options *out, int argc, char **argv, char *err,
   train_options_defaults(out);
   trainer_config *c = &out->config;
   const cli_flag flags[] = {
-      {.name = "epochs", .kind = CLI_INT, .target = &c->epochs, .low = 1,
+      {.name = "epochs",
+       .kind = CLI_INT,
+       .target = &c->epochs,
+       .low = 1,
        .high = 100000},
-      {.name = "batch", .kind = CLI_INT, .target = &c->batch, .low = 1,
+      {.name = "batch",
+       .kind = CLI_INT,
+       .target = &c->batch,
+       .low = 1,
        .high = 65536},
-      {.name = "lr", .kind = CLI_FLOAT, .target = &c->lr, .low = 0,
-       .low_open = 1, .high = 100},
-      {.name = "momentum", .kind = CLI_FLOAT, .target = &c->momentum, .low = 0,
-       .high = 1, .high_open = 1},
-      {.name = "schedule", .kind = CLI_CHOICE, .target = &c->cosine,
-       .choices = schedule_names, .store = store_cosine},
-      {.name = "hidden", .kind = CLI_CUSTOM, .target = c,
+      {.name = "lr",
+       .kind = CLI_FLOAT,
+       .target = &c->lr,
+       .low = 0,
+       .low_open = 1,
+       .high = 100},
+      {.name = "momentum",
+       .kind = CLI_FLOAT,
+       .target = &c->momentum,
+       .low = 0,
+       .high = 1,
+       .high_open = 1},
+      {.name = "schedule",
+       .kind = CLI_CHOICE,
+       .target = &c->cosine,
+       .choices = schedule_names,
+       .store = store_cosine},
+      {.name = "hidden",
+       .kind = CLI_CUSTOM,
+       .target = c,
        .parse = parse_hidden_flag},
       {.name = "seed", .kind = CLI_U64, .target = &c->seed},
-      {.name = "mode", .kind = CLI_CHOICE, .target = &c->mode,
-       .choices = mode_names, .store = store_mode},
-      {.name = "no-graphs", .kind = CLI_SWITCH, .target = &c->graphs,
+      {.name = "mode",
+       .kind = CLI_CHOICE,
+       .target = &c->mode,
+       .choices = mode_names,
+       .store = store_mode},
+      {.name = "no-graphs",
+       .kind = CLI_SWITCH,
+       .target = &c->graphs,
        .switch_value = 0},
       {.name = "data-dir", .kind = CLI_STRING, .target = &out->data_dir},
-      {.name = "tf32", .kind = CLI_SWITCH, .target = &out->gpu.tf32,
+      {.name = "tf32",
+       .kind = CLI_SWITCH,
+       .target = &out->gpu.tf32,
        .switch_value = 1},
-      {.name = "autotune", .kind = CLI_CHOICE, .target = &out->gpu.autotune,
-       .choices = autotune_names, .store = store_autotune},
-      {.name = "device", .kind = CLI_INT, .target = &out->gpu.device, .low = 0,
+      {.name = "autotune",
+       .kind = CLI_CHOICE,
+       .target = &out->gpu.autotune,
+       .choices = autotune_names,
+       .store = store_autotune},
+      {.name = "device",
+       .kind = CLI_INT,
+       .target = &out->gpu.device,
+       .low = 0,
        .high = 1023},
       {.name = "log", .kind = CLI_STRING, .target = &out->log_path},
-      {.name = "quiet", .kind = CLI_SWITCH, .target = &out->quiet,
+      {.name = "quiet",
+       .kind = CLI_SWITCH,
+       .target = &out->quiet,
        .switch_value = 1},
-      {.name = "show-plans", .kind = CLI_SWITCH, .target = &out->show_plans,
+      {.name = "show-plans",
+       .kind = CLI_SWITCH,
+       .target = &out->show_plans,
        .switch_value = 1},
-      {.name = "help", .kind = CLI_SWITCH, .target = &out->help,
+      {.name = "help",
+       .kind = CLI_SWITCH,
+       .target = &out->help,
        .switch_value = 1},
-      {.name = "check-flags", .kind = CLI_SWITCH, .target = &out->check_flags,
+      {.name = "check-flags",
+       .kind = CLI_SWITCH,
+       .target = &out->check_flags,
        .switch_value = 1},
-      {.name = "check-data", .kind = CLI_SWITCH, .target = &out->check_data,
+      {.name = "check-data",
+       .kind = CLI_SWITCH,
+       .target = &out->check_data,
        .switch_value = 1},
   };
   return cli_parse(flags, (int)(sizeof flags / sizeof flags[0]), argc, argv,
@@ -176,11 +219,11 @@ int train_find_data_dir(char *out, size_t size, const char *given,
   const char *env = getenv("MNIST_DIR");
   char in_source[4096];
   snprintf(in_source, sizeof in_source, "%s/data/mnist", source_dir);
-  const char *found = given                 ? given
-                      : env && *env         ? env
+  const char *found = given                  ? given
+                      : env && *env          ? env
                       : is_dir("data/mnist") ? "data/mnist"
-                      : is_dir(in_source)   ? in_source
-                                            : NULL;
+                      : is_dir(in_source)    ? in_source
+                                             : NULL;
   if (found) {
     snprintf(out, size, "%s", found);
     return 0;

@@ -12,15 +12,15 @@
 #include "train_config.h"
 
 typedef struct train_options {
-  trainer_config config;       /* trainer_config_defaults() unless given */
-  gpu_options gpu;             /* gpu_options_defaults() unless given */
-  const char *data_dir;        /* NULL: $MNIST_DIR, then data/mnist */
-  const char *log_path;        /* NULL: no CSV */
+  trainer_config config; /* trainer_config_defaults() unless given */
+  gpu_options gpu;       /* gpu_options_defaults() unless given */
+  const char *data_dir;  /* NULL: $MNIST_DIR, then data/mnist */
+  const char *log_path;  /* NULL: no CSV */
   int quiet;
-  int show_plans;              /* list the cuBLASLt plans after training */
+  int show_plans; /* list the cuBLASLt plans after training */
   int help;
-  int check_flags;             /* parse, report, exit: no data, no GPU */
-  int check_data;              /* load and validate the data, no GPU */
+  int check_flags; /* parse, report, exit: no data, no GPU */
+  int check_data;  /* load and validate the data, no GPU */
 } train_options;
 
 /* The defaults of trainer_config_defaults and gpu_options_defaults. */

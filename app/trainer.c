@@ -10,20 +10,25 @@
 #include "epoch_data.h"
 #include "graph_count.h"
 
-enum { STAT_TRAIN_LOSS, STAT_TRAIN_CORRECT, STAT_TEST_LOSS, STAT_TEST_CORRECT,
-       STAT_COUNT };
+enum {
+  STAT_TRAIN_LOSS,
+  STAT_TRAIN_CORRECT,
+  STAT_TEST_LOSS,
+  STAT_TEST_CORRECT,
+  STAT_COUNT
+};
 
 /* Past this many steps per epoch (batches under 8 samples) one graph
  * would hold over 100 000 nodes; such epochs launch from the host. */
 enum { TRAINER_MAX_GRAPH_STEPS = 8192 };
 
 struct trainer {
-  gpu_context *ctx;       /* borrowed */
+  gpu_context *ctx; /* borrowed */
   trainer_config config;
   mlp *net;
   epoch_data *data;
-  float *h_lr, *d_lr;     /* pinned / device: one lr per step of an epoch */
-  double *d_stats;        /* [STAT_COUNT] */
+  float *h_lr, *d_lr; /* pinned / device: one lr per step of an epoch */
+  double *d_stats;    /* [STAT_COUNT] */
   cudaEvent_t start, stop, test_stop;
   cudaGraphExec_t train_graph, test_graph;
 };
@@ -86,8 +91,8 @@ typedef int (*enqueue_fn)(trainer *t);
 
 /* Captures what `enqueue` launches into a graph (ended even on failure). */
 static int capture(trainer *t, enqueue_fn enqueue, cudaGraph_t *graph) {
-  CUDA_CHECK(cudaStreamBeginCapture(t->ctx->stream,
-                                    cudaStreamCaptureModeThreadLocal));
+  CUDA_CHECK(
+      cudaStreamBeginCapture(t->ctx->stream, cudaStreamCaptureModeThreadLocal));
   int status = enqueue(t);
   cudaError_t end = cudaStreamEndCapture(t->ctx->stream, graph);
   if (status != 0) {
@@ -122,8 +127,9 @@ static int trainer_init(trainer *t, const mnist_dataset *data) {
   if (mlp_init_params(t->net, t->ctx, c->seed) != 0 || warm_up(t) != 0)
     return -1;
   if (c->graphs && steps > TRAINER_MAX_GRAPH_STEPS) {
-    fprintf(stderr, "trainer: note: %d steps per epoch; launching them from "
-                    "the host instead of capturing a graph of that size\n",
+    fprintf(stderr,
+            "trainer: note: %d steps per epoch; launching them from "
+            "the host instead of capturing a graph of that size\n",
             steps);
     t->config.graphs = 0;
   }
@@ -144,8 +150,10 @@ int trainer_create(trainer **out, gpu_context *ctx, const mnist_dataset *data,
                    const trainer_config *config) {
   *out = NULL;
   if (!config_valid(config)) {
-    fprintf(stderr, "trainer: expected batch >= 1, epochs >= 1 and widths "
-                    "784-...-10 with 1 to %d layers\n", MLP_MAX_LAYERS);
+    fprintf(stderr,
+            "trainer: expected batch >= 1, epochs >= 1 and widths "
+            "784-...-10 with 1 to %d layers\n",
+            MLP_MAX_LAYERS);
     return -1;
   }
   trainer *t = calloc(1, sizeof *t);
@@ -187,7 +195,8 @@ static void schedule_fill(trainer *t, int epoch) {
   for (int s = 0; s < steps; s++) {
     double done = (double)epoch * steps + s;
     t->h_lr[s] = c->cosine
-                     ? (float)(c->lr * 0.5 * (1.0 + cos(3.14159265358979 * done / total)))
+                     ? (float)(c->lr * 0.5 *
+                               (1.0 + cos(3.14159265358979 * done / total)))
                      : c->lr;
   }
 }
@@ -200,13 +209,18 @@ int trainer_run_epoch(trainer *t, int epoch, epoch_stats *stats) {
   CUDA_CHECK(cudaMemcpyAsync(t->d_lr, t->h_lr,
                              (size_t)train_steps(t) * sizeof(float),
                              cudaMemcpyHostToDevice, stream));
-  CUDA_CHECK(cudaMemsetAsync(t->d_stats, 0, STAT_COUNT * sizeof(double), stream));
+  CUDA_CHECK(
+      cudaMemsetAsync(t->d_stats, 0, STAT_COUNT * sizeof(double), stream));
   CUDA_CHECK(cudaEventRecord(t->start, stream));
-  if (t->train_graph) CUDA_CHECK(cudaGraphLaunch(t->train_graph, stream));
-  else if (enqueue_train(t) != 0) return -1;
+  if (t->train_graph)
+    CUDA_CHECK(cudaGraphLaunch(t->train_graph, stream));
+  else if (enqueue_train(t) != 0)
+    return -1;
   CUDA_CHECK(cudaEventRecord(t->stop, stream));
-  if (t->test_graph) CUDA_CHECK(cudaGraphLaunch(t->test_graph, stream));
-  else if (enqueue_test(t) != 0) return -1;
+  if (t->test_graph)
+    CUDA_CHECK(cudaGraphLaunch(t->test_graph, stream));
+  else if (enqueue_test(t) != 0)
+    return -1;
   CUDA_CHECK(cudaEventRecord(t->test_stop, stream));
   double h_stats[STAT_COUNT];
   CUDA_CHECK(cudaMemcpyAsync(h_stats, t->d_stats, sizeof h_stats,
@@ -225,7 +239,9 @@ int trainer_run_epoch(trainer *t, int epoch, epoch_stats *stats) {
 
 /* The first batch of the epoch: n is its real size, which is the whole
  * training split when that is smaller than a batch. */
-static int enqueue_one_step(trainer *t) { return enqueue_step(t, 0); }
+static int enqueue_one_step(trainer *t) {
+  return enqueue_step(t, 0);
+}
 
 int trainer_step_once(trainer *t) {
   if (enqueue_one_step(t) != 0) return -1;
@@ -241,6 +257,10 @@ int trainer_kernels_per_step(trainer *t, int *count, int *critical_path) {
   return status;
 }
 
-int trainer_steps_per_epoch(const trainer *t) { return train_steps(t); }
+int trainer_steps_per_epoch(const trainer *t) {
+  return train_steps(t);
+}
 
-const mlp *trainer_network(const trainer *t) { return t->net; }
+const mlp *trainer_network(const trainer *t) {
+  return t->net;
+}

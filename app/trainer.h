@@ -14,9 +14,9 @@
 #include "train_config.h"
 
 typedef struct epoch_stats {
-  double train_loss, train_accuracy;  /* mean over the epoch's batches */
-  double test_loss, test_accuracy;    /* over the whole test split */
-  float train_ms;                     /* CUDA events around training only */
+  double train_loss, train_accuracy; /* mean over the epoch's batches */
+  double test_loss, test_accuracy;   /* over the whole test split */
+  float train_ms;                    /* CUDA events around training only */
   float test_ms;
 } epoch_stats;
 

@@ -11,7 +11,8 @@ const char *gpu_curand_status_name(curandStatus_t status) {
   case CURAND_STATUS_SUCCESS: return "CURAND_STATUS_SUCCESS";
   case CURAND_STATUS_VERSION_MISMATCH: return "CURAND_STATUS_VERSION_MISMATCH";
   case CURAND_STATUS_NOT_INITIALIZED: return "CURAND_STATUS_NOT_INITIALIZED";
-  case CURAND_STATUS_ALLOCATION_FAILED: return "CURAND_STATUS_ALLOCATION_FAILED";
+  case CURAND_STATUS_ALLOCATION_FAILED:
+    return "CURAND_STATUS_ALLOCATION_FAILED";
   case CURAND_STATUS_TYPE_ERROR: return "CURAND_STATUS_TYPE_ERROR";
   case CURAND_STATUS_OUT_OF_RANGE: return "CURAND_STATUS_OUT_OF_RANGE";
   case CURAND_STATUS_LENGTH_NOT_MULTIPLE:
@@ -58,11 +59,13 @@ static int context_init(gpu_context *ctx) {
   snprintf(ctx->device_name, sizeof ctx->device_name, "%s", prop.name);
   ctx->sm_count = prop.multiProcessorCount;
   CUDA_CHECK(cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking));
-  CUDA_CHECK(cudaStreamCreateWithFlags(&ctx->side_stream, cudaStreamNonBlocking));
+  CUDA_CHECK(
+      cudaStreamCreateWithFlags(&ctx->side_stream, cudaStreamNonBlocking));
   CUBLAS_CHECK(cublasLtCreate(&ctx->lt));
   CUDA_CHECK(cudaMalloc(&ctx->d_workspace, GPU_WORKSPACE_BYTES));
   CUDA_CHECK(cudaMalloc(&ctx->d_side_workspace, GPU_WORKSPACE_BYTES));
-  CURAND_CHECK(curandCreateGenerator(&ctx->rng, CURAND_RNG_PSEUDO_PHILOX4_32_10));
+  CURAND_CHECK(
+      curandCreateGenerator(&ctx->rng, CURAND_RNG_PSEUDO_PHILOX4_32_10));
   CURAND_CHECK(curandSetStream(ctx->rng, ctx->stream));
   if (lt_plan_cache_create(&ctx->plans) != 0) return -1;
   return 0;

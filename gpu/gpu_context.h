@@ -30,14 +30,14 @@ typedef struct gpu_context {
   gpu_options options;
   char device_name[256];
   int sm_count;
-  cudaStream_t stream;       /* lane 0: everything unless said otherwise */
-  cudaStream_t side_stream;  /* lane 1: work that may overlap lane 0 */
+  cudaStream_t stream;      /* lane 0: everything unless said otherwise */
+  cudaStream_t side_stream; /* lane 1: work that may overlap lane 0 */
   cublasLtHandle_t lt;
-  void *d_workspace;         /* lane 0's, GPU_WORKSPACE_BYTES, 256-aligned */
-  void *d_side_workspace;    /* lane 1's */
-  curandGenerator_t rng;     /* Philox, on `stream`; whoever draws seeds it */
-  lt_plan_cache *plans;      /* the wrapper's (lt_matmul.h: lt_plan_count) */
-  char last_error[512];      /* the wrapper's last refusal (lt_last_error) */
+  void *d_workspace;      /* lane 0's, GPU_WORKSPACE_BYTES, 256-aligned */
+  void *d_side_workspace; /* lane 1's */
+  curandGenerator_t rng;  /* Philox, on `stream`; whoever draws seeds it */
+  lt_plan_cache *plans;   /* the wrapper's (lt_matmul.h: lt_plan_count) */
+  char last_error[512];   /* the wrapper's last refusal (lt_last_error) */
 } gpu_context;
 
 /* Returns 1 when a usable CUDA device exists, else 0 with `why` filled. */

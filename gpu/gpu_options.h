@@ -18,8 +18,8 @@ typedef enum gpu_autotune {
 } gpu_autotune;
 
 typedef struct gpu_options {
-  int device;            /* CUDA device ordinal */
-  int tf32;              /* 1: matmuls in TF32 (CUBLAS_COMPUTE_32F_FAST_TF32) */
+  int device; /* CUDA device ordinal */
+  int tf32;   /* 1: matmuls in TF32 (CUBLAS_COMPUTE_32F_FAST_TF32) */
   gpu_autotune autotune;
 } gpu_options;
 

@@ -6,7 +6,9 @@
 
 #include "gpu_check.h"
 
-enum { LT_TIMED_RUNS = 5 }; /* timed launches per candidate; the median counts */
+enum {
+  LT_TIMED_RUNS = 5
+}; /* timed launches per candidate; the median counts */
 /* A later candidate must beat the kept one by this factor to replace it,
  * so near-ties go to the heuristic's order. */
 #define LT_TIE_MARGIN 1.03f
@@ -28,9 +30,9 @@ int lt_autotune_accepts(gpu_autotune autotune, int tf32,
 /* The first candidate's outputs, and room for the comparisons:
  * [0] D, [1] bias gradient, [2] mask. */
 typedef struct tune_scratch {
-  float *d_ref;         /* (m, n), ld = m: copy of D */
-  float *d_ref_bias;    /* copy of the bias gradient, or NULL */
-  uint8_t *d_ref_mask;  /* copy of the ReLU mask (RELU_AUX_BIAS), or NULL */
+  float *d_ref;        /* (m, n), ld = m: copy of D */
+  float *d_ref_bias;   /* copy of the bias gradient, or NULL */
+  uint8_t *d_ref_mask; /* copy of the ReLU mask (RELU_AUX_BIAS), or NULL */
   lt_comparison *d_compared; /* [3] */
   int bias_len;
   size_t mask_bytes;
@@ -87,16 +89,15 @@ static int scratch_matches(tune_scratch *s, const lt_matmul_call *c,
   CUDA_CHECK(cudaMemsetAsync(s->d_compared, 0, sizeof h, stream));
   if (lt_compare_floats(&s->d_compared[0], c->d_d, sh->ldd, s->d_ref, sh->m,
                         sh->m, sh->n, stream) != 0 ||
-      (s->bias_len &&
-       lt_compare_floats(&s->d_compared[1], c->d_bias_grad, s->bias_len,
-                         s->d_ref_bias, s->bias_len, s->bias_len, 1,
-                         stream) != 0) ||
+      (s->bias_len && lt_compare_floats(&s->d_compared[1], c->d_bias_grad,
+                                        s->bias_len, s->d_ref_bias, s->bias_len,
+                                        s->bias_len, 1, stream) != 0) ||
       (s->mask_bytes &&
        lt_compare_masks(&s->d_compared[2], (const uint8_t *)c->d_aux,
                         s->d_ref_mask, sh->aux_ld, sh->m, sh->n, stream) != 0))
     return -1;
-  CUDA_CHECK(cudaMemcpyAsync(h, s->d_compared, sizeof h,
-                             cudaMemcpyDeviceToHost, stream));
+  CUDA_CHECK(cudaMemcpyAsync(h, s->d_compared, sizeof h, cudaMemcpyDeviceToHost,
+                             stream));
   CUDA_CHECK(cudaStreamSynchronize(stream));
   *same = 1;
   for (int i = 0; i < 3; i++)
@@ -131,8 +132,7 @@ static int time_candidate(gpu_context *ctx, int lane, const lt_plan *p,
 
 /* Runs every candidate; keeps the fastest whose outputs match the first
  * working candidate's. A candidate that fails to launch is skipped. */
-static int tune(gpu_context *ctx, int lane, lt_plan *p,
-                const lt_matmul_call *c,
+static int tune(gpu_context *ctx, int lane, lt_plan *p, const lt_matmul_call *c,
                 const cublasLtMatmulHeuristicResult_t *results, int count,
                 tune_scratch *scratch, cudaEvent_t *ev) {
   cudaStream_t stream = gpu_lane_stream(ctx, lane);

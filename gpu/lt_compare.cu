@@ -14,8 +14,8 @@ __device__ static float max_nan(float a, float b) {
 }
 
 __global__ void compare_floats_kernel(lt_comparison *out, const float *x,
-                                      int ld_x, const float *y, int ld_y,
-                                      int m, int n) {
+                                      int ld_x, const float *y, int ld_y, int m,
+                                      int n) {
   __shared__ float diff_part[COMPARE_THREADS], ref_part[COMPARE_THREADS];
   __shared__ unsigned words_part[COMPARE_THREADS];
   float diff = 0.0f, ref = 0.0f;

@@ -13,9 +13,9 @@ extern "C" {
 #endif
 
 typedef struct lt_comparison {
-  float max_diff;          /* max |x - y|; NaN when either holds a NaN */
-  float max_ref;           /* max |y| */
-  unsigned words_differ;   /* elements whose 32 bits differ */
+  float max_diff;            /* max |x - y|; NaN when either holds a NaN */
+  float max_ref;             /* max |y| */
+  unsigned words_differ;     /* elements whose 32 bits differ */
   unsigned mask_bits_differ; /* ReLU mask bits (rows < m) that differ */
 } lt_comparison;
 

@@ -28,7 +28,9 @@ int lt_refuse(gpu_context *ctx, const lt_shape *shape, const char *format,
   return -1;
 }
 
-const char *lt_last_error(const gpu_context *ctx) { return ctx->last_error; }
+const char *lt_last_error(const gpu_context *ctx) {
+  return ctx->last_error;
+}
 
 int lt_plan_count(const gpu_context *ctx) {
   return lt_plan_cache_count(ctx->plans);
@@ -38,7 +40,9 @@ lt_plan_info lt_plan_info_at(const gpu_context *ctx, int i) {
   return lt_plan_cache_at(ctx->plans, i)->info;
 }
 
-static int misaligned(const void *p) { return ((uintptr_t)p & 15u) != 0; }
+static int misaligned(const void *p) {
+  return ((uintptr_t)p & 15u) != 0;
+}
 
 /* Pointers: cuBLASLt needs 16-byte aligned operands, and each epilogue
  * exactly its vectors (a stray pointer would be set on the descriptor and
@@ -57,8 +61,9 @@ int lt_matmul_check(gpu_context *ctx, const lt_matmul_call *c) {
       misaligned(c->d_aux))
     return lt_refuse(ctx, s, "expected every pointer 16-byte aligned");
   if (lt_epilogue_reads_bias(e) != (c->d_bias != NULL))
-    return lt_refuse(ctx, s, c->d_bias ? "%s takes no bias pointer"
-                                       : "%s expects a bias pointer",
+    return lt_refuse(ctx, s,
+                     c->d_bias ? "%s takes no bias pointer"
+                               : "%s expects a bias pointer",
                      name);
   if (lt_epilogue_writes_bias_grad(e) != (c->d_bias_grad != NULL))
     return lt_refuse(ctx, s,
@@ -108,8 +113,8 @@ static int plan_describe(lt_plan *p, const lt_matmul_call *c) {
       set_attr(p->op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
                sizeof epilogue))
     return -1;
-  if (bias && set_attr(p->op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias,
-                       sizeof bias))
+  if (bias &&
+      set_attr(p->op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias))
     return -1;
   if (c->d_aux) {
     int64_t aux_ld = s->aux_ld;
@@ -146,8 +151,8 @@ cublasStatus_t lt_plan_launch(gpu_context *ctx, int lane, const lt_plan *p,
  * the alignment the plan's operands have: it assumes 256 bytes unless
  * told (CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_*_BYTES). */
 static int plan_candidates(gpu_context *ctx, lt_plan *p,
-                           cublasLtMatmulHeuristicResult_t *results,
-                           int wanted, int *count) {
+                           cublasLtMatmulHeuristicResult_t *results, int wanted,
+                           int *count) {
   cublasLtMatmulPreference_t pref = NULL;
   CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
   size_t workspace = GPU_WORKSPACE_BYTES;
@@ -193,9 +198,8 @@ static int plan_choose(gpu_context *ctx, int lane, lt_plan *p,
 
 static lt_plan *plan_find_or_build(gpu_context *ctx, int lane,
                                    const lt_matmul_call *call) {
-  cublasComputeType_t compute = ctx->options.tf32
-                                    ? CUBLAS_COMPUTE_32F_FAST_TF32
-                                    : CUBLAS_COMPUTE_32F;
+  cublasComputeType_t compute =
+      ctx->options.tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
   lt_plan_key key = lt_plan_key_of(call, compute);
   lt_plan *p = lt_plan_cache_find(ctx->plans, &key);
   if (p) return p;
@@ -237,8 +241,8 @@ int lt_matmul_on(gpu_context *ctx, int lane, const lt_matmul_call *call) {
     p->bias_set = bias;
   }
   if (call->d_aux != p->aux_set) {
-    if (set_attr(p->op, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER,
-                 &call->d_aux, sizeof call->d_aux) != 0)
+    if (set_attr(p->op, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, &call->d_aux,
+                 sizeof call->d_aux) != 0)
       return lt_refuse(ctx, &call->shape, "setting the aux pointer failed");
     p->aux_set = call->d_aux;
   }

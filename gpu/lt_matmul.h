@@ -42,23 +42,23 @@ extern "C" {
 
 typedef struct lt_matmul_call {
   lt_shape shape;
-  const float *d_a;   /* op(A) (m, k): stored (lda, k) if N, (lda, m) if T */
-  const float *d_b;   /* op(B) (k, n): stored (ldb, n) if N, (ldb, k) if T */
-  float *d_d;         /* D (m, n) col-major, ld = ldd, written */
+  const float *d_a;    /* op(A) (m, k): stored (lda, k) if N, (lda, m) if T */
+  const float *d_b;    /* op(B) (k, n): stored (ldb, n) if N, (ldb, k) if T */
+  float *d_d;          /* D (m, n) col-major, ld = ldd, written */
   const float *d_bias; /* BIAS, RELU_AUX_BIAS: [m], read; else NULL */
-  float *d_bias_grad; /* DRELU_BGRAD: [m], BGRADB: [n], written; else NULL */
-  void *d_aux;        /* RELU_AUX_BIAS: written, DRELU_BGRAD: read;
-                         (aux_ld / 8, n) bytes; else NULL */
+  float *d_bias_grad;  /* DRELU_BGRAD: [m], BGRADB: [n], written; else NULL */
+  void *d_aux;         /* RELU_AUX_BIAS: written, DRELU_BGRAD: read;
+                          (aux_ld / 8, n) bytes; else NULL */
 } lt_matmul_call;
 
 /* What a built plan chose, for reports. */
 typedef struct lt_plan_info {
   lt_shape shape;
   int tf32;
-  int candidates;       /* heuristic results that ran */
-  int chosen;           /* index of the kept candidate (0: heuristic's first) */
-  float chosen_us;      /* median time of the kept one (autotune only) */
-  float first_us;       /* median time of the first working candidate */
+  int candidates;  /* heuristic results that ran */
+  int chosen;      /* index of the kept candidate (0: heuristic's first) */
+  float chosen_us; /* median time of the kept one (autotune only) */
+  float first_us;  /* median time of the first working candidate */
 } lt_plan_info;
 
 /* Enqueues the call on a lane (GPU_LANE_MAIN or GPU_LANE_SIDE: its stream

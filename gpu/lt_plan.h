@@ -50,7 +50,7 @@ cublasStatus_t lt_plan_launch(gpu_context *ctx, int lane, const lt_plan *p,
 
 /* Records "lt_matmul <shape>: <reason>" in ctx->last_error and on stderr;
  * returns -1. */
-int lt_refuse(gpu_context *ctx, const lt_shape *shape, const char *format,
-              ...) __attribute__((format(printf, 3, 4)));
+int lt_refuse(gpu_context *ctx, const lt_shape *shape, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
 
 #endif

@@ -31,7 +31,8 @@ void lt_plan_release(lt_plan *plan) {
 
 void lt_plan_cache_destroy(lt_plan_cache *cache) {
   if (!cache) return;
-  for (int i = 0; i < cache->count; i++) lt_plan_release(&cache->plans[i]);
+  for (int i = 0; i < cache->count; i++)
+    lt_plan_release(&cache->plans[i]);
   free(cache->plans);
   free(cache);
 }
@@ -40,14 +41,15 @@ unsigned lt_alignment(const void *p) {
   uintptr_t address = (uintptr_t)p;
   if (!address) return 0;
   unsigned a = 256;
-  while (address % a) a /= 2;
+  while (address % a)
+    a /= 2;
   return a;
 }
 
 lt_plan_key lt_plan_key_of(const lt_matmul_call *call,
                            cublasComputeType_t compute) {
-  const void *bias =
-      call->d_bias ? (const void *)call->d_bias : (const void *)call->d_bias_grad;
+  const void *bias = call->d_bias ? (const void *)call->d_bias
+                                  : (const void *)call->d_bias_grad;
   lt_plan_key key = {
       .shape = call->shape,
       .compute = compute,
@@ -62,9 +64,9 @@ lt_plan_key lt_plan_key_of(const lt_matmul_call *call,
 
 static int same_shape(const lt_shape *x, const lt_shape *y) {
   return x->m == y->m && x->n == y->n && x->k == y->k &&
-         x->transa == y->transa && x->transb == y->transb &&
-         x->lda == y->lda && x->ldb == y->ldb && x->ldd == y->ldd &&
-         x->epilogue == y->epilogue && x->aux_ld == y->aux_ld;
+         x->transa == y->transa && x->transb == y->transb && x->lda == y->lda &&
+         x->ldb == y->ldb && x->ldd == y->ldd && x->epilogue == y->epilogue &&
+         x->aux_ld == y->aux_ld;
 }
 
 static int same_key(const lt_plan_key *x, const lt_plan_key *y) {
@@ -93,9 +95,13 @@ lt_plan *lt_plan_cache_reserve(lt_plan_cache *cache) {
   return p;
 }
 
-void lt_plan_cache_commit(lt_plan_cache *cache) { cache->count++; }
+void lt_plan_cache_commit(lt_plan_cache *cache) {
+  cache->count++;
+}
 
-int lt_plan_cache_count(const lt_plan_cache *cache) { return cache->count; }
+int lt_plan_cache_count(const lt_plan_cache *cache) {
+  return cache->count;
+}
 
 const lt_plan *lt_plan_cache_at(const lt_plan_cache *cache, int i) {
   return &cache->plans[i];

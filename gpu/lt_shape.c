@@ -34,7 +34,9 @@ int lt_bias_grad_length(const lt_shape *shape) {
                                                     : 0;
 }
 
-int lt_aux_ld(int rows) { return (rows + 127) / 128 * 128; }
+int lt_aux_ld(int rows) {
+  return (rows + 127) / 128 * 128;
+}
 
 size_t lt_aux_bytes(int rows, int n) {
   return (size_t)lt_aux_ld(rows) / 8 * (size_t)n;
@@ -42,9 +44,14 @@ size_t lt_aux_bytes(int rows, int n) {
 
 lt_shape lt_shape_forward(int in, int out, int n, int relu) {
   lt_shape s = {
-      .m = out, .n = n, .k = in,
-      .transa = 1, .transb = 0,
-      .lda = in, .ldb = in, .ldd = out,
+      .m = out,
+      .n = n,
+      .k = in,
+      .transa = 1,
+      .transb = 0,
+      .lda = in,
+      .ldb = in,
+      .ldd = out,
       .epilogue = relu ? LT_EPILOGUE_RELU_AUX_BIAS : LT_EPILOGUE_BIAS,
       .aux_ld = relu ? lt_aux_ld(out) : 0,
   };
@@ -53,21 +60,30 @@ lt_shape lt_shape_forward(int in, int out, int n, int relu) {
 
 lt_shape lt_shape_backward_data(int in, int out, int n) {
   lt_shape s = {
-      .m = in, .n = n, .k = out,
-      .transa = 0, .transb = 0,
-      .lda = in, .ldb = out, .ldd = in,
+      .m = in,
+      .n = n,
+      .k = out,
+      .transa = 0,
+      .transb = 0,
+      .lda = in,
+      .ldb = out,
+      .ldd = in,
       .epilogue = LT_EPILOGUE_DRELU_BGRAD,
       .aux_ld = lt_aux_ld(in),
   };
   return s;
 }
 
-lt_shape lt_shape_backward_weights(int in, int out, int n,
-                                   int with_bias_grad) {
+lt_shape lt_shape_backward_weights(int in, int out, int n, int with_bias_grad) {
   lt_shape s = {
-      .m = in, .n = out, .k = n,
-      .transa = 0, .transb = 1,
-      .lda = in, .ldb = out, .ldd = in,
+      .m = in,
+      .n = out,
+      .k = n,
+      .transa = 0,
+      .transb = 1,
+      .lda = in,
+      .ldb = out,
+      .ldd = in,
       .epilogue = with_bias_grad ? LT_EPILOGUE_BGRADB : LT_EPILOGUE_DEFAULT,
       .aux_ld = 0,
   };

@@ -30,7 +30,7 @@ typedef struct lt_shape {
   int transa, transb; /* 0: N, 1: T */
   int lda, ldb, ldd;  /* leading dimensions, in elements */
   lt_epilogue epilogue;
-  int aux_ld;         /* bits: RELU_AUX_BIAS and DRELU_BGRAD only, else 0 */
+  int aux_ld; /* bits: RELU_AUX_BIAS and DRELU_BGRAD only, else 0 */
 } lt_shape;
 
 const char *lt_epilogue_name(lt_epilogue epilogue);

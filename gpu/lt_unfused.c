@@ -10,9 +10,10 @@ int lt_matmul_unfused(gpu_context *ctx, const lt_matmul_call *call) {
 int lt_matmul_unfused_on(gpu_context *ctx, int lane,
                          const lt_matmul_call *call) {
   if (lt_matmul_check(ctx, call) != 0) return -1;
-  lt_matmul_call plain = {
-      .shape = call->shape, .d_a = call->d_a, .d_b = call->d_b,
-      .d_d = call->d_d};
+  lt_matmul_call plain = {.shape = call->shape,
+                          .d_a = call->d_a,
+                          .d_b = call->d_b,
+                          .d_d = call->d_d};
   plain.shape.epilogue = LT_EPILOGUE_DEFAULT;
   plain.shape.aux_ld = 0;
   if (lt_matmul_on(ctx, lane, &plain) != 0) return -1;
@@ -37,7 +38,6 @@ int lt_matmul_unfused_on(gpu_context *ctx, int lane,
      * = sum over B's row j. */
     return lt_bias_grad(call->d_bias_grad, call->d_b, s->ldb, s->n, s->k,
                         stream);
-  default:
-    return 0;
+  default: return 0;
   }
 }

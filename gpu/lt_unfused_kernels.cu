@@ -18,7 +18,7 @@ __global__ void bias_add_kernel(float *y, int ld, const float *bias, int m,
 }
 
 extern "C" int lt_bias_add(float *d_y, int ld, const float *d_bias, int m,
-                            int n, cudaStream_t stream) {
+                           int n, cudaStream_t stream) {
   bias_add_kernel<<<gpu_grid_blocks((size_t)m * n, 256), 256, 0, stream>>>(
       d_y, ld, d_bias, m, n);
   CUDA_CHECK_KERNEL("bias_add_kernel");
@@ -53,8 +53,8 @@ __global__ void relu_mask_forward_kernel(float *y, int ld, uint8_t *mask,
 }
 
 extern "C" int lt_relu_mask_forward(float *d_y, int ld, uint8_t *d_mask,
-                                     int aux_ld, int m, int n,
-                                     cudaStream_t stream) {
+                                    int aux_ld, int m, int n,
+                                    cudaStream_t stream) {
   size_t total = (size_t)((m + 7) / 8) * n;
   relu_mask_forward_kernel<<<gpu_grid_blocks(total, 256), 256, 0, stream>>>(
       d_y, ld, d_mask, aux_ld / 8, m, n);
@@ -62,9 +62,8 @@ extern "C" int lt_relu_mask_forward(float *d_y, int ld, uint8_t *d_mask,
   return 0;
 }
 
-__global__ void relu_mask_backward_kernel(float *g, int ld,
-                                          const uint8_t *mask, int aux_bytes,
-                                          int m, int n) {
+__global__ void relu_mask_backward_kernel(float *g, int ld, const uint8_t *mask,
+                                          int aux_bytes, int m, int n) {
   size_t total = (size_t)m * n;
   for (size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x; t < total;
        t += (size_t)gridDim.x * blockDim.x) {
@@ -75,9 +74,9 @@ __global__ void relu_mask_backward_kernel(float *g, int ld,
   }
 }
 
-extern "C" int lt_relu_mask_backward(float *d_g, int ld,
-                                      const uint8_t *d_mask, int aux_ld, int m,
-                                      int n, cudaStream_t stream) {
+extern "C" int lt_relu_mask_backward(float *d_g, int ld, const uint8_t *d_mask,
+                                     int aux_ld, int m, int n,
+                                     cudaStream_t stream) {
   relu_mask_backward_kernel<<<gpu_grid_blocks((size_t)m * n, 256), 256, 0,
                               stream>>>(d_g, ld, d_mask, aux_ld / 8, m, n);
   CUDA_CHECK_KERNEL("relu_mask_backward_kernel");
@@ -100,13 +99,14 @@ __global__ void bias_grad_kernel(float *db, const float *g, int ld, int m,
   __syncthreads();
   if (threadIdx.y == 0 && i < m) {
     float total = 0.0f;
-    for (int s = 0; s < BGRAD_SLICES; s++) total += part[s][threadIdx.x];
+    for (int s = 0; s < BGRAD_SLICES; s++)
+      total += part[s][threadIdx.x];
     db[i] = total;
   }
 }
 
-extern "C" int lt_bias_grad(float *d_db, const float *d_g, int ld, int m,
-                             int n, cudaStream_t stream) {
+extern "C" int lt_bias_grad(float *d_db, const float *d_g, int ld, int m, int n,
+                            cudaStream_t stream) {
   dim3 block(BGRAD_ROWS, BGRAD_SLICES);
   bias_grad_kernel<<<(m + BGRAD_ROWS - 1) / BGRAD_ROWS, block, 0, stream>>>(
       d_db, d_g, ld, m, n);

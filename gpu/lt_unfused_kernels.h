@@ -22,12 +22,12 @@ int lt_bias_add(float *d_y, int ld, const float *d_bias, int m, int n,
  * before, bit (i, j) = !(v < 0) and d_y = bit ? v : 0 (exact zeros pass,
  * NaN stays NaN), in cuBLASLt's layout (aux_ld bits per column). Bytes
  * past row m untouched. */
-int lt_relu_mask_forward(float *d_y, int ld, uint8_t *d_mask, int aux_ld,
-                         int m, int n, cudaStream_t stream);
+int lt_relu_mask_forward(float *d_y, int ld, uint8_t *d_mask, int aux_ld, int m,
+                         int n, cudaStream_t stream);
 
 /* In place d_g (m, n) = 0 where mask bit (i, j) is 0. */
-int lt_relu_mask_backward(float *d_g, int ld, const uint8_t *d_mask,
-                          int aux_ld, int m, int n, cudaStream_t stream);
+int lt_relu_mask_backward(float *d_g, int ld, const uint8_t *d_mask, int aux_ld,
+                          int m, int n, cudaStream_t stream);
 
 /* d_db[i] = sum_j d_g[i, j] (written, not accumulated). */
 int lt_bias_grad(float *d_db, const float *d_g, int ld, int m, int n,

@@ -17,15 +17,15 @@
 
 typedef struct linear_layer {
   int in, out;
-  int relu;           /* 1 for hidden layers: ReLU after the bias */
-  float *d_wt;        /* Wt (in, out) col-major = W[out][in] row-major */
-  float *d_b;         /* [out] */
-  float *d_dwt;       /* (in, out), gradient of d_wt */
-  float *d_db;        /* [out] */
-  float *d_y;         /* (out, max_batch): ReLU output, or logits */
-  float *d_dz;        /* (out, max_batch): loss gradient at the
-                         pre-activation (after the ReLU mask) */
-  uint8_t *d_mask;    /* (aux_ld / 8, max_batch) bytes; hidden layers */
+  int relu;        /* 1 for hidden layers: ReLU after the bias */
+  float *d_wt;     /* Wt (in, out) col-major = W[out][in] row-major */
+  float *d_b;      /* [out] */
+  float *d_dwt;    /* (in, out), gradient of d_wt */
+  float *d_db;     /* [out] */
+  float *d_y;      /* (out, max_batch): ReLU output, or logits */
+  float *d_dz;     /* (out, max_batch): loss gradient at the
+                      pre-activation (after the ReLU mask) */
+  uint8_t *d_mask; /* (aux_ld / 8, max_batch) bytes; hidden layers */
 } linear_layer;
 
 /* d_y (out, n) = [ReLU](Wt^T x + b), saving the ReLU mask: one call with

@@ -28,17 +28,21 @@ static int mlp_allocate(mlp *net) {
   CUDA_CHECK(cudaMemset(net->d_velocity, 0, slab));
   size_t act_floats = 0, mask_bytes = 0;
   for (int l = 0; l < lay->depth; l++) {
-    act_floats += 2 * mlp_align_floats((size_t)lay->widths[l + 1] * net->max_batch);
+    act_floats +=
+        2 * mlp_align_floats((size_t)lay->widths[l + 1] * net->max_batch);
     mask_bytes += mask_stride(lay->widths[l + 1], net->max_batch);
   }
-  CUDA_CHECK(cudaMalloc((void **)&net->d_activations, act_floats * sizeof(float)));
+  CUDA_CHECK(
+      cudaMalloc((void **)&net->d_activations, act_floats * sizeof(float)));
   CUDA_CHECK(cudaMalloc((void **)&net->d_masks, mask_bytes));
   CUDA_CHECK(cudaMemset(net->d_activations, 0, act_floats * sizeof(float)));
   CUDA_CHECK(cudaMemset(net->d_masks, 0, mask_bytes));
   CUDA_CHECK(cudaDeviceSynchronize());
   for (int l = 0; l < lay->depth; l++)
-    CUDA_CHECK(cudaEventCreateWithFlags(&net->dz_ready[l], cudaEventDisableTiming));
-  CUDA_CHECK(cudaEventCreateWithFlags(&net->weights_done, cudaEventDisableTiming));
+    CUDA_CHECK(
+        cudaEventCreateWithFlags(&net->dz_ready[l], cudaEventDisableTiming));
+  CUDA_CHECK(
+      cudaEventCreateWithFlags(&net->weights_done, cudaEventDisableTiming));
   float *act = net->d_activations;
   uint8_t *mask = net->d_masks;
   for (int l = 0; l < lay->depth; l++) {
@@ -115,8 +119,8 @@ int mlp_init_params(mlp *net, gpu_context *ctx, unsigned long long seed) {
      * the bias after it is zeroed again below. */
     count += count & 1;
     float std = sqrtf((net->layers[l].relu ? 2.0f : 1.0f) / (float)in);
-    CURAND_CHECK(curandGenerateNormal(ctx->rng, net->layers[l].d_wt, count,
-                                      0.0f, std));
+    CURAND_CHECK(
+        curandGenerateNormal(ctx->rng, net->layers[l].d_wt, count, 0.0f, std));
     CUDA_CHECK(cudaMemsetAsync(net->layers[l].d_b, 0,
                                (size_t)lay->widths[l + 1] * sizeof(float),
                                ctx->stream));
@@ -149,7 +153,7 @@ int mlp_backward(mlp *net, gpu_context *ctx, const float *d_x,
   int depth = net->layout.depth;
   linear_layer *top = &net->layers[depth - 1];
   if (xent_loss_grad(top->d_dz, d_stats, top->d_y, d_labels, top->out, n,
-                         ctx->stream) != 0)
+                     ctx->stream) != 0)
     return -1;
   /* Layer by layer from the top: once a layer's dZ is ready on the main
    * lane, its weight gradient starts on the side lane while the main lane
@@ -173,12 +177,12 @@ int mlp_backward(mlp *net, gpu_context *ctx, const float *d_x,
 
 int mlp_update(mlp *net, gpu_context *ctx, const float *d_lr, float momentum) {
   return sgd_update(net->d_params, net->d_velocity, net->d_grads,
-                        net->layout.slab_floats, d_lr, momentum, ctx->stream);
+                    net->layout.slab_floats, d_lr, momentum, ctx->stream);
 }
 
 int mlp_train_step(mlp *net, gpu_context *ctx, const float *d_x,
-                   const int *d_labels, int n, mlp_mode mode,
-                   const float *d_lr, float momentum, double *d_stats) {
+                   const int *d_labels, int n, mlp_mode mode, const float *d_lr,
+                   float momentum, double *d_stats) {
   if (mlp_forward(net, ctx, d_x, n, mode) != 0 ||
       mlp_backward(net, ctx, d_x, d_labels, n, mode, d_stats) != 0)
     return -1;
@@ -190,7 +194,7 @@ int mlp_evaluate(mlp *net, gpu_context *ctx, const float *d_x,
   if (mlp_forward(net, ctx, d_x, n, mode) != 0) return -1;
   const linear_layer *top = &net->layers[net->layout.depth - 1];
   return xent_loss_grad(NULL, d_stats, top->d_y, d_labels, top->out, n,
-                            ctx->stream);
+                        ctx->stream);
 }
 
 const float *mlp_logits(const mlp *net) {

@@ -23,11 +23,11 @@ typedef struct mlp {
   mlp_layout layout;
   int max_batch;
   linear_layer layers[MLP_MAX_LAYERS];
-  float *d_params;       /* slab: layout.slab_floats */
-  float *d_grads;        /* slab, same offsets */
-  float *d_velocity;     /* slab, same offsets (momentum) */
-  float *d_activations;  /* every layer's d_y and d_dz */
-  uint8_t *d_masks;      /* every hidden layer's ReLU bit-mask */
+  float *d_params;                      /* slab: layout.slab_floats */
+  float *d_grads;                       /* slab, same offsets */
+  float *d_velocity;                    /* slab, same offsets (momentum) */
+  float *d_activations;                 /* every layer's d_y and d_dz */
+  uint8_t *d_masks;                     /* every hidden layer's ReLU bit-mask */
   cudaEvent_t dz_ready[MLP_MAX_LAYERS]; /* layer l's d_dz written (main) */
   cudaEvent_t weights_done;             /* side lane finished (side) */
 } mlp;
@@ -61,8 +61,8 @@ int mlp_update(mlp *net, gpu_context *ctx, const float *d_lr, float momentum);
 
 /* mlp_forward + mlp_backward + mlp_update. */
 int mlp_train_step(mlp *net, gpu_context *ctx, const float *d_x,
-                   const int *d_labels, int n, mlp_mode mode,
-                   const float *d_lr, float momentum, double *d_stats);
+                   const int *d_labels, int n, mlp_mode mode, const float *d_lr,
+                   float momentum, double *d_stats);
 
 /* Forward and loss only: d_stats[0] += loss, d_stats[1] += correct. */
 int mlp_evaluate(mlp *net, gpu_context *ctx, const float *d_x,

@@ -12,8 +12,8 @@ int mlp_layout_init(mlp_layout *out, const int *widths, int depth, char *err,
                     size_t err_size) {
   memset(out, 0, sizeof *out);
   if (depth < 1 || depth > MLP_MAX_LAYERS) {
-    snprintf(err, err_size, "expected 1 to %d layers, found %d",
-             MLP_MAX_LAYERS, depth);
+    snprintf(err, err_size, "expected 1 to %d layers, found %d", MLP_MAX_LAYERS,
+             depth);
     return -1;
   }
   for (int l = 0; l <= depth; l++) {

@@ -17,12 +17,13 @@
 #define MLP_ALIGN_FLOATS 64
 
 typedef struct mlp_layout {
-  int depth;                           /* number of linear layers */
-  int widths[MLP_MAX_LAYERS + 1];      /* widths[0] inputs .. widths[depth] classes */
-  size_t w_offset[MLP_MAX_LAYERS];     /* floats into the slab */
+  int depth; /* number of linear layers */
+  int widths[MLP_MAX_LAYERS +
+             1]; /* widths[0] inputs .. widths[depth] classes */
+  size_t w_offset[MLP_MAX_LAYERS]; /* floats into the slab */
   size_t b_offset[MLP_MAX_LAYERS];
-  size_t slab_floats;                  /* slab length, padding included */
-  size_t param_count;                  /* real parameters */
+  size_t slab_floats; /* slab length, padding included */
+  size_t param_count; /* real parameters */
 } mlp_layout;
 
 /* Fills `out` for widths[0..depth]. Returns 0, or -1 with `err` saying which

@@ -19,12 +19,14 @@ static void set_mask_bit(uint8_t *aux, int aux_ld, int i, int j, int bit) {
 /* op(A)[i, p] and op(B)[p, j] of the call. */
 static double op_a(const oracle_call *c, int i, int p) {
   const lt_shape *s = &c->shape;
-  return s->transa ? c->a[(size_t)i * s->lda + p] : c->a[(size_t)p * s->lda + i];
+  return s->transa ? c->a[(size_t)i * s->lda + p]
+                   : c->a[(size_t)p * s->lda + i];
 }
 
 static double op_b(const oracle_call *c, int p, int j) {
   const lt_shape *s = &c->shape;
-  return s->transb ? c->b[(size_t)p * s->ldb + j] : c->b[(size_t)j * s->ldb + p];
+  return s->transb ? c->b[(size_t)p * s->ldb + j]
+                   : c->b[(size_t)j * s->ldb + p];
 }
 
 void oracle_matmul(const oracle_call *c) {
@@ -32,7 +34,8 @@ void oracle_matmul(const oracle_call *c) {
   for (int j = 0; j < s->n; j++)
     for (int i = 0; i < s->m; i++) {
       double g = 0.0;
-      for (int p = 0; p < s->k; p++) g += op_a(c, i, p) * op_b(c, p, j);
+      for (int p = 0; p < s->k; p++)
+        g += op_a(c, i, p) * op_b(c, p, j);
       double *d = &c->d[(size_t)j * s->ldd + i];
       switch (s->epilogue) {
       case LT_EPILOGUE_BIAS: *d = g + c->bias[i]; break;
@@ -53,13 +56,15 @@ void oracle_matmul(const oracle_call *c) {
   if (s->epilogue == LT_EPILOGUE_DRELU_BGRAD)
     for (int i = 0; i < s->m; i++) {
       double sum = 0.0;
-      for (int j = 0; j < s->n; j++) sum += c->d[(size_t)j * s->ldd + i];
+      for (int j = 0; j < s->n; j++)
+        sum += c->d[(size_t)j * s->ldd + i];
       c->bias_grad[i] = sum;
     }
   if (s->epilogue == LT_EPILOGUE_BGRADB)
     for (int j = 0; j < s->n; j++) {
       double sum = 0.0;
-      for (int p = 0; p < s->k; p++) sum += op_b(c, p, j);
+      for (int p = 0; p < s->k; p++)
+        sum += op_b(c, p, j);
       c->bias_grad[j] = sum;
     }
 }
@@ -73,7 +78,8 @@ double oracle_xent(double *dlogits, int *correct, const double *logits,
     for (int c = 1; c < classes; c++)
       if (z[c] > z[argmax]) argmax = c;
     double sum = 0.0;
-    for (int c = 0; c < classes; c++) sum += exp(z[c] - z[argmax]);
+    for (int c = 0; c < classes; c++)
+      sum += exp(z[c] - z[argmax]);
     double log_sum = log(sum) + z[argmax];
     loss += log_sum - z[labels[j]];
     *correct += argmax == labels[j];

@@ -18,12 +18,12 @@
 /* The same call as lt_matmul_call (gpu/lt_matmul.h), on host doubles. */
 typedef struct oracle_call {
   lt_shape shape;
-  const double *a;     /* op(A) (m, k) */
-  const double *b;     /* op(B) (k, n) */
-  double *d;           /* D (m, n), written */
-  const double *bias;  /* BIAS, RELU_AUX_BIAS: [m], read */
-  double *bias_grad;   /* DRELU_BGRAD: [m], BGRADB: [n], written */
-  uint8_t *aux;        /* RELU_AUX_BIAS: written; DRELU_BGRAD: read */
+  const double *a;    /* op(A) (m, k) */
+  const double *b;    /* op(B) (k, n) */
+  double *d;          /* D (m, n), written */
+  const double *bias; /* BIAS, RELU_AUX_BIAS: [m], read */
+  double *bias_grad;  /* DRELU_BGRAD: [m], BGRADB: [n], written */
+  uint8_t *aux;       /* RELU_AUX_BIAS: written; DRELU_BGRAD: read */
 } oracle_call;
 
 /* Computes what lt_matmul computes for the same call (see lt_matmul.h):

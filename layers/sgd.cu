@@ -44,9 +44,8 @@ __global__ void sgd4_kernel(float4 *params, float4 *velocity,
 }
 
 extern "C" int sgd_update(float *d_params, float *d_velocity,
-                              const float *d_grads, size_t count,
-                              const float *d_lr, float momentum,
-                              cudaStream_t stream) {
+                          const float *d_grads, size_t count, const float *d_lr,
+                          float momentum, cudaStream_t stream) {
   float *velocity = momentum != 0.0f ? d_velocity : NULL;
   if (count % 4 == 0) {
     sgd4_kernel<<<gpu_grid_blocks(count / 4, 256), 256, 0, stream>>>(

@@ -11,9 +11,8 @@ enum { XENT_THREADS = 256, XENT_WARPS = XENT_THREADS / 32 };
 /* One block: thread t takes samples t, t + 256, ...; then loss and hit
  * count are reduced with warp shuffles and the 8 warp sums added by one
  * thread in warp order: a fixed order, so the result is deterministic. */
-__global__ void xent_kernel(float *dlogits, double *stats,
-                            const float *logits, const int *labels,
-                            int classes, int n) {
+__global__ void xent_kernel(float *dlogits, double *stats, const float *logits,
+                            const int *labels, int classes, int n) {
   __shared__ double loss_part[XENT_WARPS];
   __shared__ int correct_part[XENT_WARPS];
   double loss = 0.0;
@@ -30,7 +29,8 @@ __global__ void xent_kernel(float *dlogits, double *stats,
         argmax = c;
       }
     float sum = 0.0f;
-    for (int c = 0; c < classes; c++) sum += expf(z[c] - zmax);
+    for (int c = 0; c < classes; c++)
+      sum += expf(z[c] - zmax);
     float log_sum = logf(sum);
     loss += (double)(log_sum - (z[label] - zmax));
     correct += argmax == label;
@@ -65,8 +65,8 @@ __global__ void xent_kernel(float *dlogits, double *stats,
 }
 
 extern "C" int xent_loss_grad(float *d_dlogits, double *d_stats,
-                                  const float *d_logits, const int *d_labels,
-                                  int classes, int n, cudaStream_t stream) {
+                              const float *d_logits, const int *d_labels,
+                              int classes, int n, cudaStream_t stream) {
   xent_kernel<<<1, XENT_THREADS, 0, stream>>>(d_dlogits, d_stats, d_logits,
                                               d_labels, classes, n);
   CUDA_CHECK_KERNEL("xent_kernel");

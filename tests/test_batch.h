@@ -8,9 +8,9 @@
 #include "test_util.h"
 
 typedef struct test_batch {
-  float *h_x;     /* (features, n) col-major, uniform in [-1, 1) */
-  int *h_labels;  /* [n], uniform in 0 .. classes - 1 */
-  float *d_x;     /* device copies */
+  float *h_x;    /* (features, n) col-major, uniform in [-1, 1) */
+  int *h_labels; /* [n], uniform in 0 .. classes - 1 */
+  float *d_x;    /* device copies */
   int *d_labels;
 } test_batch;
 

@@ -15,8 +15,12 @@
 
 static char dir[4096];
 
-static void setup(void) { ck_assert_int_eq(test_make_temp_dir(dir, sizeof dir), 0); }
-static void teardown(void) { test_remove_dir(dir); }
+static void setup(void) {
+  ck_assert_int_eq(test_make_temp_dir(dir, sizeof dir), 0);
+}
+static void teardown(void) {
+  test_remove_dir(dir);
+}
 
 /* Runs `program` with `args` (a shell fragment) in the temporary folder;
  * captures stdout and stderr into `out` and returns the exit code (-1 on a
@@ -62,13 +66,18 @@ START_TEST(bench_flags) {
   char out[8192];
   ck_assert_int_eq(run_program(MNIST_BENCH_PATH, "--help", out, sizeof out), 0);
   ck_assert_ptr_nonnull(strstr(out, "usage: mnist_bench"));
-  ck_assert_int_eq(run_program(MNIST_BENCH_PATH, "--repeats 0", out, sizeof out), 2);
-  ck_assert_ptr_nonnull(strstr(out, "--repeats: expected a whole number from 1 to"));
+  ck_assert_int_eq(
+      run_program(MNIST_BENCH_PATH, "--repeats 0", out, sizeof out), 2);
+  ck_assert_ptr_nonnull(
+      strstr(out, "--repeats: expected a whole number from 1 to"));
   ck_assert_int_eq(run_program(MNIST_BENCH_PATH, "--fast", out, sizeof out), 2);
   ck_assert_ptr_nonnull(strstr(out, "unknown flag '--fast'"));
-  ck_assert_int_eq(run_program(MNIST_BENCH_PATH, "--repeats 5x", out, sizeof out), 2);
-  ck_assert_int_eq(run_program(MNIST_BENCH_PATH, "--device abc", out, sizeof out), 2);
-  ck_assert_int_eq(run_program(MNIST_BENCH_PATH, "--data-dir nowhere", out, sizeof out), 1);
+  ck_assert_int_eq(
+      run_program(MNIST_BENCH_PATH, "--repeats 5x", out, sizeof out), 2);
+  ck_assert_int_eq(
+      run_program(MNIST_BENCH_PATH, "--device abc", out, sizeof out), 2);
+  ck_assert_int_eq(
+      run_program(MNIST_BENCH_PATH, "--data-dir nowhere", out, sizeof out), 1);
   ck_assert_msg(strstr(out, "nowhere"), "%s", out);
 }
 END_TEST
@@ -76,14 +85,15 @@ END_TEST
 START_TEST(missing_data_dir_says_how_to_download) {
   char out[8192];
   ck_assert_int_eq(run_train("--data-dir nowhere", out, sizeof out), 1);
-  ck_assert_msg(strstr(out, "nowhere") && strstr(out, "download_mnist.sh"), "%s", out);
+  ck_assert_msg(strstr(out, "nowhere") && strstr(out, "download_mnist.sh"),
+                "%s", out);
 }
 END_TEST
 
 typedef struct bad_dir {
   const char *name;
-  const char *file;      /* file to damage, relative to the data dir */
-  int action;            /* 0 truncate to 100 bytes, 1 delete, 2 swap */
+  const char *file; /* file to damage, relative to the data dir */
+  int action;       /* 0 truncate to 100 bytes, 1 delete, 2 swap */
   const char *words;
 } bad_dir;
 
@@ -140,7 +150,8 @@ START_TEST(log_is_never_clobbered) {
   char images[4300];
   snprintf(images, sizeof images, "%s/train-images-idx3-ubyte", dir);
   ck_assert_int_eq(truncate(images, 100), 0);
-  ck_assert_int_eq(run_train("--data-dir . --log precious.csv", out, sizeof out), 1);
+  ck_assert_int_eq(
+      run_train("--data-dir . --log precious.csv", out, sizeof out), 1);
   ck_assert_int_ge(slurp(path, content, sizeof content), 0);
   ck_assert_str_eq(content, precious);
   /* Good data: without a GPU the run stops before training and the file
@@ -154,7 +165,8 @@ START_TEST(log_is_never_clobbered) {
     ck_assert_str_eq(content, precious);
   } else {
     ck_assert_msg(code == 0, "%s", out);
-    ck_assert_msg(strncmp(content, "epoch,train_loss,train_accuracy", 31) == 0 &&
+    ck_assert_msg(strncmp(content, "epoch,train_loss,train_accuracy", 31) ==
+                          0 &&
                       strstr(content, "\n2,"),
                   "%s", content);
   }
@@ -168,8 +180,9 @@ START_TEST(log_is_never_clobbered) {
   pclose(pipe);
   ck_assert_int_eq(atoi(count), 0);
   /* Paths that cannot work: named at once, exit 1. */
-  ck_assert_int_eq(run_train("--data-dir . --log no/such/folder/log.csv", out,
-                             sizeof out), 1);
+  ck_assert_int_eq(
+      run_train("--data-dir . --log no/such/folder/log.csv", out, sizeof out),
+      1);
   ck_assert_msg(strstr(out, "no/such/folder/log.csv") && strstr(out, "folder"),
                 "%s", out);
   ck_assert_int_eq(run_train("--data-dir . --log .", out, sizeof out), 1);
@@ -180,8 +193,9 @@ END_TEST
 /* --check-flags parses only; --check-data loads and names the files read. */
 START_TEST(check_flags_and_data) {
   char out[8192];
-  ck_assert_int_eq(run_train("--check-flags --epochs 3 --data-dir nowhere", out,
-                             sizeof out), 0);
+  ck_assert_int_eq(
+      run_train("--check-flags --epochs 3 --data-dir nowhere", out, sizeof out),
+      0);
   ck_assert_int_eq(run_train("--check-flags --epochs 0", out, sizeof out), 2);
   ck_assert_int_eq(test_write_tiny_mnist(dir, 20, 10, 1), 0);
   ck_assert_int_eq(run_train("--check-data --data-dir .", out, sizeof out), 0);

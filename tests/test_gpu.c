@@ -53,7 +53,9 @@ void test_free(void *device) {
   TEST_CUDA(cudaFree(device));
 }
 
-void test_sync(gpu_context *ctx) { TEST_CUDA(gpu_context_sync(ctx) == 0 ? cudaSuccess : cudaErrorUnknown); }
+void test_sync(gpu_context *ctx) {
+  TEST_CUDA(gpu_context_sync(ctx) == 0 ? cudaSuccess : cudaErrorUnknown);
+}
 
 gpu_context *test_context(gpu_autotune autotune, int tf32) {
   gpu_options options = gpu_options_defaults();

@@ -32,9 +32,9 @@ typedef struct shape {
 
 /* Every size of 1, 7, 100, 127, 129, 784 as m and as k; batch 1, 96, 256. */
 static const shape shapes[] = {
-    {1, 1, 1},      {7, 96, 100},   {100, 256, 784}, {127, 96, 129},
-    {129, 256, 7},  {784, 1, 127},  {784, 96, 100},  {100, 1, 784},
-    {129, 96, 129}, {7, 256, 784},  {127, 256, 1},   {1, 96, 7},
+    {1, 1, 1},      {7, 96, 100},  {100, 256, 784}, {127, 96, 129},
+    {129, 256, 7},  {784, 1, 127}, {784, 96, 100},  {100, 1, 784},
+    {129, 96, 129}, {7, 256, 784}, {127, 256, 1},   {1, 96, 7},
 };
 enum { SHAPES = sizeof shapes / sizeof shapes[0], EPILOGUES = 5, VARIANTS = 4 };
 static const char *variant_names[VARIANTS] = {
@@ -43,13 +43,15 @@ static const char *variant_names[VARIANTS] = {
 
 static double *to_double(const float *x, size_t count, int absolute) {
   double *y = malloc(count * sizeof(double));
-  for (size_t i = 0; i < count; i++) y[i] = absolute ? fabs(x[i]) : x[i];
+  for (size_t i = 0; i < count; i++)
+    y[i] = absolute ? fabs(x[i]) : x[i];
   return y;
 }
 
 static float *random_floats(test_rng *rng, size_t count) {
   float *x = malloc(count * sizeof(float));
-  for (size_t i = 0; i < count; i++) x[i] = (float)test_rng_uniform(rng, -1, 1);
+  for (size_t i = 0; i < count; i++)
+    x[i] = (float)test_rng_uniform(rng, -1, 1);
   return x;
 }
 
@@ -57,47 +59,68 @@ START_TEST(epilogue_matches_oracle) {
   int variant = _i % VARIANTS;
   lt_epilogue epilogue = (lt_epilogue)(_i / VARIANTS % EPILOGUES);
   shape s = shapes[_i / VARIANTS / EPILOGUES];
-  gpu_context *ctx = variant == 1 ? ctx_fast : variant == 2 ? ctx_off : ctx_exact;
+  gpu_context *ctx = variant == 1   ? ctx_fast
+                     : variant == 2 ? ctx_off
+                                    : ctx_exact;
   int unfused = variant == 3;
   int m = s.m, n = s.n, k = s.k;
   /* The transposes the MLP uses; DEFAULT tries all four over the shapes. */
   int ta = 0, tb = 0;
-  if (epilogue == LT_EPILOGUE_BIAS || epilogue == LT_EPILOGUE_RELU_AUX_BIAS) ta = 1;
+  if (epilogue == LT_EPILOGUE_BIAS || epilogue == LT_EPILOGUE_RELU_AUX_BIAS)
+    ta = 1;
   if (epilogue == LT_EPILOGUE_BGRADB) tb = 1;
   if (epilogue == LT_EPILOGUE_DEFAULT) {
     ta = (_i / VARIANTS / EPILOGUES) & 1;
     tb = (_i / VARIANTS / EPILOGUES) >> 1 & 1;
   }
   int lda = ta ? k : m, ldb = tb ? n : k, ldd = m;
-  size_t a_count = (size_t)lda * (ta ? m : k), b_count = (size_t)ldb * (tb ? k : n);
+  size_t a_count = (size_t)lda * (ta ? m : k),
+         b_count = (size_t)ldb * (tb ? k : n);
   size_t d_count = (size_t)m * n;
   int bias_len = epilogue == LT_EPILOGUE_BGRADB ? n : m;
   int aux_ld = lt_aux_ld(m);
   size_t aux_bytes = lt_aux_bytes(m, n);
   int has_bias = epilogue != LT_EPILOGUE_DEFAULT;
-  int bias_in = epilogue == LT_EPILOGUE_BIAS || epilogue == LT_EPILOGUE_RELU_AUX_BIAS;
-  int has_aux = epilogue == LT_EPILOGUE_RELU_AUX_BIAS || epilogue == LT_EPILOGUE_DRELU_BGRAD;
+  int bias_in =
+      epilogue == LT_EPILOGUE_BIAS || epilogue == LT_EPILOGUE_RELU_AUX_BIAS;
+  int has_aux = epilogue == LT_EPILOGUE_RELU_AUX_BIAS ||
+                epilogue == LT_EPILOGUE_DRELU_BGRAD;
 
   test_rng rng;
   test_rng_init(&rng, seed + (uint64_t)_i);
-  float *h_a = random_floats(&rng, a_count), *h_b = random_floats(&rng, b_count);
+  float *h_a = random_floats(&rng, a_count),
+        *h_b = random_floats(&rng, b_count);
   float *h_bias = random_floats(&rng, (size_t)bias_len);
   uint8_t *h_aux = malloc(aux_bytes);
   for (size_t i = 0; i < aux_bytes; i++)
-    h_aux[i] = epilogue == LT_EPILOGUE_DRELU_BGRAD ? (uint8_t)test_rng_next(&rng) : 0xA5;
+    h_aux[i] = epilogue == LT_EPILOGUE_DRELU_BGRAD
+                   ? (uint8_t)test_rng_next(&rng)
+                   : 0xA5;
 
   float *d_a = test_upload(h_a, a_count * sizeof(float));
   float *d_b = test_upload(h_b, b_count * sizeof(float));
   float *d_d = test_upload(NULL, d_count * sizeof(float));
   test_fill_device(d_d, 0xFF, d_count * sizeof(float)); /* NaN poison */
-  float *d_bias = test_upload(bias_in ? h_bias : NULL, (size_t)bias_len * sizeof(float));
-  if (!bias_in) test_fill_device(d_bias, 0x7F, (size_t)bias_len * sizeof(float));
+  float *d_bias =
+      test_upload(bias_in ? h_bias : NULL, (size_t)bias_len * sizeof(float));
+  if (!bias_in)
+    test_fill_device(d_bias, 0x7F, (size_t)bias_len * sizeof(float));
   uint8_t *d_aux = test_upload(h_aux, aux_bytes);
 
-  lt_shape shape = {.m = m, .n = n, .k = k, .transa = ta, .transb = tb,
-                    .lda = lda, .ldb = ldb, .ldd = ldd, .epilogue = epilogue,
+  lt_shape shape = {.m = m,
+                    .n = n,
+                    .k = k,
+                    .transa = ta,
+                    .transb = tb,
+                    .lda = lda,
+                    .ldb = ldb,
+                    .ldd = ldd,
+                    .epilogue = epilogue,
                     .aux_ld = has_aux ? aux_ld : 0};
-  lt_matmul_call call = {.shape = shape, .d_a = d_a, .d_b = d_b, .d_d = d_d,
+  lt_matmul_call call = {.shape = shape,
+                         .d_a = d_a,
+                         .d_b = d_b,
+                         .d_d = d_d,
                          .d_bias = bias_in ? d_bias : NULL,
                          .d_bias_grad = has_bias && !bias_in ? d_bias : NULL,
                          .d_aux = has_aux ? d_aux : NULL};
@@ -114,14 +137,19 @@ START_TEST(epilogue_matches_oracle) {
   /* The oracle's answer, the plain product G (for the ReLU kink) and the
    * sum of |a||b| per element (for the error bound). */
   double *a = to_double(h_a, a_count, 0), *b = to_double(h_b, b_count, 0);
-  double *abs_a = to_double(h_a, a_count, 1), *abs_b = to_double(h_b, b_count, 1);
+  double *abs_a = to_double(h_a, a_count, 1),
+         *abs_b = to_double(h_b, b_count, 1);
   double *bias = to_double(h_bias, (size_t)bias_len, 0);
-  double *ref = malloc(d_count * sizeof(double)), *g = malloc(d_count * sizeof(double));
+  double *ref = malloc(d_count * sizeof(double)),
+         *g = malloc(d_count * sizeof(double));
   double *mag = malloc(d_count * sizeof(double));
   uint8_t *ref_aux = malloc(aux_bytes);
   memcpy(ref_aux, h_aux, aux_bytes);
   double *ref_bias_grad = malloc((size_t)bias_len * sizeof(double));
-  oracle_call want = {.shape = shape, .a = a, .b = b, .d = ref,
+  oracle_call want = {.shape = shape,
+                      .a = a,
+                      .b = b,
+                      .d = ref,
                       .bias = bias_in ? bias : NULL,
                       .bias_grad = has_bias && !bias_in ? ref_bias_grad : NULL,
                       .aux = has_aux ? ref_aux : NULL};
@@ -131,8 +159,8 @@ START_TEST(epilogue_matches_oracle) {
   plain_shape.aux_ld = 0;
   oracle_call plain = {.shape = plain_shape, .a = a, .b = b, .d = g};
   oracle_matmul(&plain);
-  oracle_call magnitude = {.shape = plain_shape, .a = abs_a, .b = abs_b,
-                           .d = mag};
+  oracle_call magnitude = {
+      .shape = plain_shape, .a = abs_a, .b = abs_b, .d = mag};
   oracle_matmul(&magnitude);
 
   const char *what = lt_epilogue_name(epilogue);
@@ -142,9 +170,11 @@ START_TEST(epilogue_matches_oracle) {
       double bound = 2.0 * (k + 2) * UNIT_ROUNDOFF *
                      (mag[at] + (bias_in ? fabs(bias[i]) : 0.0));
       double err = fabs(got_d[at] - ref[at]);
-      ck_assert_msg(err <= bound, "%s %s m=%d n=%d k=%d: D(%d,%d) = %.9g, "
-                    "oracle %.9g, bound %.3g", variant_names[variant], what,
-                    m, n, k, i, j, got_d[at], ref[at], bound);
+      ck_assert_msg(err <= bound,
+                    "%s %s m=%d n=%d k=%d: D(%d,%d) = %.9g, "
+                    "oracle %.9g, bound %.3g",
+                    variant_names[variant], what, m, n, k, i, j, got_d[at],
+                    ref[at], bound);
       if (epilogue == LT_EPILOGUE_RELU_AUX_BIAS) {
         double z = g[at] + bias[i];
         if (fabs(z) > bound)
@@ -152,9 +182,11 @@ START_TEST(epilogue_matches_oracle) {
                             oracle_mask_bit(ref_aux, aux_ld, i, j),
                         "%s: mask bit (%d,%d) wrong for z = %g", what, i, j, z);
       }
-      if (epilogue == LT_EPILOGUE_DRELU_BGRAD && !oracle_mask_bit(h_aux, aux_ld, i, j))
-        ck_assert_msg(got_d[at] == 0.0f, "%s: D(%d,%d) = %g where the mask is 0",
-                      what, i, j, got_d[at]);
+      if (epilogue == LT_EPILOGUE_DRELU_BGRAD &&
+          !oracle_mask_bit(h_aux, aux_ld, i, j))
+        ck_assert_msg(got_d[at] == 0.0f,
+                      "%s: D(%d,%d) = %g where the mask is 0", what, i, j,
+                      got_d[at]);
     }
   }
   if (epilogue == LT_EPILOGUE_RELU_AUX_BIAS) {
@@ -162,10 +194,11 @@ START_TEST(epilogue_matches_oracle) {
     int used = (m + 7) / 8;
     for (int j = 0; j < n; j++)
       for (int byte = used; byte < aux_ld / 8; byte++)
-        ck_assert_msg(got_aux[(size_t)j * (aux_ld / 8) + byte] == 0xA5,
-                      "%s %s m=%d: padding byte %d of column %d changed to 0x%02x",
-                      variant_names[variant], what, m, byte, j,
-                      got_aux[(size_t)j * (aux_ld / 8) + byte]);
+        ck_assert_msg(
+            got_aux[(size_t)j * (aux_ld / 8) + byte] == 0xA5,
+            "%s %s m=%d: padding byte %d of column %d changed to 0x%02x",
+            variant_names[variant], what, m, byte, j,
+            got_aux[(size_t)j * (aux_ld / 8) + byte]);
   }
   if (epilogue == LT_EPILOGUE_DRELU_BGRAD)
     for (int i = 0; i < m; i++) {
@@ -182,18 +215,36 @@ START_TEST(epilogue_matches_oracle) {
   if (epilogue == LT_EPILOGUE_BGRADB)
     for (int j = 0; j < n; j++) {
       double size = 0;
-      for (int p = 0; p < k; p++) size += fabs(b[(size_t)p * ldb + j]);
+      for (int p = 0; p < k; p++)
+        size += fabs(b[(size_t)p * ldb + j]);
       double bound = 2.0 * (k + 2) * UNIT_ROUNDOFF * size;
       ck_assert_msg(fabs(got_bias[j] - ref_bias_grad[j]) <= bound,
                     "%s %s: db[%d] = %.9g, oracle %.9g", variant_names[variant],
                     what, j, got_bias[j], ref_bias_grad[j]);
     }
 
-  free(h_a); free(h_b); free(h_bias); free(h_aux);
-  free(got_d); free(got_bias); free(got_aux);
-  free(a); free(b); free(abs_a); free(abs_b); free(bias);
-  free(ref); free(g); free(mag); free(ref_aux); free(ref_bias_grad);
-  test_free(d_a); test_free(d_b); test_free(d_d); test_free(d_bias); test_free(d_aux);
+  free(h_a);
+  free(h_b);
+  free(h_bias);
+  free(h_aux);
+  free(got_d);
+  free(got_bias);
+  free(got_aux);
+  free(a);
+  free(b);
+  free(abs_a);
+  free(abs_b);
+  free(bias);
+  free(ref);
+  free(g);
+  free(mag);
+  free(ref_aux);
+  free(ref_bias_grad);
+  test_free(d_a);
+  test_free(d_b);
+  test_free(d_d);
+  test_free(d_bias);
+  test_free(d_aux);
 }
 END_TEST
 
@@ -203,18 +254,25 @@ START_TEST(relu_bit_is_set_for_exact_zero) {
   enum { M = 131, N = 5, K = 3 };
   gpu_context *ctx = _i == 1 ? ctx_off : ctx_exact; /* 2: unfused */
   float h_a[K * M] = {0}, h_b[K * N], h_bias[M];
-  for (int i = 0; i < K * N; i++) h_b[i] = 1.0f;
-  for (int i = 0; i < M; i++) h_bias[i] = i % 3 == 0 ? 0.0f : (i % 3 == 1 ? -0.0f : -1.0f);
+  for (int i = 0; i < K * N; i++)
+    h_b[i] = 1.0f;
+  for (int i = 0; i < M; i++)
+    h_bias[i] = i % 3 == 0 ? 0.0f : (i % 3 == 1 ? -0.0f : -1.0f);
   int aux_ld = lt_aux_ld(M);
-  float *d_a = test_upload(h_a, sizeof h_a), *d_b = test_upload(h_b, sizeof h_b);
+  float *d_a = test_upload(h_a, sizeof h_a),
+        *d_b = test_upload(h_b, sizeof h_b);
   float *d_bias = test_upload(h_bias, sizeof h_bias);
   float *d_d = test_upload(NULL, sizeof(float) * M * N);
   uint8_t *d_aux = test_upload(NULL, lt_aux_bytes(M, N));
   test_fill_device(d_aux, 0, lt_aux_bytes(M, N));
-  lt_matmul_call call = {.shape = lt_shape_forward(K, M, N, 1), .d_a = d_a,
-                         .d_b = d_b, .d_d = d_d, .d_bias = d_bias,
+  lt_matmul_call call = {.shape = lt_shape_forward(K, M, N, 1),
+                         .d_a = d_a,
+                         .d_b = d_b,
+                         .d_d = d_d,
+                         .d_bias = d_bias,
                          .d_aux = d_aux};
-  ck_assert_int_eq(_i == 2 ? lt_matmul_unfused(ctx, &call) : lt_matmul(ctx, &call), 0);
+  ck_assert_int_eq(
+      _i == 2 ? lt_matmul_unfused(ctx, &call) : lt_matmul(ctx, &call), 0);
   float d[M * N];
   uint8_t aux[256 / 8 * N];
   test_download(d, d_d, sizeof d);
@@ -225,7 +283,11 @@ START_TEST(relu_bit_is_set_for_exact_zero) {
                     "variant %d: bit (%d,%d)", _i, i, j);
       ck_assert(d[j * M + i] == 0.0f);
     }
-  test_free(d_a); test_free(d_b); test_free(d_bias); test_free(d_d); test_free(d_aux);
+  test_free(d_a);
+  test_free(d_b);
+  test_free(d_bias);
+  test_free(d_d);
+  test_free(d_aux);
 }
 END_TEST
 
@@ -242,7 +304,8 @@ int main(void) {
   Suite *suite = suite_create("lt_epilogues");
   TCase *tc = tcase_create("epilogues");
   tcase_set_timeout(tc, 600);
-  tcase_add_loop_test(tc, epilogue_matches_oracle, 0, SHAPES * EPILOGUES * VARIANTS);
+  tcase_add_loop_test(tc, epilogue_matches_oracle, 0,
+                      SHAPES * EPILOGUES * VARIANTS);
   tcase_add_loop_test(tc, relu_bit_is_set_for_exact_zero, 0, 3);
   suite_add_tcase(suite, tc);
   int status = test_run_suite(suite, 1);

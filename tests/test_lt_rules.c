@@ -35,60 +35,117 @@ START_TEST(wrapper_refuses_broken_rules) {
     lt_matmul_call call;
     const char *words;
   } cases[] = {
-      {{.shape = {.m = 16, .n = 8, .k = 4, .lda = 16, .ldb = 4, .ldd = 16,
+      {{.shape = {.m = 16,
+                  .n = 8,
+                  .k = 4,
+                  .lda = 16,
+                  .ldb = 4,
+                  .ldd = 16,
                   .epilogue = LT_EPILOGUE_BGRADB},
-        .d_a = d, .d_b = d, .d_d = d, .d_bias_grad = bias},
+        .d_a = d,
+        .d_b = d,
+        .d_d = d,
+        .d_bias_grad = bias},
        "transb = T"},
-      {{.shape = {.m = 100, .n = 8, .k = 4, .transa = 1, .lda = 4, .ldb = 4,
-                  .ldd = 100, .epilogue = LT_EPILOGUE_RELU_AUX_BIAS,
+      {{.shape = {.m = 100,
+                  .n = 8,
+                  .k = 4,
+                  .transa = 1,
+                  .lda = 4,
+                  .ldb = 4,
+                  .ldd = 100,
+                  .epilogue = LT_EPILOGUE_RELU_AUX_BIAS,
                   .aux_ld = 100},
-        .d_a = d, .d_b = d, .d_d = d, .d_bias = bias, .d_aux = aux},
+        .d_a = d,
+        .d_b = d,
+        .d_d = d,
+        .d_bias = bias,
+        .d_aux = aux},
        "aux_ld a multiple of 128"},
-      {{.shape = {.m = 200, .n = 8, .k = 4, .transa = 1, .lda = 4, .ldb = 4,
-                  .ldd = 200, .epilogue = LT_EPILOGUE_RELU_AUX_BIAS,
+      {{.shape = {.m = 200,
+                  .n = 8,
+                  .k = 4,
+                  .transa = 1,
+                  .lda = 4,
+                  .ldb = 4,
+                  .ldd = 200,
+                  .epilogue = LT_EPILOGUE_RELU_AUX_BIAS,
                   .aux_ld = 128},
-        .d_a = d, .d_b = d, .d_d = d, .d_bias = bias, .d_aux = aux},
+        .d_a = d,
+        .d_b = d,
+        .d_d = d,
+        .d_bias = bias,
+        .d_aux = aux},
        ">= m = 200"},
       {{.shape = plain, .d_a = d + 1, .d_b = d, .d_d = d}, "16-byte aligned"},
       {{.shape = fwd, .d_a = d, .d_b = d, .d_d = d}, "expects a bias"},
       {{.shape = drelu, .d_a = d, .d_b = d, .d_d = d, .d_bias_grad = bias},
        "expects an aux"},
       {{.shape = {.m = 16, .n = 0, .k = 4, .lda = 16, .ldb = 4, .ldd = 16},
-        .d_a = d, .d_b = d, .d_d = d},
+        .d_a = d,
+        .d_b = d,
+        .d_d = d},
        "m, n, k >= 1"},
       {{.shape = {.m = 16, .n = 8, .k = 4, .lda = 8, .ldb = 4, .ldd = 16},
-        .d_a = d, .d_b = d, .d_d = d},
+        .d_a = d,
+        .d_b = d,
+        .d_d = d},
        "lda >= 16"},
       /* Stray pointers: an epilogue takes exactly its own vectors. */
-      {{.shape = fwd, .d_a = d, .d_b = d, .d_d = d, .d_bias = bias,
+      {{.shape = fwd,
+        .d_a = d,
+        .d_b = d,
+        .d_d = d,
+        .d_bias = bias,
         .d_aux = aux},
        "BIAS takes no aux"},
       {{.shape = plain, .d_a = d, .d_b = d, .d_d = d, .d_aux = aux},
        "DEFAULT takes no aux"},
-      {{.shape = bgradb, .d_a = d, .d_b = d, .d_d = d, .d_bias_grad = bias,
+      {{.shape = bgradb,
+        .d_a = d,
+        .d_b = d,
+        .d_d = d,
+        .d_bias_grad = bias,
         .d_aux = aux},
        "BGRADB takes no aux"},
       {{.shape = plain, .d_a = d, .d_b = d, .d_d = d, .d_bias = bias},
        "DEFAULT takes no bias"},
-      {{.shape = drelu, .d_a = d, .d_b = d, .d_d = d, .d_bias = bias,
+      {{.shape = drelu,
+        .d_a = d,
+        .d_b = d,
+        .d_d = d,
+        .d_bias = bias,
         .d_aux = aux},
        "takes no bias pointer"},
-      {{.shape = relu, .d_a = d, .d_b = d, .d_d = d, .d_bias = bias,
-        .d_bias_grad = bias, .d_aux = aux},
+      {{.shape = relu,
+        .d_a = d,
+        .d_b = d,
+        .d_d = d,
+        .d_bias = bias,
+        .d_bias_grad = bias,
+        .d_aux = aux},
        "takes no bias-gradient"},
-      {{.shape = {.m = 16, .n = 8, .k = 4, .lda = 16, .ldb = 4, .ldd = 16,
+      {{.shape = {.m = 16,
+                  .n = 8,
+                  .k = 4,
+                  .lda = 16,
+                  .ldb = 4,
+                  .ldd = 16,
                   .aux_ld = 128},
-        .d_a = d, .d_b = d, .d_d = d},
+        .d_a = d,
+        .d_b = d,
+        .d_d = d},
        "expected aux_ld 0"},
   };
   int before = lt_plan_count(ctx);
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     ck_assert_int_eq(op(ctx, &cases[i].call), -1);
     const char *err = lt_last_error(ctx);
-    ck_assert_msg(strstr(err, cases[i].words) &&
-                      strstr(err, lt_epilogue_name(cases[i].call.shape.epilogue)),
-                  "%s case %zu: '%s' lacks '%s'", _i ? "unfused" : "fused", i,
-                  err, cases[i].words);
+    ck_assert_msg(
+        strstr(err, cases[i].words) &&
+            strstr(err, lt_epilogue_name(cases[i].call.shape.epilogue)),
+        "%s case %zu: '%s' lacks '%s'", _i ? "unfused" : "fused", i, err,
+        cases[i].words);
   }
   ck_assert_int_eq(lt_plan_count(ctx), before); /* nothing was built */
   test_sync(ctx);
@@ -106,8 +163,11 @@ START_TEST(plans_are_cached) {
   int before = lt_plan_count(ctx);
   lt_matmul_call call = {
       .shape = {.m = 32, .n = 32, .k = 32, .lda = 32, .ldb = 32, .ldd = 32},
-      .d_a = d, .d_b = d + 1024, .d_d = d + 2048};
-  for (int r = 0; r < 5; r++) ck_assert_int_eq(lt_matmul(ctx, &call), 0);
+      .d_a = d,
+      .d_b = d + 1024,
+      .d_d = d + 2048};
+  for (int r = 0; r < 5; r++)
+    ck_assert_int_eq(lt_matmul(ctx, &call), 0);
   ck_assert_int_eq(lt_plan_count(ctx), before + 1);
   /* Other buffers with the same alignment share the plan... */
   call.d_b = d + 1024 + 64;
@@ -148,8 +208,11 @@ START_TEST(a_plan_serves_other_buffers) {
   int before = lt_plan_count(ctx);
   for (int c = 0; c < 2; c++) {
     lt_matmul_call call = {.shape = lt_shape_forward(K, M, N, 1),
-                           .d_a = zeros, .d_b = zeros, .d_d = out[c],
-                           .d_bias = bias[c], .d_aux = mask[c]};
+                           .d_a = zeros,
+                           .d_b = zeros,
+                           .d_d = out[c],
+                           .d_bias = bias[c],
+                           .d_aux = mask[c]};
     ck_assert_int_eq(lt_matmul(ctx, &call), 0);
   }
   ck_assert_int_eq(lt_plan_count(ctx), before + 1);
@@ -190,7 +253,8 @@ START_TEST(autotune_compares_every_output) {
   b[3 * 16 + 1] ^= 0x40; /* row 14, column 3: padding */
   b[4 * 16 + 9] ^= 0xFF; /* a padding byte */
   float x[M * N], y[M * N];
-  for (int i = 0; i < M * N; i++) x[i] = y[i] = (float)i - 20.0f;
+  for (int i = 0; i < M * N; i++)
+    x[i] = y[i] = (float)i - 20.0f;
   y[7] = nextafterf(x[7], 100.0f); /* one ulp */
   uint8_t *d_a = test_upload(a, bytes), *d_b = test_upload(b, bytes);
   float *d_x = test_upload(x, sizeof x), *d_y = test_upload(y, sizeof y);
@@ -230,17 +294,22 @@ END_TEST
 START_TEST(tf32_context_computes_in_tf32) {
   enum { M = 256, N = 256, K = 784 };
   float *h = malloc((size_t)K * M * sizeof(float));
-  for (int i = 0; i < K * M; i++) h[i] = 1.0f + 1.0f / 4096.0f;
+  for (int i = 0; i < K * M; i++)
+    h[i] = 1.0f + 1.0f / 4096.0f;
   float *d_a = test_upload(h, (size_t)K * M * sizeof(float));
-  for (int i = 0; i < K * N; i++) h[i] = 1.0f;
+  for (int i = 0; i < K * N; i++)
+    h[i] = 1.0f;
   float *d_b = test_upload(h, (size_t)K * N * sizeof(float));
   float *d_d = test_upload(NULL, (size_t)M * N * sizeof(float));
   gpu_context *ctxs[2] = {ctx_fp32_off, ctx_tf32};
   const float want[2] = {784.19140625f, 784.0f};
   for (int t = 0; t < 2; t++) {
-    lt_matmul_call call = {.shape = {.m = M, .n = N, .k = K, .transa = 1,
-                                     .lda = K, .ldb = K, .ldd = M},
-                           .d_a = d_a, .d_b = d_b, .d_d = d_d};
+    lt_matmul_call call = {
+        .shape =
+            {.m = M, .n = N, .k = K, .transa = 1, .lda = K, .ldb = K, .ldd = M},
+        .d_a = d_a,
+        .d_b = d_b,
+        .d_d = d_d};
     ck_assert_int_eq(lt_matmul(ctxs[t], &call), 0);
     test_download(h, d_d, (size_t)M * N * sizeof(float));
     for (int i = 0; i < M * N; i++)

@@ -47,7 +47,7 @@ typedef struct net_case {
 
 static const net_case cases[] = {
     {{784, 129, 100, 10}, 3, 96, 96, 0},
-    {{784, 129, 100, 10}, 3, 96, 37, 0},  /* partial last batch */
+    {{784, 129, 100, 10}, 3, 96, 37, 0}, /* partial last batch */
     {{37, 7, 10}, 2, 256, 256, 0},
     {{784, 1, 10}, 2, 1, 1, 0},
     {{127, 10}, 1, 33, 33, 0},             /* no hidden layer */
@@ -76,7 +76,8 @@ static void gpu_step(float *grads, uint8_t *masks, double *stats, mlp *net,
 
 static double rms(const double *x, size_t count) {
   double sum = 0;
-  for (size_t i = 0; i < count; i++) sum += x[i] * x[i];
+  for (size_t i = 0; i < count; i++)
+    sum += x[i] * x[i];
   return count ? sqrt(sum / (double)count) : 0.0;
 }
 
@@ -140,9 +141,12 @@ static void compare_grads(const float *fused, const float *unfused,
                         (size_t)lay->widths[l + 1]};
     for (int t = 0; t < 2; t++) {
       const char *name = t ? "db" : "dW";
-      double ef = test_rel_error(fused + offsets[t], want + offsets[t], counts[t]);
-      double eu = test_rel_error(unfused + offsets[t], want + offsets[t], counts[t]);
-      ck_assert_msg(ef <= rtol, "case %d layer %d %s: fused vs oracle %.3g > %.3g",
+      double ef =
+          test_rel_error(fused + offsets[t], want + offsets[t], counts[t]);
+      double eu =
+          test_rel_error(unfused + offsets[t], want + offsets[t], counts[t]);
+      ck_assert_msg(ef <= rtol,
+                    "case %d layer %d %s: fused vs oracle %.3g > %.3g",
                     case_index, l, name, ef, rtol);
       ck_assert_msg(eu <= rtol,
                     "case %d layer %d %s: unfused vs oracle %.3g > %.3g",
@@ -177,9 +181,11 @@ START_TEST(step_matches_oracle_fused_and_unfused) {
   float *h_params = malloc(slab * sizeof(float));
   test_download(h_params, net->d_params, slab * sizeof(float));
   double *params = malloc(slab * sizeof(double));
-  for (size_t i = 0; i < slab; i++) params[i] = h_params[i];
+  for (size_t i = 0; i < slab; i++)
+    params[i] = h_params[i];
   double *x = malloc((size_t)c->widths[0] * c->n * sizeof(double));
-  for (size_t i = 0; i < (size_t)c->widths[0] * c->n; i++) x[i] = b.h_x[i];
+  for (size_t i = 0; i < (size_t)c->widths[0] * c->n; i++)
+    x[i] = b.h_x[i];
   size_t mask_bytes = oracle_mask_bytes(lay, c->n);
   oracle_step want = {
       .grads = malloc(slab * sizeof(double)),
@@ -200,10 +206,12 @@ START_TEST(step_matches_oracle_fused_and_unfused) {
   compare_grads(fused, unfused, want.grads, lay,
                 c->tf32 ? GRAD_RTOL_TF32 : GRAD_RTOL_FP32, _i);
   double loss_tol = c->tf32 ? 1e-2 : 1e-5;
-  ck_assert_msg(fabs(fused_stats[0] - want.loss_sum) <= loss_tol * fabs(want.loss_sum),
+  ck_assert_msg(fabs(fused_stats[0] - want.loss_sum) <=
+                    loss_tol * fabs(want.loss_sum),
                 "loss %.9g vs oracle %.9g", fused_stats[0], want.loss_sum);
-  ck_assert_msg(fabs(unfused_stats[0] - want.loss_sum) <= loss_tol * fabs(want.loss_sum),
-                "unfused loss %.9g vs oracle %.9g", unfused_stats[0], want.loss_sum);
+  ck_assert_msg(
+      fabs(unfused_stats[0] - want.loss_sum) <= loss_tol * fabs(want.loss_sum),
+      "unfused loss %.9g vs oracle %.9g", unfused_stats[0], want.loss_sum);
   /* Decisions: masks and argmax, away from their thresholds. */
   double decide = c->tf32 ? DECISION_RTOL_TF32 : DECISION_RTOL_FP32;
   int ambiguous = ambiguous_samples(want.logits, classes, c->n, decide);
@@ -219,10 +227,19 @@ START_TEST(step_matches_oracle_fused_and_unfused) {
   compare_masks(unfused_masks, want.masks, want.preacts, lay, c->n, decide,
                 "unfused");
   ck_assert_msg(skipped <= 0.02 * (double)bits + 1,
-                "case %d: %d of %zu mask bits near the kink", _i, skipped, bits);
-  free(h_params); free(params); free(x);
-  free(want.grads); free(want.masks); free(want.preacts); free(want.logits);
-  free(fused); free(unfused); free(fused_masks); free(unfused_masks);
+                "case %d: %d of %zu mask bits near the kink", _i, skipped,
+                bits);
+  free(h_params);
+  free(params);
+  free(x);
+  free(want.grads);
+  free(want.masks);
+  free(want.preacts);
+  free(want.logits);
+  free(fused);
+  free(unfused);
+  free(fused_masks);
+  free(unfused_masks);
   test_batch_free(&b);
   mlp_destroy(net);
   gpu_context_destroy(ctx);

@@ -34,8 +34,9 @@ static float *train_params(uint64_t run_seed, int steps, mlp_mode mode,
   const float lr = 0.05f;
   float *d_lr = test_upload(&lr, sizeof lr);
   for (int s = 0; s < steps; s++)
-    ck_assert_int_eq(mlp_train_step(net, ctx, b.d_x, b.d_labels, s % 2 ? 96 : 61,
-                                    mode, d_lr, 0.9f, d_stats), 0);
+    ck_assert_int_eq(mlp_train_step(net, ctx, b.d_x, b.d_labels,
+                                    s % 2 ? 96 : 61, mode, d_lr, 0.9f, d_stats),
+                     0);
   *slab = net->layout.slab_floats;
   float *params = malloc(*slab * sizeof(float));
   test_download(params, net->d_params, *slab * sizeof(float));
@@ -87,14 +88,16 @@ START_TEST(training_drives_the_loss_down) {
   test_rng_init(&rng, 12345);
   float centers[CLASSES][FEATURES];
   for (int c = 0; c < CLASSES; c++)
-    for (int f = 0; f < FEATURES; f++) centers[c][f] = (float)test_rng_uniform(&rng, -2, 2);
+    for (int f = 0; f < FEATURES; f++)
+      centers[c][f] = (float)test_rng_uniform(&rng, -2, 2);
   enum { BATCHES = 8 };
   float *h_x = malloc(sizeof(float) * FEATURES * N * BATCHES);
   int *h_labels = malloc(sizeof(int) * N * BATCHES);
   for (int j = 0; j < N * BATCHES; j++) {
     h_labels[j] = (int)(test_rng_next(&rng) % CLASSES);
     for (int f = 0; f < FEATURES; f++)
-      h_x[j * FEATURES + f] = centers[h_labels[j]][f] + (float)test_rng_uniform(&rng, -1, 1);
+      h_x[j * FEATURES + f] =
+          centers[h_labels[j]][f] + (float)test_rng_uniform(&rng, -1, 1);
   }
   float *d_x = test_upload(h_x, sizeof(float) * FEATURES * N * BATCHES);
   int *d_labels = test_upload(h_labels, sizeof(int) * N * BATCHES);
@@ -106,15 +109,18 @@ START_TEST(training_drives_the_loss_down) {
     int k = s % BATCHES;
     ck_assert_int_eq(mlp_train_step(net, ctx, d_x + (size_t)k * FEATURES * N,
                                     d_labels + k * N, N, mode, d_lr, 0.9f,
-                                    d_stats + 2 * s), 0);
+                                    d_stats + 2 * s),
+                     0);
   }
   double stats[2 * STEPS];
   test_download(stats, d_stats, sizeof stats);
   double first = stats[0] / N, last = stats[2 * (STEPS - 1)] / N;
-  ck_assert_msg(fabs(first - log(10.0)) < 1.0, "initial loss %.3f, expected ~2.3", first);
-  ck_assert_msg(last < first / 3, "loss went from %.3f to only %.3f", first, last);
-  ck_assert_msg(stats[2 * (STEPS - 1) + 1] >= 0.9 * N, "final batch accuracy %.0f/%d",
-                stats[2 * (STEPS - 1) + 1], N);
+  ck_assert_msg(fabs(first - log(10.0)) < 1.0,
+                "initial loss %.3f, expected ~2.3", first);
+  ck_assert_msg(last < first / 3, "loss went from %.3f to only %.3f", first,
+                last);
+  ck_assert_msg(stats[2 * (STEPS - 1) + 1] >= 0.9 * N,
+                "final batch accuracy %.0f/%d", stats[2 * (STEPS - 1) + 1], N);
   free(h_x);
   free(h_labels);
   test_free(d_x);
@@ -154,7 +160,10 @@ START_TEST(sgd_update_matches_formula) {
       ck_assert_float_eq_tol(got_p[i], pp, 1e-6f);
     }
     if (counts[t] < COUNT) ck_assert(got_p[COUNT - 1] == p[COUNT - 1]);
-    test_free(d_p); test_free(d_v); test_free(d_g); test_free(d_lr);
+    test_free(d_p);
+    test_free(d_v);
+    test_free(d_g);
+    test_free(d_lr);
   }
 }
 END_TEST
@@ -184,7 +193,9 @@ START_TEST(nan_weights_reach_the_loss_in_both_modes) {
     test_copy_to_device(net->layers[0].d_wt, &not_a_number,
                         sizeof not_a_number);
     ck_assert_int_eq(mlp_evaluate(net, ctx, b.d_x, b.d_labels, N,
-                                  mode ? MLP_MODE_UNFUSED : MLP_MODE_FUSED, d_stats), 0);
+                                  mode ? MLP_MODE_UNFUSED : MLP_MODE_FUSED,
+                                  d_stats),
+                     0);
     test_download(stats, d_stats, sizeof stats);
     ck_assert_msg(isnan(stats[0]), "mode %d: loss %g with a NaN hidden weight",
                   mode, stats[0]);

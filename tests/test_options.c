@@ -29,14 +29,18 @@ END_TEST
 START_TEST(every_flag) {
   train_options o;
   char err[256];
-  char *argv[] = {"mnist_train", "--epochs", "3", "--batch=256", "--lr", "0.1",
-                  "--momentum", "0", "--hidden", "100,50,25", "--seed",
-                  "18446744073709551615", "--mode", "unfused", "--data-dir",
-                  "/x", "--tf32", "--device", "2", "--log", "l.csv", "--quiet",
-                  "--no-graphs", "--autotune", "fast", "--help", "--schedule", "constant",
-                  "--show-plans"};
+  char *argv[] = {
+      "mnist_train", "--epochs",  "3",           "--batch=256",
+      "--lr",        "0.1",       "--momentum",  "0",
+      "--hidden",    "100,50,25", "--seed",      "18446744073709551615",
+      "--mode",      "unfused",   "--data-dir",  "/x",
+      "--tf32",      "--device",  "2",           "--log",
+      "l.csv",       "--quiet",   "--no-graphs", "--autotune",
+      "fast",        "--help",    "--schedule",  "constant",
+      "--show-plans"};
   int argc = (int)(sizeof argv / sizeof argv[0]);
-  ck_assert_msg(train_options_parse(&o, argc, argv, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(train_options_parse(&o, argc, argv, err, sizeof err) == 0, "%s",
+                err);
   ck_assert_int_eq(o.config.epochs, 3);
   ck_assert_int_eq(o.config.batch, 256);
   ck_assert_float_eq(o.config.lr, 0.1f);
@@ -71,7 +75,7 @@ END_TEST
 
 typedef struct bad_flags {
   const char *args[3];
-  const char *words;  /* must appear in the error */
+  const char *words; /* must appear in the error */
 } bad_flags;
 
 static const bad_flags bad[] = {
@@ -101,12 +105,12 @@ static const bad_flags bad[] = {
     {{"--tf32=1"}, "takes no value"},
     {{"--"}, "unknown flag"},
     /* Values that once parsed into nonsense. */
-    {{"--lr", "1e-300"}, "--lr: expected a number > 0"},  /* was 0 as float */
-    {{"--lr", "1e-40"}, "--lr"},                          /* subnormal */
+    {{"--lr", "1e-300"}, "--lr: expected a number > 0"}, /* was 0 as float */
+    {{"--lr", "1e-40"}, "--lr"},                         /* subnormal */
     {{"--seed", " -5"}, "--seed"}, /* was 18446744073709551611 */
     {{"--seed", "-5"}, "--seed"},
     {{"--seed", "+5"}, "--seed"},
-    {{"--seed", "18446744073709551616"}, "--seed"},       /* 2^64 */
+    {{"--seed", "18446744073709551616"}, "--seed"}, /* 2^64 */
     {{"--epochs", " 5"}, "--epochs"},
     {{"--epochs", "4294967297"}, "--epochs"},
     {{"--momentum", "0.99999999"}, "expected a number >= 0 and < 1"},
@@ -117,7 +121,8 @@ START_TEST(bad_flags_are_named) {
   const bad_flags *c = &bad[_i];
   char *argv[4] = {"mnist_train"};
   int argc = 1;
-  for (int i = 0; i < 3 && c->args[i]; i++) argv[argc++] = (char *)c->args[i];
+  for (int i = 0; i < 3 && c->args[i]; i++)
+    argv[argc++] = (char *)c->args[i];
   train_options o;
   char err[256] = "";
   ck_assert_int_eq(train_options_parse(&o, argc, argv, err, sizeof err), -1);
@@ -130,9 +135,11 @@ END_TEST
 START_TEST(bench_flags_are_strict) {
   char err[256] = "";
   bench_options o;
-  char *good[] = {"mnist_bench", "--repeats", "7", "--json=x.json",
-                  "--device", "1", "--no-layers", "--data-dir", "/d"};
-  ck_assert_msg(bench_options_parse(&o, 9, good, err, sizeof err) == 0, "%s", err);
+  char *good[] = {"mnist_bench",   "--repeats",  "7",
+                  "--json=x.json", "--device",   "1",
+                  "--no-layers",   "--data-dir", "/d"};
+  ck_assert_msg(bench_options_parse(&o, 9, good, err, sizeof err) == 0, "%s",
+                err);
   ck_assert_int_eq(o.repeats, 7);
   ck_assert_str_eq(o.json_path, "x.json");
   ck_assert_int_eq(o.device, 1);
@@ -163,7 +170,8 @@ int main(void) {
   tcase_add_test(tc, every_flag);
   tcase_add_test(tc, hidden_none);
   tcase_add_test(tc, bench_flags_are_strict);
-  tcase_add_loop_test(tc, bad_flags_are_named, 0, (int)(sizeof bad / sizeof bad[0]));
+  tcase_add_loop_test(tc, bad_flags_are_named, 0,
+                      (int)(sizeof bad / sizeof bad[0]));
   suite_add_tcase(suite, tc);
   return test_run_suite(suite, 0);
 }

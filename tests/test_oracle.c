@@ -37,7 +37,8 @@ START_TEST(gradients_match_finite_differences) {
   const net_case *c = &cases[_i];
   mlp_layout layout;
   char err[128];
-  ck_assert_int_eq(mlp_layout_init(&layout, c->widths, c->depth, err, sizeof err), 0);
+  ck_assert_int_eq(
+      mlp_layout_init(&layout, c->widths, c->depth, err, sizeof err), 0);
   test_rng rng;
   test_rng_init(&rng, seed + (uint64_t)_i);
   double *params = calloc(layout.slab_floats, sizeof(double));
@@ -54,8 +55,10 @@ START_TEST(gradients_match_finite_differences) {
     for (int i = 0; i < c->widths[l + 1]; i++)
       params[layout.b_offset[l] + i] = test_rng_uniform(&rng, -0.5, 0.5);
   }
-  for (int i = 0; i < c->widths[0] * c->n; i++) x[i] = test_rng_uniform(&rng, -1, 1);
-  for (int j = 0; j < c->n; j++) labels[j] = (int)(test_rng_next(&rng) % c->widths[c->depth]);
+  for (int i = 0; i < c->widths[0] * c->n; i++)
+    x[i] = test_rng_uniform(&rng, -1, 1);
+  for (int j = 0; j < c->n; j++)
+    labels[j] = (int)(test_rng_next(&rng) % c->widths[c->depth]);
   oracle_step base = {.grads = grads, .masks = mask0};
   ck_assert_int_eq(oracle_mlp_step(&base, &layout, params, x, labels, c->n), 0);
   int checked = 0, skipped = 0;
@@ -81,15 +84,17 @@ START_TEST(gradients_match_finite_differences) {
           continue;
         }
         /* The oracle's loss is the batch sum; its gradient is of the mean. */
-        double numeric = (plus.loss_sum - minus.loss_sum) / (2 * FD_STEP) / c->n;
-        ck_assert_msg(fabs(grads[i] - numeric) <= FD_ATOL + FD_RTOL * fabs(numeric),
-                      "layer %d slab[%zu]: oracle %.10g, finite difference %.10g",
-                      l, i, grads[i], numeric);
+        double numeric =
+            (plus.loss_sum - minus.loss_sum) / (2 * FD_STEP) / c->n;
+        ck_assert_msg(
+            fabs(grads[i] - numeric) <= FD_ATOL + FD_RTOL * fabs(numeric),
+            "layer %d slab[%zu]: oracle %.10g, finite difference %.10g", l, i,
+            grads[i], numeric);
         checked++;
       }
   }
-  ck_assert_msg(checked > 10 * skipped, "too many kinks: %d checked, %d skipped",
-                checked, skipped);
+  ck_assert_msg(checked > 10 * skipped,
+                "too many kinks: %d checked, %d skipped", checked, skipped);
   free(params);
   free(grads);
   free(scratch);
@@ -109,10 +114,16 @@ START_TEST(relu_mask_layout_and_zero_rule) {
   double a[K * M] = {0}, b[K * N], d[M * N], bias[M];
   uint8_t aux[128 / 8 * N];
   memset(aux, 0xA5, sizeof aux);
-  for (int i = 0; i < K * N; i++) b[i] = 1.0;
-  for (int i = 0; i < M; i++) bias[i] = i % 3 == 0 ? 0.0 : (i % 3 == 1 ? 1.0 : -1.0);
-  oracle_call call = {.shape = lt_shape_forward(K, M, N, 1), .a = a, .b = b,
-                      .d = d, .bias = bias, .aux = aux};
+  for (int i = 0; i < K * N; i++)
+    b[i] = 1.0;
+  for (int i = 0; i < M; i++)
+    bias[i] = i % 3 == 0 ? 0.0 : (i % 3 == 1 ? 1.0 : -1.0);
+  oracle_call call = {.shape = lt_shape_forward(K, M, N, 1),
+                      .a = a,
+                      .b = b,
+                      .d = d,
+                      .bias = bias,
+                      .aux = aux};
   oracle_matmul(&call);
   for (int j = 0; j < N; j++)
     for (int i = 0; i < M; i++) {
@@ -123,7 +134,8 @@ START_TEST(relu_mask_layout_and_zero_rule) {
     }
   for (int j = 0; j < N; j++) {
     ck_assert_int_eq(aux[j * 16 + 1] & 0xFE, 0xA5 & 0xFE); /* bits 9..15 */
-    for (int byte = 2; byte < 16; byte++) ck_assert_int_eq(aux[j * 16 + byte], 0xA5);
+    for (int byte = 2; byte < 16; byte++)
+      ck_assert_int_eq(aux[j * 16 + byte], 0xA5);
   }
 }
 END_TEST
@@ -152,7 +164,8 @@ START_TEST(shape_builders_follow_the_recipe) {
     ck_assert_int_eq(f.aux_ld, lt_aux_ld(out));
     lt_shape d = lt_shape_backward_data(in, out, n);
     ck_assert(d.m == in && d.n == n && d.k == out && !d.transa && !d.transb);
-    ck_assert(d.epilogue == LT_EPILOGUE_DRELU_BGRAD && d.aux_ld == lt_aux_ld(in));
+    ck_assert(d.epilogue == LT_EPILOGUE_DRELU_BGRAD &&
+              d.aux_ld == lt_aux_ld(in));
     lt_shape w = lt_shape_backward_weights(in, out, n, 1);
     ck_assert(w.m == in && w.n == out && w.k == n && !w.transa && w.transb);
     ck_assert_int_eq(lt_bias_grad_length(&w), out);
@@ -192,8 +205,10 @@ START_TEST(step_outputs_agree) {
   int labels[N];
   for (size_t i = 0; i < layout.slab_floats; i++)
     params[i] = test_rng_uniform(&rng, -1, 1);
-  for (int i = 0; i < 11 * N; i++) x[i] = test_rng_uniform(&rng, -1, 1);
-  for (int j = 0; j < N; j++) labels[j] = (int)(test_rng_next(&rng) % 4);
+  for (int i = 0; i < 11 * N; i++)
+    x[i] = test_rng_uniform(&rng, -1, 1);
+  for (int j = 0; j < N; j++)
+    labels[j] = (int)(test_rng_next(&rng) % 4);
   oracle_step out = {
       .grads = calloc(layout.slab_floats, sizeof(double)),
       .masks = calloc(oracle_mask_bytes(&layout, N), 1),

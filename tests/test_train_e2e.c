@@ -18,12 +18,13 @@ static char dir[4096];
 
 typedef struct run_result {
   int code;
-  double test_accuracy;  /* of the last epoch, 0..1 */
-  char rows[4096];       /* the log without its timing columns */
+  double test_accuracy; /* of the last epoch, 0..1 */
+  char rows[4096];      /* the log without its timing columns */
 } run_result;
 
 /* Runs mnist_train with `args` and --log; parses the CSV log. */
-static run_result run_train(const char *data, const char *args, const char *tag) {
+static run_result run_train(const char *data, const char *args,
+                            const char *tag) {
   run_result r = {0};
   char log[4300], command[8192];
   snprintf(log, sizeof log, "%s/%s.csv", dir, tag);
@@ -42,14 +43,16 @@ static run_result run_train(const char *data, const char *args, const char *tag)
     /* epoch,train_loss,train_accuracy,test_loss,test_accuracy,timings... */
     int commas = 0;
     size_t keep = 0;
-    while (line[keep] && commas < 5) commas += line[keep++] == ',';
+    while (line[keep] && commas < 5)
+      commas += line[keep++] == ',';
     if (at + keep < sizeof r.rows) {
       memcpy(r.rows + at, line, keep);
       at += keep;
       r.rows[at++] = '\n';
     }
     double v[5] = {0};
-    if (sscanf(line, "%lf,%lf,%lf,%lf,%lf", &v[0], &v[1], &v[2], &v[3], &v[4]) == 5)
+    if (sscanf(line, "%lf,%lf,%lf,%lf,%lf", &v[0], &v[1], &v[2], &v[3],
+               &v[4]) == 5)
       r.test_accuracy = v[4];
   }
   r.rows[at] = '\0';
@@ -69,13 +72,15 @@ START_TEST(one_epoch_fused_unfused_and_determinism) {
   ck_assert_int_eq(unfused.code, 0);
   ck_assert_msg(fused.test_accuracy >= 0.95, "fused: %.4f after one epoch",
                 fused.test_accuracy);
-  ck_assert_msg(unfused.test_accuracy >= 0.95, "unfused: %.4f", unfused.test_accuracy);
+  ck_assert_msg(unfused.test_accuracy >= 0.95, "unfused: %.4f",
+                unfused.test_accuracy);
   ck_assert_msg(fused.test_accuracy - unfused.test_accuracy <= 0.003 &&
                     unfused.test_accuracy - fused.test_accuracy <= 0.003,
                 "fused %.4f vs unfused %.4f: more than 0.3 points apart",
                 fused.test_accuracy, unfused.test_accuracy);
   ck_assert_msg(fused.rows[0] && strcmp(fused.rows, again.rows) == 0,
-                "two identical runs differ:\n%s---\n%s", fused.rows, again.rows);
+                "two identical runs differ:\n%s---\n%s", fused.rows,
+                again.rows);
 }
 END_TEST
 
@@ -113,14 +118,16 @@ START_TEST(divergence_stops_training) {
            "--log '%s' 2>&1",
            MNIST_TRAIN_PATH, mnist_dir, log);
   ck_assert_int_eq(capture(command, out, sizeof out), 1);
-  ck_assert_msg(strstr(out, "training diverged") && strstr(out, "--lr (now 100)"),
+  ck_assert_msg(strstr(out, "training diverged") &&
+                    strstr(out, "--lr (now 100)"),
                 "%s", out);
   FILE *f = fopen(log, "r");
   ck_assert_ptr_nonnull(f);
   size_t got = fread(rows, 1, sizeof rows - 1, f);
   rows[got] = '\0';
   fclose(f);
-  ck_assert_msg(strstr(rows, "\n1,") && (strstr(rows, "nan") || strstr(rows, "inf")),
+  ck_assert_msg(strstr(rows, "\n1,") &&
+                    (strstr(rows, "nan") || strstr(rows, "inf")),
                 "%s", rows);
 }
 END_TEST
@@ -135,15 +142,16 @@ START_TEST(missing_device_is_named) {
   fputs("keep me\n", f);
   fclose(f);
   snprintf(command, sizeof command,
-           "'%s' --data-dir '%s' --device 64 --log '%s' 2>&1",
-           MNIST_TRAIN_PATH, mnist_dir, log);
+           "'%s' --data-dir '%s' --device 64 --log '%s' 2>&1", MNIST_TRAIN_PATH,
+           mnist_dir, log);
   FILE *pipe = popen(command, "r");
   ck_assert_ptr_nonnull(pipe);
   size_t got = fread(out, 1, sizeof out - 1, pipe);
   out[got] = '\0';
   int status = pclose(pipe);
   ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 1, "%s", out);
-  ck_assert_msg(strstr(out, "expected a device number") && strstr(out, "found 64"),
+  ck_assert_msg(strstr(out, "expected a device number") &&
+                    strstr(out, "found 64"),
                 "%s", out);
   f = fopen(log, "r");
   ck_assert_ptr_nonnull(f);
@@ -154,7 +162,8 @@ START_TEST(missing_device_is_named) {
 END_TEST
 
 START_TEST(fashion_mnist_learns) {
-  run_result r = run_train(fashion_dir, "--hidden 100 --batch 256 --epochs 1", "fashion");
+  run_result r =
+      run_train(fashion_dir, "--hidden 100 --batch 256 --epochs 1", "fashion");
   ck_assert_int_eq(r.code, 0);
   ck_assert_msg(r.test_accuracy >= 0.80, "Fashion-MNIST: %.4f after one epoch",
                 r.test_accuracy);
@@ -167,7 +176,8 @@ int main(void) {
   const char *mnist[] = {MNIST_SOURCE_DIR "/data/mnist",
                          MNIST_SOURCE_DIR "/../shared/data/mnist", NULL};
   const char *fashion[] = {MNIST_SOURCE_DIR "/data/fashion-mnist",
-                           MNIST_SOURCE_DIR "/../shared/data/fashion-mnist", NULL};
+                           MNIST_SOURCE_DIR "/../shared/data/fashion-mnist",
+                           NULL};
   mnist_dir = test_find_data("MNIST_DIR", mnist, why, sizeof why);
   if (!mnist_dir) {
     printf("SKIP train_e2e: MNIST %s\n", why);

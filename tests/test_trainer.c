@@ -59,8 +59,8 @@ START_TEST(tiny_data_sets_train) {
   trainer_config config = trainer_config_defaults();
   int hidden[1] = {32};
   char err[128];
-  ck_assert_int_eq(trainer_config_set_hidden(&config, hidden, 1, err, sizeof err),
-                   0);
+  ck_assert_int_eq(
+      trainer_config_set_hidden(&config, hidden, 1, err, sizeof err), 0);
   config.batch = c->batch;
   config.epochs = 2;
   trainer *t = NULL;
@@ -95,8 +95,8 @@ START_TEST(non_finite_loss_is_reported) {
   trainer_config config = trainer_config_defaults();
   int hidden[1] = {16};
   char err[128];
-  ck_assert_int_eq(trainer_config_set_hidden(&config, hidden, 1, err, sizeof err),
-                   0);
+  ck_assert_int_eq(
+      trainer_config_set_hidden(&config, hidden, 1, err, sizeof err), 0);
   config.batch = 16;
   trainer *t = NULL;
   ck_assert_int_eq(trainer_create(&t, ctx, &data, &config), 0);
@@ -118,7 +118,8 @@ START_TEST(bad_configs_are_refused) {
   trainer_config config = trainer_config_defaults();
   int hidden[MLP_MAX_LAYERS] = {0};
   char err[128];
-  for (int i = 0; i < MLP_MAX_LAYERS; i++) hidden[i] = 8;
+  for (int i = 0; i < MLP_MAX_LAYERS; i++)
+    hidden[i] = 8;
   ck_assert_int_eq(trainer_config_set_hidden(&config, hidden, MLP_MAX_LAYERS,
                                              err, sizeof err),
                    -1);

@@ -13,8 +13,9 @@
 
 uint64_t test_seed(const char *suite) {
   const char *env = getenv("TEST_SEED");
-  uint64_t seed = env && *env ? strtoull(env, NULL, 10)
-                              : (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 20);
+  uint64_t seed = env && *env
+                      ? strtoull(env, NULL, 10)
+                      : (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 20);
   printf("%s: seed %llu (set TEST_SEED to replay)\n", suite,
          (unsigned long long)seed);
   fflush(stdout);
@@ -35,7 +36,8 @@ uint64_t test_rng_next(test_rng *rng) {
 }
 
 double test_rng_uniform(test_rng *rng, double low, double high) {
-  return low + (high - low) * ((test_rng_next(rng) >> 11) * (1.0 / 9007199254740992.0));
+  return low + (high - low) *
+                   ((test_rng_next(rng) >> 11) * (1.0 / 9007199254740992.0));
 }
 
 int test_make_temp_dir(char *path, size_t size) {
@@ -91,10 +93,11 @@ int test_write_idx(const char *path, int type, int rank, const uint32_t *dims,
   return status;
 }
 
-static int write_split(const char *dir, const char *prefix, int count,
-                       int gzip, uint8_t seed) {
+static int write_split(const char *dir, const char *prefix, int count, int gzip,
+                       uint8_t seed) {
   char path[4096];
-  uint8_t *pixels = malloc((size_t)count * 784), *labels = malloc((size_t)count);
+  uint8_t *pixels = malloc((size_t)count * 784),
+          *labels = malloc((size_t)count);
   if (!pixels || !labels) {
     free(pixels);
     free(labels);
@@ -102,8 +105,10 @@ static int write_split(const char *dir, const char *prefix, int count,
   }
   for (size_t i = 0; i < (size_t)count * 784; i++)
     pixels[i] = (uint8_t)(i * 7 + seed);
-  for (int i = 0; i < count; i++) labels[i] = (uint8_t)((i + seed) % 10);
-  uint32_t image_dims[3] = {(uint32_t)count, 28, 28}, label_dims[1] = {(uint32_t)count};
+  for (int i = 0; i < count; i++)
+    labels[i] = (uint8_t)((i + seed) % 10);
+  uint32_t image_dims[3] = {(uint32_t)count, 28, 28},
+           label_dims[1] = {(uint32_t)count};
   snprintf(path, sizeof path, "%s/%s-images-idx3-ubyte%s", dir, prefix,
            gzip ? ".gz" : "");
   int status = test_write_idx(path, 0x08, 3, image_dims, pixels,
@@ -111,8 +116,8 @@ static int write_split(const char *dir, const char *prefix, int count,
   snprintf(path, sizeof path, "%s/%s-labels-idx1-ubyte%s", dir, prefix,
            gzip ? ".gz" : "");
   if (status == 0)
-    status = test_write_idx(path, 0x08, 1, label_dims, labels, (size_t)count,
-                            gzip);
+    status =
+        test_write_idx(path, 0x08, 1, label_dims, labels, (size_t)count, gzip);
   free(pixels);
   free(labels);
   return status;
