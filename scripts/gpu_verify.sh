@@ -4,16 +4,16 @@
 # elsewhere (build/, with tests) and the data in data/mnist and
 # data/fashion-mnist:
 #   1. the whole ctest suite (GPU suites included);
-#   2. a soak: the GPU suites run again and again, several at a time, for
-#      SECONDS (default 0: none), each run with a fresh seed; the count of
-#      runs and failures per suite, and each failure's seed;
-#   3. mnist_train --epochs 5: the default network fused and unfused, the
+#   2. mnist_train --epochs 5: the default network fused and unfused, the
 #      seed network, Fashion-MNIST; with --old DIR (a folder holding an
 #      earlier build's mnist_train and mnist_bench) the same runs with the
 #      old binary and their logs compared (loss and accuracy columns);
-#   4. compute-sanitizer memcheck on two short trainings (when installed);
-#   5. mnist_bench --no-layers, and with --old the old one, alternated
-#      twice (skip with --no-bench).
+#   3. compute-sanitizer memcheck on two short trainings (when installed);
+#   4. mnist_bench --no-layers, and with --old the old one, alternated
+#      twice (skip with --no-bench);
+#   5. a soak: the GPU suites run again and again, several at a time, for
+#      SECONDS (default 0: none), each run with a fresh seed; the count of
+#      runs and failures per suite, and each failure's seed.
 # Logs go to --log DIR (default $OUT or /tmp/gpu_verify). Exit code: the
 # number of failed parts.
 set -uo pipefail
@@ -42,8 +42,56 @@ part "1. ctest"
 ctest --test-dir build --output-on-failure >"$logs/ctest.log" 2>&1 || failed=$((failed + 1))
 grep -E "tests passed|Test +#|Skipped|\*\*\*Failed" "$logs/ctest.log"
 
+part "2. training, mnist_train --epochs 5"
+train() { # train TAG BINARY ARGS...
+  local tag=$1 bin=$2; shift 2
+  "$bin" --epochs 5 --log "$logs/$tag.csv" "$@" >"$logs/$tag.out" 2>&1 || failed=$((failed + 1))
+  printf '%-22s %s\n' "$tag" "$(grep -E '^done|error|diverged' "$logs/$tag.out" | tail -1)"
+}
+runs=("default|" "unfused|--mode unfused" "seed|--hidden 100 --batch 256"
+      "fashion|--data-dir $FASHION_MNIST_DIR")
+for r in "${runs[@]}"; do
+  tag=${r%%|*}; args=${r#*|}
+  # shellcheck disable=SC2086
+  train "new-$tag" build/mnist_train $args
+  if [ -n "$old" ]; then
+    # shellcheck disable=SC2086
+    train "old-$tag" "$old/mnist_train" $args
+    if cmp -s <(cut -d, -f1-5 "$logs/new-$tag.csv") <(cut -d, -f1-5 "$logs/old-$tag.csv"); then
+      echo "  $tag: loss and accuracy identical to the old build, every epoch"
+    else
+      echo "  $tag: DIFFERS from the old build"; failed=$((failed + 1))
+    fi
+  fi
+done
+head -4 "$logs/new-default.out"
+
+part "3. compute-sanitizer memcheck"
+if command -v compute-sanitizer >/dev/null; then
+  for args in "--hidden 100,50 --batch 100" "--hidden 100 --batch 70000 --no-graphs"; do
+    # shellcheck disable=SC2086
+    compute-sanitizer --tool memcheck --leak-check full --error-exitcode 1 \
+      build/mnist_train --epochs 1 --autotune off $args >"$logs/memcheck.log" 2>&1 || failed=$((failed + 1))
+    echo "  $args: $(grep -E 'ERROR SUMMARY|LEAK SUMMARY' "$logs/memcheck.log" | tr '\n' ' ')"
+  done
+else
+  echo "  compute-sanitizer not installed: not run"
+fi
+
+if [ "$bench" = 1 ]; then
+  part "4. mnist_bench --no-layers (ms per epoch, median of 5)"
+  for round in 1 2; do
+    for which in new old; do
+      bin=build/mnist_bench
+      [ "$which" = old ] && { [ -n "$old" ] || continue; bin="$old/mnist_bench"; }
+      "$bin" --no-layers --repeats 5 >"$logs/bench-$which-$round.out" 2>&1 || failed=$((failed + 1))
+      echo "  $which, round $round:"
+      grep -E "^784-" "$logs/bench-$which-$round.out" | awk '{printf "    %-18s %-8s %-5s %-4s %9s\n", $1, $3, $4, $5, $6}'
+    done
+  done
+fi
 if [ "$soak" -gt 0 ]; then
-  part "2. soak: GPU suites for ${soak} s, 6 at a time"
+  part "5. soak: GPU suites for ${soak} s, 6 at a time"
   suites=(test_lt_epilogues test_lt_rules test_mlp test_mlp_train test_trainer)
   end=$(( $(date +%s) + soak ))
   mkdir -p "$logs/soak"
@@ -68,53 +116,5 @@ if [ "$soak" -gt 0 ]; then
   echo "  (per suite: runs passed; failures listed with their seeds above)"
 fi
 
-part "3. training, mnist_train --epochs 5"
-train() { # train TAG BINARY ARGS...
-  local tag=$1 bin=$2; shift 2
-  "$bin" --epochs 5 --log "$logs/$tag.csv" "$@" >"$logs/$tag.out" 2>&1 || failed=$((failed + 1))
-  printf '%-22s %s\n' "$tag" "$(grep -E '^done|error|diverged' "$logs/$tag.out" | tail -1)"
-}
-runs=("default|" "unfused|--mode unfused" "seed|--hidden 100 --batch 256"
-      "fashion|--data-dir $FASHION_MNIST_DIR")
-for r in "${runs[@]}"; do
-  tag=${r%%|*}; args=${r#*|}
-  # shellcheck disable=SC2086
-  train "new-$tag" build/mnist_train $args
-  if [ -n "$old" ]; then
-    # shellcheck disable=SC2086
-    train "old-$tag" "$old/mnist_train" $args
-    if cmp -s <(cut -d, -f1-5 "$logs/new-$tag.csv") <(cut -d, -f1-5 "$logs/old-$tag.csv"); then
-      echo "  $tag: loss and accuracy identical to the old build, every epoch"
-    else
-      echo "  $tag: DIFFERS from the old build"; failed=$((failed + 1))
-    fi
-  fi
-done
-head -4 "$logs/new-default.out"
-
-part "4. compute-sanitizer memcheck"
-if command -v compute-sanitizer >/dev/null; then
-  for args in "--hidden 100,50 --batch 100" "--hidden 100 --batch 70000 --no-graphs"; do
-    # shellcheck disable=SC2086
-    compute-sanitizer --tool memcheck --leak-check full --error-exitcode 1 \
-      build/mnist_train --epochs 1 $args >"$logs/memcheck.log" 2>&1 || failed=$((failed + 1))
-    echo "  $args: $(grep -E 'ERROR SUMMARY|LEAK SUMMARY' "$logs/memcheck.log" | tr '\n' ' ')"
-  done
-else
-  echo "  compute-sanitizer not installed: not run"
-fi
-
-if [ "$bench" = 1 ]; then
-  part "5. mnist_bench --no-layers (ms per epoch, median of 5)"
-  for round in 1 2; do
-    for which in new old; do
-      bin=build/mnist_bench
-      [ "$which" = old ] && { [ -n "$old" ] || continue; bin="$old/mnist_bench"; }
-      "$bin" --no-layers --repeats 5 >"$logs/bench-$which-$round.out" 2>&1 || failed=$((failed + 1))
-      echo "  $which, round $round:"
-      grep -E "^784-" "$logs/bench-$which-$round.out" | awk '{printf "    %-18s %-8s %-5s %-4s %9s\n", $1, $3, $4, $5, $6}'
-    done
-  done
-fi
 echo; echo "gpu_verify.sh: $failed part(s) failed"
 exit "$failed"

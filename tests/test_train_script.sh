@@ -116,7 +116,7 @@ else
   check "--from DIR: exit 0" test "$code" = 0
   check "--from DIR: four verified files in data/mnist" \
     test "$(find "$root/data/mnist" -name '*-ubyte.gz' | wc -l)" = 4
-  check "--from DIR: mnist_train read them" has "60000 train, 10000 test: valid"
+  check "--from DIR: mnist_train read them" has "60000 train, 10000 test"
   check "--from DIR: not passed to mnist_train" not_in_calls --from
   check "--from DIR: mnist_train given data/mnist" last_call_has "--data-dir $root/data/mnist"
   check "--from DIR: the other flags passed on" last_call_has "--epochs 1"
