@@ -4,7 +4,7 @@
  * Conventions (cuBLASLt is column-major): D (m, n) = op(A) (m, k) op(B)
  * (k, n), alpha = 1, beta = 0, C aliased to D, FP32 storage; the compute
  * type is FP32 or TF32 (gpu_options.tf32). The epilogue adds (shapes from
- * lt_shape.h; the recipe is ../shared/DESIGN.md section 3):
+ * lt_shape.h; the whole step: README.md, "One training step"):
  *
  *   DEFAULT        D = op(A) op(B)
  *   BIAS           D = op(A) op(B) + bias[m] (broadcast over n)

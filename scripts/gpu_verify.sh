@@ -70,7 +70,7 @@ head -4 "$logs/new-default.out"
 
 part "3. compute-sanitizer memcheck"
 if command -v compute-sanitizer >/dev/null; then
-  for args in "--hidden 100,50 --batch 100" "--hidden 100 --batch 70000 --no-graphs"; do
+  for args in "--hidden 100,50 --batch 100" "--hidden 100 --batch 65536 --no-graphs"; do
     # shellcheck disable=SC2086
     compute-sanitizer --tool memcheck --leak-check full --error-exitcode 1 \
       build/mnist_train --epochs 1 --autotune off $args >"$logs/memcheck.log" 2>&1 || failed=$((failed + 1))
