@@ -32,15 +32,23 @@ int cli_parse_u64(unsigned long long *out, const char *text) {
 }
 
 /* The range a float flag accepts, checked on the value rounded to float:
- * finite, normal or exactly zero, inside the bounds. */
+ * a plain decimal number (digits, one point, an exponent; no hex, no
+ * "nan" or "inf", no spaces), finite, normal or exactly zero without
+ * having underflowed to it, inside the bounds. */
 static int parse_float(float *out, const char *text, const cli_flag *f) {
-  if (!text || !*text || isspace((unsigned char)*text)) return -1;
+  if (!text || !*text) return -1;
+  if (strspn(text, "0123456789.eE+-") != strlen(text)) return -1;
+  if (!isdigit((unsigned char)text[text[0] == '-' || text[0] == '+']) &&
+      text[text[0] == '-' || text[0] == '+'] != '.')
+    return -1;
   char *end = NULL;
   errno = 0;
   double wide = strtod(text, &end);
   float value = (float)wide;
-  if (*end != '\0' || !isfinite(wide) || !isfinite(value)) return -1;
+  if (*end != '\0' || errno == ERANGE || !isfinite(wide) || !isfinite(value))
+    return -1;
   if (value != 0.0f && !isnormal(value)) return -1;
+  if (value == 0.0f && wide != 0.0) return -1; /* underflowed to zero */
   if (f->low_open ? !(value > f->low) : !(value >= f->low)) return -1;
   if (f->high_open ? !(value < f->high) : !(value <= f->high)) return -1;
   *out = value;
@@ -118,7 +126,12 @@ static const cli_flag *find(const cli_flag *flags, int count,
 int cli_parse(const cli_flag *flags, int count, int argc, char **argv,
               char *err, size_t err_size) {
   int seen[CLI_MAX_FLAGS] = {0};
-  if (count > CLI_MAX_FLAGS) count = CLI_MAX_FLAGS;
+  if (count > CLI_MAX_FLAGS) {
+    snprintf(err, err_size,
+             "cli_parse: expected at most %d flags in a table, found %d",
+             CLI_MAX_FLAGS, count);
+    return -1;
+  }
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
     if (strncmp(arg, "--", 2) != 0) {
@@ -136,7 +149,8 @@ int cli_parse(const cli_flag *flags, int count, int argc, char **argv,
       f = find(flags, count, name);
     }
     if (!f) {
-      snprintf(err, err_size, "unknown flag '%s'", arg);
+      snprintf(err, err_size, "unknown flag '%s' (--help lists the flags)",
+               arg);
       return -1;
     }
     if (seen[f - flags]++) {
@@ -156,6 +170,13 @@ int cli_parse(const cli_flag *flags, int count, int argc, char **argv,
     const char *value = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
     if (!value) {
       snprintf(err, err_size, "--%s: expected a value, found none", f->name);
+      return -1;
+    }
+    if (!eq && strncmp(value, "--", 2) == 0) {
+      snprintf(err, err_size,
+               "--%s: expected a value, found the flag '%s' (write "
+               "--%s=%s if that is the value)",
+               f->name, value, f->name, value);
       return -1;
     }
     if (set_value(f, value, err, err_size) != 0) return -1;

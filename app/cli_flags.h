@@ -2,9 +2,11 @@
  * mnist_bench. Each program lists its flags in a table; "--flag value" and
  * "--flag=value" both work. Numbers must be whole strings of digits (a
  * leading '-' only where the range allows it): no spaces, no signs, no
- * trailing text, no wrap-around; floats are range-checked after rounding
- * to float, so a value that rounds to 0 or to the limit is refused. A flag
- * given twice is an error. Plain C.
+ * trailing text, no wrap-around; floats are plain decimals (no hex, nan or
+ * inf) range-checked after rounding to float, so a value that underflows
+ * to 0 or rounds to the limit is refused. A flag given twice is an error,
+ * and so is a space-separated value that starts with "--" (--flag=--x
+ * says it is meant). Plain C.
  */
 #ifndef MNIST_EPILOGS_CLI_FLAGS_H
 #define MNIST_EPILOGS_CLI_FLAGS_H

@@ -10,6 +10,7 @@
 #include "../data/mnist.h"
 #include "../gpu/gpu_context.h"
 #include "../gpu/lt_matmul.h"
+#include "data_source.h"
 #include "run_log.h"
 #include "sample_stats.h"
 #include "train_options.h"
@@ -63,14 +64,14 @@ static void print_header(const gpu_context *ctx, const train_options *o,
 /* What the wrapper built and, when it autotuned, what it kept. */
 static void print_plans(const gpu_context *ctx) {
   int count = lt_plan_count(ctx);
-  printf("\n%d cuBLASLt plans (m, n, k, epilogue; candidates that ran; kept; "
-         "us first / kept)\n",
+  printf("\n%d cuBLASLt plans (m, n, k, epilogue; candidates offered, "
+         "matching the first; kept; us first / kept)\n",
          count);
   for (int i = 0; i < count; i++) {
     lt_plan_info p = lt_plan_info_at(ctx, i);
-    printf("  %5d %5d %5d  %-14s %3d candidates, kept #%d", p.shape.m,
-           p.shape.n, p.shape.k, lt_epilogue_name(p.shape.epilogue),
-           p.candidates, p.chosen);
+    printf("  %5d %5d %5d  %-14s %3d offered, %3d matching, kept #%d",
+           p.shape.m, p.shape.n, p.shape.k, lt_epilogue_name(p.shape.epilogue),
+           p.offered, p.matched, p.chosen);
     if (p.first_us > 0) printf(", %.1f / %.1f us", p.first_us, p.chosen_us);
     printf("\n");
   }
@@ -180,8 +181,8 @@ int main(int argc, char **argv) {
   }
   char dir[4096];
   mnist_dataset data;
-  if (train_load_data(&data, dir, sizeof dir, options.data_dir,
-                      MNIST_SOURCE_DIR, "mnist_train") != 0)
+  if (data_source_load(&data, dir, sizeof dir, options.data_dir,
+                       MNIST_SOURCE_DIR, "mnist_train") != 0)
     return EXIT_FAILURE;
   int status = EXIT_FAILURE;
   char why[256];

@@ -1,4 +1,5 @@
 /* run_log.c: the --log CSV, replaced atomically (run_log.h). */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "run_log.h"
 
 #include <errno.h>
@@ -64,8 +65,12 @@ int run_log_open(run_log **out, const char *path, const char *header) {
     fprintf(stderr, "run_log: out of host memory\n");
     return -1;
   }
-  snprintf(log->path, sizeof log->path, "%s", path);
-  snprintf(log->partial, sizeof log->partial, "%s.partial-XXXXXX", path);
+  /* A log that is a symbolic link is replaced where the link points, so
+   * the link stays a link. */
+  char target[4096];
+  if (!realpath(path, target)) snprintf(target, sizeof target, "%s", path);
+  snprintf(log->path, sizeof log->path, "%s", target);
+  snprintf(log->partial, sizeof log->partial, "%s.partial-XXXXXX", target);
   int fd = mkstemp(log->partial);
   if (fd < 0) {
     fprintf(stderr, "run_log: cannot create %s (%s)\n", log->partial,
@@ -73,11 +78,15 @@ int run_log_open(run_log **out, const char *path, const char *header) {
     free(log);
     return -1;
   }
-  /* mkstemp makes the file 0600; a log is an ordinary file (0666 under
-   * the user's umask). */
+  /* mkstemp makes the file 0600: give it the mode of the file it replaces,
+   * or an ordinary file's (0666 under the user's umask). */
+  struct stat old;
   mode_t mask = umask(0);
   umask(mask);
-  fchmod(fd, 0666 & ~mask);
+  mode_t mode = stat(log->path, &old) == 0 ? old.st_mode & 07777 : 0666 & ~mask;
+  if (fchmod(fd, mode) != 0)
+    fprintf(stderr, "run_log: note: could not set the mode of %s (%s)\n",
+            log->partial, strerror(errno));
   log->file = fdopen(fd, "w");
   if (!log->file) {
     close(fd);
@@ -99,9 +108,11 @@ int run_log_printf(run_log *log, const char *format, ...) {
 }
 
 int run_log_commit(run_log *log) {
+  /* On disk before it replaces anything. */
+  int synced = fflush(log->file) == 0 && fsync(fileno(log->file)) == 0;
   int closed = fclose(log->file);
   log->file = NULL;
-  if (closed != 0 || log->failed) {
+  if (closed != 0 || !synced || log->failed) {
     fprintf(stderr, "run_log: writing %s failed; %s left as it was\n",
             log->partial, log->path);
     run_log_discard(log);

@@ -1,9 +1,11 @@
 /* run_log.h: the --log CSV of mnist_train, written so that no run destroys
  * a file it did not replace: rows go to a temporary file beside the named
- * one, which is renamed over it only when training has run (ended, or
- * stopped because the loss diverged). A run that fails before or during
- * training removes its temporary and leaves the named file as it was.
- * Plain C. */
+ * one (beside its target, for a symbolic link), flushed to disk and renamed
+ * over it only when training has run (ended, or stopped because the loss
+ * diverged), keeping the old file's mode. A run that fails before or
+ * during training removes its temporary and leaves the named file as it
+ * was; a run killed by a signal leaves FILE.partial-XXXXXX beside it (the
+ * rows so far), never a half-written FILE. Plain C. */
 #ifndef MNIST_EPILOGS_RUN_LOG_H
 #define MNIST_EPILOGS_RUN_LOG_H
 

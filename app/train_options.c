@@ -3,7 +3,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli_flags.h"
 
@@ -13,27 +12,40 @@ void train_options_defaults(train_options *out) {
   out->gpu = gpu_options_defaults();
 }
 
+/* "1024,1024" (or "none"): the hidden widths of `c`. */
+static void hidden_text(char *out, size_t size, const trainer_config *c) {
+  size_t at = 0;
+  snprintf(out, size, "none");
+  for (int l = 1; l < c->depth && at < size; l++)
+    at += (size_t)snprintf(out + at, size - at, l > 1 ? ",%d" : "%d",
+                           c->widths[l]);
+}
+
 void train_options_usage(FILE *out, const char *program) {
+  const trainer_config c = trainer_config_defaults();
+  const gpu_options g = gpu_options_defaults();
+  char hidden[128];
+  hidden_text(hidden, sizeof hidden, &c);
   fprintf(
       out,
       "usage: %s [options]\n"
       "Trains a multilayer perceptron on MNIST with cuBLASLt epilogues.\n"
       "\n"
-      "  --epochs N         passes over the training set (default 5)\n"
-      "  --batch N          samples per step (default 128)\n"
-      "  --lr X             SGD learning rate (default 0.05)\n"
+      "  --epochs N         passes over the training set (default %d)\n"
+      "  --batch N          samples per step (default %d)\n"
+      "  --lr X             SGD learning rate (default %g)\n"
       "  --schedule S       cosine (lr decays to 0 over the run, step by\n"
-      "                     step) or constant (default cosine)\n"
-      "  --momentum X       SGD momentum, 0 <= X < 1 (default 0.9)\n"
+      "                     step) or constant (default %s)\n"
+      "  --momentum X       SGD momentum, 0 <= X < 1 (default %g)\n"
       "  --hidden LIST      hidden widths, e.g. 1024,1024 or 100; 'none'\n"
-      "                     for none (default 1024,1024)\n"
-      "  --seed N           initial weights and batch order (default 1)\n"
+      "                     for none (default %s)\n"
+      "  --seed N           initial weights and batch order (default %llu)\n"
       "  --mode MODE        fused (cuBLASLt epilogues) or unfused (plain\n"
-      "                     matmul + separate kernels) (default fused)\n"
+      "                     matmul + separate kernels) (default %s)\n"
       "  --data-dir DIR     MNIST-format files (default $MNIST_DIR, else\n"
       "                     data/mnist)\n"
       "  --tf32             TF32 tensor-core matmuls instead of FP32\n"
-      "  --device N         CUDA device (default 0)\n"
+      "  --device N         CUDA device (default %d)\n"
       "  --log FILE         one CSV row per epoch, written to a temporary\n"
       "                     file beside FILE and renamed over FILE when\n"
       "                     training ends (also when it diverges); a run\n"
@@ -41,7 +53,8 @@ void train_options_usage(FILE *out, const char *program) {
       "                     was\n"
       "  --quiet            print only the final summary\n"
       "  --show-plans       after training, list every cuBLASLt plan: shape,\n"
-      "                     epilogue, candidates tried, the one kept, times\n"
+      "                     epilogue, candidates offered and matching, the\n"
+      "                     one kept, times\n"
       "  --no-graphs        launch every kernel from the host instead of\n"
       "                     replaying a CUDA graph per epoch\n"
       "  --autotune MODE    how each cuBLASLt plan picks its algorithm:\n"
@@ -49,7 +62,7 @@ void train_options_usage(FILE *out, const char *program) {
       "                     heuristic's numbers: runs are reproducible),\n"
       "                     fast (fastest within rounding: may differ in\n"
       "                     the last bits between runs) or off (the\n"
-      "                     heuristic's first choice) (default exact)\n"
+      "                     heuristic's first choice) (default %s)\n"
       "  --check-flags      check the other flags and exit (0 when they\n"
       "                     parse); reads no data and needs no GPU\n"
       "  --check-data       load and validate the data, print the files\n"
@@ -58,7 +71,9 @@ void train_options_usage(FILE *out, const char *program) {
       "Each flag at most once.\n"
       "\n"
       "Get the data with: scripts/download_mnist.sh data/mnist\n",
-      program);
+      program, c.epochs, c.batch, c.lr, c.cosine ? "cosine" : "constant",
+      c.momentum, hidden, c.seed, mlp_mode_name(c.mode), g.device,
+      gpu_autotune_name(g.autotune));
 }
 
 int train_options_parse_hidden(int *hidden, int *count, const char *text,
@@ -207,44 +222,4 @@ int train_options_parse(train_options *out, int argc, char **argv, char *err,
   };
   return cli_parse(flags, (int)(sizeof flags / sizeof flags[0]), argc, argv,
                    err, err_size);
-}
-
-static int is_dir(const char *path) {
-  struct stat info;
-  return stat(path, &info) == 0 && S_ISDIR(info.st_mode);
-}
-
-int train_find_data_dir(char *out, size_t size, const char *given,
-                        const char *source_dir) {
-  const char *env = getenv("MNIST_DIR");
-  char in_source[4096];
-  snprintf(in_source, sizeof in_source, "%s/data/mnist", source_dir);
-  const char *found = given                  ? given
-                      : env && *env          ? env
-                      : is_dir("data/mnist") ? "data/mnist"
-                      : is_dir(in_source)    ? in_source
-                                             : NULL;
-  if (found) {
-    snprintf(out, size, "%s", found);
-    return 0;
-  }
-  fprintf(stderr,
-          "no MNIST data: looked in data/mnist and %s (and $MNIST_DIR is "
-          "unset)\n"
-          "  fetch it with: %s/scripts/download_mnist.sh data/mnist\n"
-          "  or point --data-dir at a folder holding the four idx files\n",
-          in_source, source_dir);
-  return -1;
-}
-
-int train_load_data(mnist_dataset *out, char *dir, size_t dir_size,
-                    const char *given, const char *source_dir,
-                    const char *program) {
-  if (train_find_data_dir(dir, dir_size, given, source_dir) != 0) return -1;
-  idx_error err;
-  if (mnist_dataset_load(out, dir, &err) != IDX_OK) {
-    fprintf(stderr, "%s: %s\n", program, err.message);
-    return -1;
-  }
-  return 0;
 }

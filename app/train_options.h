@@ -38,18 +38,4 @@ int train_options_parse_hidden(int *hidden, int *count, const char *text,
 
 void train_options_usage(FILE *out, const char *program);
 
-/* Writes the data folder to `out`: `given` (--data-dir), else
- * $MNIST_DIR, else data/mnist here, else data/mnist under `source_dir` (so
- * the programs work from the build folder). Returns 0, or -1 with a
- * message on stderr saying where it looked and how to download. */
-int train_find_data_dir(char *out, size_t size, const char *given,
-                        const char *source_dir);
-
-/* train_find_data_dir, then mnist_dataset_load from that folder (its path
- * left in `dir`). Returns 0, or -1 with the reason on stderr prefixed by
- * `program`. */
-int train_load_data(mnist_dataset *out, char *dir, size_t dir_size,
-                    const char *given, const char *source_dir,
-                    const char *program);
-
 #endif

@@ -112,6 +112,8 @@ static int capture_exec(trainer *t, enqueue_fn enqueue, cudaGraphExec_t *exec) {
   return 0;
 }
 
+static void schedule_fill(trainer *t, int epoch);
+
 static int trainer_init(trainer *t, const mnist_dataset *data) {
   const trainer_config *c = &t->config;
   if (epoch_data_create(&t->data, data, c->batch, t->ctx->stream) != 0)
@@ -120,6 +122,13 @@ static int trainer_init(trainer *t, const mnist_dataset *data) {
   CUDA_CHECK(cudaMallocHost((void **)&t->h_lr, (size_t)steps * sizeof(float)));
   CUDA_CHECK(cudaMalloc((void **)&t->d_lr, (size_t)steps * sizeof(float)));
   CUDA_CHECK(cudaMalloc((void **)&t->d_stats, STAT_COUNT * sizeof(double)));
+  CUDA_CHECK(cudaMemsetAsync(t->d_stats, 0, STAT_COUNT * sizeof(double),
+                             t->ctx->stream));
+  /* Epoch 0's schedule, so a step launched before any epoch (a profile,
+   * a kernel count) reads real learning rates. */
+  schedule_fill(t, 0);
+  CUDA_CHECK(cudaMemcpyAsync(t->d_lr, t->h_lr, (size_t)steps * sizeof(float),
+                             cudaMemcpyHostToDevice, t->ctx->stream));
   CUDA_CHECK(cudaEventCreate(&t->start));
   CUDA_CHECK(cudaEventCreate(&t->stop));
   CUDA_CHECK(cudaEventCreate(&t->test_stop));

@@ -7,6 +7,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "mnist_names.h" /* generated from data/mnist_names.txt */
+
+_Static_assert(MNIST_NAME_PATTERNS >= 1 &&
+                   MNIST_NAME_PATTERNS <= MNIST_FILE_MAX_CANDIDATES,
+               "data/mnist_names.txt: expected 1 to 8 names");
+
 static const struct {
   const char *stem, *kind, *title;
 } files[MNIST_FILE_COUNT] = {
@@ -16,14 +22,31 @@ static const struct {
     [MNIST_TEST_LABELS] = {"t10k-labels", "idx1", "test labels"},
 };
 
+int mnist_file_candidates(void) {
+  return MNIST_NAME_PATTERNS;
+}
+
 int mnist_file_candidate(char *path, size_t path_size, const char *dir,
                          enum mnist_file which, int k) {
-  static const char *const formats[MNIST_FILE_CANDIDATES] = {
-      "%s/%s-%s-ubyte.gz", "%s/%s-%s-ubyte", "%s/%s.%s-ubyte.gz",
-      "%s/%s.%s-ubyte"};
-  int n = snprintf(path, path_size, formats[k], dir, files[which].stem,
-                   files[which].kind);
-  return n < 0 || (size_t)n >= path_size ? -1 : 0;
+  int n = snprintf(path, path_size, "%s/", dir);
+  if (n < 0 || (size_t)n >= path_size) return -1;
+  size_t at = (size_t)n;
+  /* The pattern with STEM and KIND replaced. */
+  for (const char *p = mnist_name_patterns[k]; *p;) {
+    const char *piece = NULL;
+    size_t skip = 1;
+    if (strncmp(p, "STEM", 4) == 0)
+      piece = files[which].stem, skip = 4;
+    else if (strncmp(p, "KIND", 4) == 0)
+      piece = files[which].kind, skip = 4;
+    size_t len = piece ? strlen(piece) : 1;
+    if (at + len >= path_size) return -1;
+    memcpy(path + at, piece ? piece : p, len);
+    at += len;
+    p += skip;
+  }
+  path[at] = '\0';
+  return 0;
 }
 
 const char *mnist_stat_hint(int error) {
@@ -45,7 +68,7 @@ enum idx_status mnist_file_find(unsigned *present, const char *dir,
                                 enum mnist_file which, idx_error *err) {
   char path[4096];
   *present = 0;
-  for (int k = 0; k < MNIST_FILE_CANDIDATES; k++) {
+  for (int k = 0; k < MNIST_NAME_PATTERNS; k++) {
     if (mnist_file_candidate(path, sizeof path, dir, which, k) != 0)
       return idx_fail(err, IDX_ERR_OPEN,
                       "%s: expected a folder path short enough to hold the "
@@ -64,14 +87,20 @@ enum idx_status mnist_file_find(unsigned *present, const char *dir,
     }
   }
   if (*present) return IDX_OK;
+  /* None: name the first candidate and list the others. */
+  char others[1024] = "";
+  size_t at = 0;
+  for (int k = 1; k < MNIST_NAME_PATTERNS && at < sizeof others; k++) {
+    mnist_file_candidate(path, sizeof path, ".", which, k);
+    at += (size_t)snprintf(others + at, sizeof others - at, "%s%s",
+                           k > 1 ? ", " : "", path + 2);
+  }
   mnist_file_candidate(path, sizeof path, dir, which, 0);
   return idx_fail(err, IDX_ERR_OPEN,
-                  "%s: expected the %s file (or %s-%s-ubyte, %s.%s-ubyte[.gz]) "
-                  "in %s, found none; hint: fetch the data with "
-                  "scripts/download_mnist.sh %s",
-                  path, files[which].title, files[which].stem,
-                  files[which].kind, files[which].stem, files[which].kind, dir,
-                  dir);
+                  "%s: expected the %s file (or %s) in %s, found none; hint: "
+                  "fetch the data with scripts/download_mnist.sh %s",
+                  path, files[which].title,
+                  others[0] ? others : "no other name", dir, dir);
 }
 
 /* Where two arrays differ, for a human; 0 when they are the same. */
@@ -107,7 +136,7 @@ enum idx_status mnist_file_read(idx_array *out, char *path, size_t path_size,
                                 void *check_arg, idx_error *err) {
   memset(out, 0, sizeof *out);
   int first = -1;
-  for (int k = 0; k < MNIST_FILE_CANDIDATES; k++) {
+  for (int k = 0; k < MNIST_NAME_PATTERNS; k++) {
     if (!(present & (1u << k))) continue;
     char name[4096];
     if (mnist_file_candidate(name, sizeof name, dir, which, k) != 0 ||

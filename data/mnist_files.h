@@ -1,11 +1,12 @@
 /* mnist_files.h: the one rule for which MNIST file is read (the downloader,
  * scripts/download_mnist.sh, follows the same rule, so they never disagree).
  *
- * For each of the four files the candidate names in a folder DIR are, in
- * this order: STEM-KIND-ubyte.gz, STEM-KIND-ubyte, STEM.KIND-ubyte.gz,
- * STEM.KIND-ubyte (e.g. train-images-idx3-ubyte.gz ... train-images.idx3-
- * ubyte). gzip is recognised by content, never by name. Every candidate is
- * looked at; every present one is read (an unreadable or malformed one is an
+ * For each of the four files the candidate names in a folder DIR are those
+ * of data/mnist_names.txt, in its order (STEM-KIND-ubyte.gz,
+ * STEM-KIND-ubyte, STEM.KIND-ubyte.gz, STEM.KIND-ubyte: e.g.
+ * train-images-idx3-ubyte.gz ... train-images.idx3-ubyte); the scripts read
+ * the same list. gzip is recognised by content, never by name. Every candidate
+ * is looked at; every present one is read (an unreadable or malformed one is an
  * error even when another copy is fine); two present copies holding
  * different idx data are an error naming both; otherwise the first present
  * candidate is the file read.
@@ -20,10 +21,15 @@
 #include "idx.h"
 #include "mnist.h"
 
-#define MNIST_FILE_CANDIDATES 4
+/* The most candidate names data/mnist_names.txt may list (bits of a mask). */
+#define MNIST_FILE_MAX_CANDIDATES 8
 
-/* Writes candidate `k` (0..3, in the rule's order) of file `which` in `dir`
- * to `path`. Returns 0, or -1 when the name does not fit in path_size. */
+/* How many candidate names each file has (the lines of mnist_names.txt). */
+int mnist_file_candidates(void);
+
+/* Writes candidate `k` (0 .. mnist_file_candidates() - 1, in the rule's
+ * order) of file `which` in `dir` to `path`. Returns 0, or -1 when the name
+ * does not fit in path_size. */
 int mnist_file_candidate(char *path, size_t path_size, const char *dir,
                          enum mnist_file which, int k);
 

@@ -68,11 +68,4 @@ const char *gpu_curand_status_name(curandStatus_t status);
     }                                                                          \
   } while (0)
 
-/* Blocks of `threads` for `count` grid-stride items: at least 1, at most
- * 65535 * 32 (the loops stride over the rest). */
-static inline unsigned gpu_grid_blocks(size_t count, unsigned threads) {
-  size_t blocks = (count + threads - 1) / threads;
-  return (unsigned)(blocks < 65535 * 32 ? (blocks ? blocks : 1) : 65535 * 32);
-}
-
 #endif

@@ -11,10 +11,11 @@ typedef enum gpu_autotune {
                          gradient, ReLU mask) are bitwise the first
                          choice's: timing never changes the numbers, so
                          runs stay reproducible */
-  GPU_AUTOTUNE_FAST   /* the fastest candidate within rounding of the first
-                         choice (split-K and other summation orders too):
-                         the choice follows timing noise, so two runs may
-                         differ in the last bits */
+  GPU_AUTOTUNE_FAST   /* the fastest candidate whose D and bias gradient are
+                         within rounding of the first choice's (split-K and
+                         other summation orders too): the choice follows
+                         timing noise, so two runs may differ in the last
+                         bits */
 } gpu_autotune;
 
 typedef struct gpu_options {

@@ -21,88 +21,99 @@ enum {
 
 int lt_autotune_accepts(gpu_autotune autotune, int tf32,
                         const lt_comparison *c) {
-  if (c->mask_bits_differ != 0) return 0;
-  if (autotune == GPU_AUTOTUNE_EXACT) return c->words_differ == 0;
+  if (autotune == GPU_AUTOTUNE_EXACT)
+    return c->words_differ == 0 && c->mask_bits_differ == 0;
   float tolerance = tf32 ? LT_MATCH_TF32 : LT_MATCH_FP32;
   return c->max_diff <= tolerance * c->max_ref; /* false for NaN */
 }
 
 /* The first candidate's outputs, and room for the comparisons:
  * [0] D, [1] bias gradient, [2] mask. */
-typedef struct tune_scratch {
+struct lt_tune_reference {
+  lt_shape shape;
   float *d_ref;        /* (m, n), ld = m: copy of D */
   float *d_ref_bias;   /* copy of the bias gradient, or NULL */
   uint8_t *d_ref_mask; /* copy of the ReLU mask (RELU_AUX_BIAS), or NULL */
   lt_comparison *d_compared; /* [3] */
   int bias_len;
   size_t mask_bytes;
-} tune_scratch;
+};
 
-static int scratch_create(tune_scratch *s, const lt_shape *shape) {
-  memset(s, 0, sizeof *s);
-  s->bias_len = lt_bias_grad_length(shape);
+static int reference_init(lt_tune_reference *r, const lt_shape *shape) {
+  r->shape = *shape;
+  r->bias_len = lt_bias_grad_length(shape);
   if (shape->epilogue == LT_EPILOGUE_RELU_AUX_BIAS)
-    s->mask_bytes = (size_t)shape->aux_ld / 8 * (size_t)shape->n;
-  CUDA_CHECK(cudaMalloc((void **)&s->d_ref,
+    r->mask_bytes = (size_t)shape->aux_ld / 8 * (size_t)shape->n;
+  CUDA_CHECK(cudaMalloc((void **)&r->d_ref,
                         (size_t)shape->m * shape->n * sizeof(float)));
-  CUDA_CHECK(cudaMalloc((void **)&s->d_compared, 3 * sizeof(lt_comparison)));
-  if (s->bias_len)
-    CUDA_CHECK(cudaMalloc((void **)&s->d_ref_bias,
-                          (size_t)s->bias_len * sizeof(float)));
-  if (s->mask_bytes)
-    CUDA_CHECK(cudaMalloc((void **)&s->d_ref_mask, s->mask_bytes));
+  CUDA_CHECK(cudaMalloc((void **)&r->d_compared, 3 * sizeof(lt_comparison)));
+  if (r->bias_len)
+    CUDA_CHECK(cudaMalloc((void **)&r->d_ref_bias,
+                          (size_t)r->bias_len * sizeof(float)));
+  if (r->mask_bytes)
+    CUDA_CHECK(cudaMalloc((void **)&r->d_ref_mask, r->mask_bytes));
   return 0;
 }
 
-static void scratch_destroy(tune_scratch *s) {
-  cudaFree(s->d_ref_mask);
-  cudaFree(s->d_ref_bias);
-  cudaFree(s->d_compared);
-  cudaFree(s->d_ref);
+int lt_tune_reference_create(lt_tune_reference **out, const lt_shape *shape) {
+  *out = calloc(1, sizeof **out);
+  if (!*out) return -1;
+  if (reference_init(*out, shape) != 0) {
+    lt_tune_reference_destroy(*out);
+    *out = NULL;
+    return -1;
+  }
+  return 0;
 }
 
-static int scratch_keep(tune_scratch *s, const lt_matmul_call *c,
-                        cudaStream_t stream) {
-  const lt_shape *sh = &c->shape;
-  CUDA_CHECK(cudaMemcpy2DAsync(s->d_ref, (size_t)sh->m * sizeof(float), c->d_d,
+void lt_tune_reference_destroy(lt_tune_reference *r) {
+  if (!r) return;
+  cudaFree(r->d_ref_mask);
+  cudaFree(r->d_ref_bias);
+  cudaFree(r->d_compared);
+  cudaFree(r->d_ref);
+  free(r);
+}
+
+int lt_tune_reference_keep(lt_tune_reference *r, const lt_matmul_call *c,
+                           cudaStream_t stream) {
+  const lt_shape *sh = &r->shape;
+  CUDA_CHECK(cudaMemcpy2DAsync(r->d_ref, (size_t)sh->m * sizeof(float), c->d_d,
                                (size_t)sh->ldd * sizeof(float),
                                (size_t)sh->m * sizeof(float), (size_t)sh->n,
                                cudaMemcpyDeviceToDevice, stream));
-  if (s->bias_len)
-    CUDA_CHECK(cudaMemcpyAsync(s->d_ref_bias, c->d_bias_grad,
-                               (size_t)s->bias_len * sizeof(float),
+  if (r->bias_len)
+    CUDA_CHECK(cudaMemcpyAsync(r->d_ref_bias, c->d_bias_grad,
+                               (size_t)r->bias_len * sizeof(float),
                                cudaMemcpyDeviceToDevice, stream));
-  if (s->mask_bytes)
-    CUDA_CHECK(cudaMemcpyAsync(s->d_ref_mask, c->d_aux, s->mask_bytes,
+  if (r->mask_bytes)
+    CUDA_CHECK(cudaMemcpyAsync(r->d_ref_mask, c->d_aux, r->mask_bytes,
                                cudaMemcpyDeviceToDevice, stream));
   return 0;
 }
 
-/* *same = 1 when the candidate's outputs (now in the call's buffers) match
- * the kept ones (lt_autotune_accepts). */
-static int scratch_matches(tune_scratch *s, const lt_matmul_call *c,
-                           const gpu_context *ctx, cudaStream_t stream,
-                           int *same) {
-  const lt_shape *sh = &c->shape;
+int lt_tune_reference_matches(lt_tune_reference *r, const lt_matmul_call *c,
+                              gpu_autotune autotune, int tf32,
+                              cudaStream_t stream, int *same) {
+  const lt_shape *sh = &r->shape;
   lt_comparison h[3];
   memset(h, 0, sizeof h);
-  CUDA_CHECK(cudaMemsetAsync(s->d_compared, 0, sizeof h, stream));
-  if (lt_compare_floats(&s->d_compared[0], c->d_d, sh->ldd, s->d_ref, sh->m,
+  CUDA_CHECK(cudaMemsetAsync(r->d_compared, 0, sizeof h, stream));
+  if (lt_compare_floats(&r->d_compared[0], c->d_d, sh->ldd, r->d_ref, sh->m,
                         sh->m, sh->n, stream) != 0 ||
-      (s->bias_len && lt_compare_floats(&s->d_compared[1], c->d_bias_grad,
-                                        s->bias_len, s->d_ref_bias, s->bias_len,
-                                        s->bias_len, 1, stream) != 0) ||
-      (s->mask_bytes &&
-       lt_compare_masks(&s->d_compared[2], (const uint8_t *)c->d_aux,
-                        s->d_ref_mask, sh->aux_ld, sh->m, sh->n, stream) != 0))
+      (r->bias_len && lt_compare_floats(&r->d_compared[1], c->d_bias_grad,
+                                        r->bias_len, r->d_ref_bias, r->bias_len,
+                                        r->bias_len, 1, stream) != 0) ||
+      (r->mask_bytes &&
+       lt_compare_masks(&r->d_compared[2], (const uint8_t *)c->d_aux,
+                        r->d_ref_mask, sh->aux_ld, sh->m, sh->n, stream) != 0))
     return -1;
-  CUDA_CHECK(cudaMemcpyAsync(h, s->d_compared, sizeof h, cudaMemcpyDeviceToHost,
+  CUDA_CHECK(cudaMemcpyAsync(h, r->d_compared, sizeof h, cudaMemcpyDeviceToHost,
                              stream));
   CUDA_CHECK(cudaStreamSynchronize(stream));
   *same = 1;
   for (int i = 0; i < 3; i++)
-    *same = *same && lt_autotune_accepts(ctx->options.autotune,
-                                         ctx->options.tf32, &h[i]);
+    *same = *same && lt_autotune_accepts(autotune, tf32, &h[i]);
   return 0;
 }
 
@@ -134,7 +145,7 @@ static int time_candidate(gpu_context *ctx, int lane, const lt_plan *p,
  * working candidate's. A candidate that fails to launch is skipped. */
 static int tune(gpu_context *ctx, int lane, lt_plan *p, const lt_matmul_call *c,
                 const cublasLtMatmulHeuristicResult_t *results, int count,
-                tune_scratch *scratch, cudaEvent_t *ev) {
+                lt_tune_reference *reference, cudaEvent_t *ev) {
   cudaStream_t stream = gpu_lane_stream(ctx, lane);
   int best = -1, ran = 0;
   float best_us = 0.0f;
@@ -143,10 +154,12 @@ static int tune(gpu_context *ctx, int lane, lt_plan *p, const lt_matmul_call *c,
         CUBLAS_STATUS_SUCCESS)
       continue;
     if (best < 0) {
-      if (scratch_keep(scratch, c, stream) != 0) return -1;
+      if (lt_tune_reference_keep(reference, c, stream) != 0) return -1;
     } else {
       int same = 0;
-      if (scratch_matches(scratch, c, ctx, stream, &same) != 0) return -1;
+      if (lt_tune_reference_matches(reference, c, ctx->options.autotune,
+                                    ctx->options.tf32, stream, &same) != 0)
+        return -1;
       if (!same) continue;
     }
     float us = 0.0f;
@@ -161,7 +174,7 @@ static int tune(gpu_context *ctx, int lane, lt_plan *p, const lt_matmul_call *c,
   }
   if (best < 0) return lt_refuse(ctx, &c->shape, "no heuristic candidate ran");
   p->algo = results[best].algo;
-  p->info.candidates = ran;
+  p->info.matched = ran;
   p->info.chosen = best;
   p->info.chosen_us = best_us;
   return 0;
@@ -176,18 +189,18 @@ int lt_autotune(gpu_context *ctx, int lane, lt_plan *p,
     return lt_refuse(ctx, &call->shape,
                      "a plan cannot be autotuned during graph capture; run "
                      "the step once before capturing it");
-  tune_scratch scratch;
+  lt_tune_reference *reference = NULL;
   cudaEvent_t ev[2] = {NULL, NULL};
-  int status = scratch_create(&scratch, &call->shape);
+  int status = lt_tune_reference_create(&reference, &call->shape);
   if (status != 0)
     lt_refuse(ctx, &call->shape, "out of GPU memory for the autotune scratch");
   if (status == 0 && (cudaEventCreate(&ev[0]) != cudaSuccess ||
                       cudaEventCreate(&ev[1]) != cudaSuccess))
     status = lt_refuse(ctx, &call->shape, "could not create timing events");
   if (status == 0)
-    status = tune(ctx, lane, p, call, results, count, &scratch, ev);
+    status = tune(ctx, lane, p, call, results, count, reference, ev);
   if (ev[1]) cudaEventDestroy(ev[1]);
   if (ev[0]) cudaEventDestroy(ev[0]);
-  scratch_destroy(&scratch);
+  lt_tune_reference_destroy(reference);
   return status;
 }

@@ -88,8 +88,16 @@ static cublasLtEpilogue_t to_cublas(lt_epilogue epilogue) {
   }
 }
 
-static const void *bias_pointer(const lt_matmul_call *c) {
+const void *lt_call_bias_vector(const lt_matmul_call *c) {
   return c->d_bias ? (const void *)c->d_bias : (const void *)c->d_bias_grad;
+}
+
+lt_matmul_call lt_call_plain(const lt_matmul_call *c) {
+  lt_matmul_call plain = {
+      .shape = c->shape, .d_a = c->d_a, .d_b = c->d_b, .d_d = c->d_d};
+  plain.shape.epilogue = LT_EPILOGUE_DEFAULT;
+  plain.shape.aux_ld = 0;
+  return plain;
 }
 
 static int set_attr(cublasLtMatmulDesc_t op, cublasLtMatmulDescAttributes_t a,
@@ -107,7 +115,7 @@ static int plan_describe(lt_plan *p, const lt_matmul_call *c) {
   cublasOperation_t ta = s->transa ? CUBLAS_OP_T : CUBLAS_OP_N;
   cublasOperation_t tb = s->transb ? CUBLAS_OP_T : CUBLAS_OP_N;
   cublasLtEpilogue_t epilogue = to_cublas(s->epilogue);
-  const void *bias = bias_pointer(c);
+  const void *bias = lt_call_bias_vector(c);
   if (set_attr(p->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta) ||
       set_attr(p->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb) ||
       set_attr(p->op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
@@ -190,7 +198,8 @@ static int plan_choose(gpu_context *ctx, int lane, lt_plan *p,
   int tune = ctx->options.autotune != GPU_AUTOTUNE_OFF, count = 0;
   if (plan_candidates(ctx, p, results, tune ? LT_MAX_CANDIDATES : 1, &count))
     return -1;
-  p->info.candidates = count;
+  p->info.offered = count;
+  p->info.matched = 1;
   p->algo = results[0].algo;
   if (!tune || count == 1) return 0;
   return lt_autotune(ctx, lane, p, c, results, count);
@@ -233,7 +242,7 @@ int lt_matmul_on(gpu_context *ctx, int lane, const lt_matmul_call *call) {
   if (!p) return -1;
   /* Host-side descriptor writes: cublasLtMatmul reads them when it
    * enqueues, so earlier launches keep the pointers they were given. */
-  const void *bias = bias_pointer(call);
+  const void *bias = lt_call_bias_vector(call);
   if (bias != p->bias_set) {
     if (set_attr(p->op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias,
                  sizeof bias) != 0)

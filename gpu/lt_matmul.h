@@ -51,11 +51,22 @@ typedef struct lt_matmul_call {
                           (aux_ld / 8, n) bytes; else NULL */
 } lt_matmul_call;
 
+/* The vector the epilogue reads or writes through cuBLASLt's one
+ * CUBLASLT_MATMUL_DESC_BIAS_POINTER: d_bias or d_bias_grad (NULL for
+ * DEFAULT). */
+const void *lt_call_bias_vector(const lt_matmul_call *call);
+
+/* The same product with the DEFAULT epilogue and no vectors: the first step
+ * of the unfused twin, and the plain matmul the benchmark times. */
+lt_matmul_call lt_call_plain(const lt_matmul_call *call);
+
 /* What a built plan chose, for reports. */
 typedef struct lt_plan_info {
   lt_shape shape;
   int tf32;
-  int candidates;  /* heuristic results that ran */
+  int offered;     /* candidates the heuristic returned */
+  int matched;     /* autotune: candidates that ran and whose outputs matched
+                      the first's (the ones timed); else 1 */
   int chosen;      /* index of the kept candidate (0: heuristic's first) */
   float chosen_us; /* median time of the kept one (autotune only) */
   float first_us;  /* median time of the first working candidate */

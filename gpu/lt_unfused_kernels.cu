@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "gpu_check.h"
+#include "gpu_grid.h"
 
 #include "lt_unfused_kernels.h"
 

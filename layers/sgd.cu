@@ -2,6 +2,7 @@
 #include <stdio.h>
 
 #include "../gpu/gpu_check.h"
+#include "../gpu/gpu_grid.h"
 #include "sgd.h"
 
 __global__ void sgd_kernel(float *params, float *velocity, const float *grads,

@@ -104,11 +104,24 @@ mkdir -p -- "$dir" || { echo "download_mnist.sh: cannot create the folder $dir" 
 tmp=""
 trap '[ -z "$tmp" ] || rm -f -- "$tmp"' EXIT
 
+# The names the loader accepts, in its order: data/mnist_names.txt, the one
+# list both read (STEM and KIND to be replaced).
+names_file="$(cd "$(dirname "$0")/.." && pwd)/data/mnist_names.txt"
+[ -f "$names_file" ] || { echo "download_mnist.sh: expected the list of file names $names_file, found none" >&2; exit 1; }
+patterns=()
+while IFS= read -r line; do
+  case "$line" in ''|'#'*) ;; *) patterns+=("$line") ;; esac
+done <"$names_file"
+
 # candidates DIR I: the names of file I in DIR, in the order the loader
-# (data/mnist.c) takes them; sets the array cand.
+# (data/mnist_files.c) takes them; sets the array cand.
 candidates() {
-  local s="${stems[$2]}" k="${kinds[$2]}"
-  cand=("$1/$s-$k-ubyte.gz" "$1/$s-$k-ubyte" "$1/$s.$k-ubyte.gz" "$1/$s.$k-ubyte")
+  local p
+  cand=()
+  for p in "${patterns[@]}"; do
+    p="${p//STEM/${stems[$2]}}"
+    cand+=("$1/${p//KIND/${kinds[$2]}}")
+  done
 }
 
 # verify PATH I: 0 when PATH holds the published gz or raw file I (sets

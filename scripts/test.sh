@@ -31,9 +31,12 @@ data_dir() {
     echo "  fetch the data with: scripts/download_mnist.sh $d" >&2
     exit 2
   fi
-  for c in train-images-idx3-ubyte.gz train-images-idx3-ubyte train-images.idx3-ubyte.gz train-images.idx3-ubyte; do
-    [ -e "$d/$c" ] && return 0
-  done
+  # The names the loader accepts: data/mnist_names.txt.
+  while IFS= read -r c; do
+    case "$c" in ''|'#'*) continue ;; esac
+    c="${c//STEM/train-images}"
+    [ -e "$d/${c//KIND/idx3}" ] && return 0
+  done <"$root/data/mnist_names.txt"
   echo "test.sh: --data $d: no MNIST files there (expected train-images-idx3-ubyte.gz or the other names)" >&2
   echo "  fetch the data with: scripts/download_mnist.sh $d" >&2
   exit 2

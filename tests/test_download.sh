@@ -6,14 +6,8 @@
 set -u
 src="$1"
 script="$src/scripts/download_mnist.sh"
-mnist="${MNIST_DIR:-}"
-for c in "$src/data/mnist" "$src/../shared/data/mnist"; do
-  [ -n "$mnist" ] || { [ -f "$c/train-images-idx3-ubyte.gz" ] && mnist="$c"; }
-done
-fashion="${FASHION_MNIST_DIR:-}"
-for c in "$src/data/fashion-mnist" "$src/../shared/data/fashion-mnist"; do
-  [ -n "$fashion" ] || { [ -f "$c/train-images-idx3-ubyte.gz" ] && fashion="$c"; }
-done
+. "$src/tests/find_data.sh"
+find_data "$src"
 if [ -z "$mnist" ] || [ ! -f "$mnist/train-images-idx3-ubyte.gz" ]; then
   echo "SKIP: no gzipped MNIST copy to download from (set MNIST_DIR)"; exit 77
 fi

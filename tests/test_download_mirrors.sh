@@ -98,14 +98,8 @@ while True:
   check "stalled: not tried again for the other files" test "$(count "curl: (28)")" = 1
 
   # 4. Served mirrors: 404, Fashion-MNIST, MNIST.
-  mnist="${MNIST_DIR:-}"
-  for c in "$src/data/mnist" "$src/../shared/data/mnist"; do
-    [ -n "$mnist" ] || { [ -f "$c/train-images-idx3-ubyte.gz" ] && mnist="$c"; }
-  done
-  fashion="${FASHION_MNIST_DIR:-}"
-  for c in "$src/data/fashion-mnist" "$src/../shared/data/fashion-mnist"; do
-    [ -n "$fashion" ] || { [ -f "$c/train-images-idx3-ubyte.gz" ] && fashion="$c"; }
-  done
+  . "$src/tests/find_data.sh"
+  find_data "$src"
   if [ -z "$mnist" ] || [ -z "$fashion" ] || [ ! -f "$mnist/train-images-idx3-ubyte.gz" ] ||
      [ ! -f "$fashion/train-images-idx3-ubyte.gz" ]; then
     skip "the served-mirror row needs gzipped MNIST and Fashion-MNIST (set MNIST_DIR and FASHION_MNIST_DIR)"

@@ -44,6 +44,7 @@ void test_download(void *host, const void *device, size_t bytes) {
 }
 
 void test_fill_device(void *device, int byte, size_t bytes) {
+  TEST_CUDA(cudaDeviceSynchronize());
   TEST_CUDA(cudaMemset(device, byte, bytes));
   TEST_CUDA(cudaDeviceSynchronize());
 }

@@ -132,7 +132,8 @@ START_TEST(training_drives_the_loss_down) {
 }
 END_TEST
 
-/* The SGD kernel: v = mu v + g; p -= lr v, exactly as written in FP32. */
+/* The SGD kernel: v = mu v + g; p -= lr v in FP32 (within 1e-6: the GPU
+ * may fuse the multiply-adds, the host does not). */
 START_TEST(sgd_update_matches_formula) {
   enum { COUNT = 1001 };
   test_rng rng;

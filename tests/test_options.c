@@ -22,7 +22,12 @@ START_TEST(defaults) {
   ck_assert_ptr_null(o.data_dir);
   /* One place for the defaults: the parser's are the config's. */
   trainer_config c = trainer_config_defaults();
-  ck_assert_mem_eq(&o.config, &c, sizeof c);
+  ck_assert_int_eq(o.config.depth, c.depth);
+  for (int l = 0; l <= c.depth; l++)
+    ck_assert_int_eq(o.config.widths[l], c.widths[l]);
+  ck_assert(o.config.lr == c.lr && o.config.momentum == c.momentum);
+  ck_assert(o.config.seed == c.seed && o.config.cosine == c.cosine);
+  ck_assert(o.config.epochs == c.epochs && o.config.batch == c.batch);
 }
 END_TEST
 
@@ -115,6 +120,14 @@ static const bad_flags bad[] = {
     {{"--epochs", "4294967297"}, "--epochs"},
     {{"--momentum", "0.99999999"}, "expected a number >= 0 and < 1"},
     {{"--batch", "1", "--batch"}, "given twice"},
+    {{"--lr", "0x10"}, "--lr"}, /* hex */
+    {{"--lr", "1e"}, "--lr"},
+    {{"--momentum", "1e-300"}, "--momentum"}, /* underflows to 0 */
+    {{"--momentum", "nan"}, "--momentum"},
+    {{"--lr", "."}, "--lr"},
+    {{"--data-dir", "--quiet"}, "found the flag '--quiet'"},
+    {{"--log", "--epochs", "5"}, "found the flag '--epochs'"},
+    {{"--=x"}, "unknown flag"},
 };
 
 START_TEST(bad_flags_are_named) {

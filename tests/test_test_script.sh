@@ -24,8 +24,9 @@ skip() { echo "SKIP: $*"; skipped=$((skipped + 1)); }
 
 # The stand-in project.
 root="$work/root"
-mkdir -p "$root/scripts" "$root/app" "$root/empty"
+mkdir -p "$root/scripts" "$root/app" "$root/empty" "$root/data"
 cp "$src/scripts/test.sh" "$src/scripts/ensure_deps.sh" "$root/scripts/"
+cp "$src/data/mnist_names.txt" "$root/data/"
 [ ! -f "$src/scripts/check_format.sh" ] || cp "$src/scripts/check_format.sh" "$root/scripts/"
 cp "$src/.clang-format" "$root/"
 printf 'int answer(void) {\n  return 42;\n}\n' >"$root/app/ok.c"

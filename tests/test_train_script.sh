@@ -18,11 +18,8 @@ real="$build/mnist_train"
 if [ -z "$build" ] || [ ! -x "$real" ]; then
   echo "SKIP: no mnist_train in '$build' (build it first)"; exit 77
 fi
-mnist="${MNIST_DIR:-}"
-for c in "$src/data/mnist" "$src/../shared/data/mnist"; do
-  [ -n "$mnist" ] || { [ -f "$c/train-images-idx3-ubyte.gz" ] && mnist="$c"; }
-done
-[ -n "$mnist" ] && [ -f "$mnist/train-images-idx3-ubyte.gz" ] || mnist=""
+. "$src/tests/find_data.sh"
+find_data "$src"
 unset MNIST_DIR FASHION_MNIST_DIR MNIST_FETCH_TIMEOUT
 export MNIST_MIRRORS="http://127.0.0.1:9/a http://127.0.0.1:9/b"
 
@@ -44,11 +41,13 @@ chmod +x "$work/mnist_train"
 export MNIST_TRAIN_BIN="$work/mnist_train"
 
 n=0
-# fresh: a new scratch checkout (scripts/ only) in $root, no calls logged.
+# fresh: a new scratch checkout (scripts/ and the file-name list) in $root,
+# no calls logged.
 fresh() {
   n=$((n + 1)); root="$work/root$n"
-  mkdir -p "$root/scripts"
+  mkdir -p "$root/scripts" "$root/data"
   cp "$src/scripts/train.sh" "$src/scripts/download_mnist.sh" "$src/scripts/ensure_deps.sh" "$root/scripts/"
+  cp "$src/data/mnist_names.txt" "$root/data/"
   : >"$work/calls"
 }
 # train [VAR=VALUE...] -- FLAGS...: runs the scratch train.sh from $work;

@@ -1,0 +1,46 @@
+/* data_source.c: where the data comes from (data_source.h). */
+#include "data_source.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+static int is_dir(const char *path) {
+  struct stat info;
+  return stat(path, &info) == 0 && S_ISDIR(info.st_mode);
+}
+
+int data_source_find(char *out, size_t size, const char *given,
+                     const char *source_dir) {
+  const char *env = getenv("MNIST_DIR");
+  char in_source[4096];
+  snprintf(in_source, sizeof in_source, "%s/data/mnist", source_dir);
+  const char *found = given                  ? given
+                      : env && *env          ? env
+                      : is_dir("data/mnist") ? "data/mnist"
+                      : is_dir(in_source)    ? in_source
+                                             : NULL;
+  if (found) {
+    snprintf(out, size, "%s", found);
+    return 0;
+  }
+  fprintf(stderr,
+          "no MNIST data: looked in data/mnist and %s (and $MNIST_DIR is "
+          "unset)\n"
+          "  fetch it with: %s/scripts/download_mnist.sh data/mnist\n"
+          "  or point --data-dir at a folder holding the four idx files\n",
+          in_source, source_dir);
+  return -1;
+}
+
+int data_source_load(mnist_dataset *out, char *dir, size_t dir_size,
+                     const char *given, const char *source_dir,
+                     const char *program) {
+  if (data_source_find(dir, dir_size, given, source_dir) != 0) return -1;
+  idx_error err;
+  if (mnist_dataset_load(out, dir, &err) != IDX_OK) {
+    fprintf(stderr, "%s: %s\n", program, err.message);
+    return -1;
+  }
+  return 0;
+}

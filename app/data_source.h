@@ -1,0 +1,24 @@
+/* data_source.h: which folder the programs read the data from, and loading
+ * it with a message for the user. Plain C. */
+#ifndef MNIST_EPILOGS_DATA_SOURCE_H
+#define MNIST_EPILOGS_DATA_SOURCE_H
+
+#include <stddef.h>
+
+#include "../data/mnist.h"
+
+/* Writes the data folder to `out`: `given` (--data-dir), else
+ * $MNIST_DIR, else data/mnist here, else data/mnist under `source_dir` (so
+ * the programs work from the build folder). Returns 0, or -1 with a
+ * message on stderr saying where it looked and how to download. */
+int data_source_find(char *out, size_t size, const char *given,
+                     const char *source_dir);
+
+/* data_source_find, then mnist_dataset_load from that folder (its path
+ * left in `dir`). Returns 0, or -1 with the reason on stderr prefixed by
+ * `program`. */
+int data_source_load(mnist_dataset *out, char *dir, size_t dir_size,
+                     const char *given, const char *source_dir,
+                     const char *program);
+
+#endif
