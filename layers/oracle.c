@@ -105,6 +105,27 @@ size_t oracle_preact_count(const mlp_layout *layout, int n) {
   return count;
 }
 
+/* After the hidden layer call `f` wrote D = ReLU(Z) and its own mask:
+ * takes the decisions given instead, where they differ (D = Z where the
+ * given bit is 1, else 0), and leaves them in `mask` for the backward
+ * pass. */
+static void apply_decisions(oracle_step *out, const oracle_call *f,
+                            uint8_t *mask, const uint8_t *given) {
+  const lt_shape *s = &f->shape;
+  for (int j = 0; j < s->n; j++)
+    for (int i = 0; i < s->m; i++) {
+      int bit = oracle_mask_bit(given, s->aux_ld, i, j);
+      if (bit == oracle_mask_bit(mask, s->aux_ld, i, j)) continue;
+      double g = 0.0; /* as oracle_matmul sums it */
+      for (int p = 0; p < s->k; p++)
+        g += op_a(f, i, p) * op_b(f, p, j);
+      double z = g + f->bias[i];
+      f->d[(size_t)j * s->ldd + i] = bit ? z : 0.0;
+      set_mask_bit(mask, s->aux_ld, i, j, bit);
+      out->decisions_differ++;
+    }
+}
+
 /* The input of layer l: x for the first, acts[l] for the others. */
 static const double *layer_input(const double *x, double *const *acts, int l) {
   return l == 0 ? x : acts[l];
@@ -119,6 +140,8 @@ static void forward(oracle_step *out, double **acts, uint8_t **mask,
   const int *w = layout->widths;
   double *preacts = out->preacts;
   uint8_t *masks = out->masks;
+  const uint8_t *decisions = out->decisions;
+  out->decisions_differ = 0;
   for (int l = 0; l < depth; l++) {
     int hidden = l + 1 < depth;
     oracle_call f = {.shape = lt_shape_forward(w[l], w[l + 1], n, hidden),
@@ -141,28 +164,32 @@ static void forward(oracle_step *out, double **acts, uint8_t **mask,
       memcpy(masks, mask[l], lt_aux_bytes(w[l + 1], n));
       masks += lt_aux_bytes(w[l + 1], n);
     }
+    if (hidden && decisions) {
+      apply_decisions(out, &f, mask[l], decisions);
+      decisions += lt_aux_bytes(w[l + 1], n);
+    }
   }
   if (out->logits)
     memcpy(out->logits, acts[depth], (size_t)w[depth] * n * sizeof(double));
 }
 
 /* The backward pass from dz[depth - 1] (the loss gradient at the logits). */
-static void backward(oracle_step *out, double *const *acts, double **dz,
+static void backward(double *grads, double *const *acts, double **dz,
                      uint8_t **mask, const mlp_layout *layout,
                      const double *params, const double *x, int n) {
   int depth = layout->depth;
   const int *w = layout->widths;
-  memset(out->grads, 0, layout->slab_floats * sizeof(double));
+  memset(grads, 0, layout->slab_floats * sizeof(double));
   for (int l = depth - 1; l >= 0; l--) {
     /* Weights: dWt = X dZ^T; the output layer also gets its bias gradient
      * here (BGRADB), hidden ones got theirs from the DRELU_BGRAD above. */
     int top = l == depth - 1;
-    oracle_call dw = {
-        .shape = lt_shape_backward_weights(w[l], w[l + 1], n, top),
-        .a = layer_input(x, acts, l),
-        .b = dz[l],
-        .d = out->grads + layout->w_offset[l],
-        .bias_grad = top ? out->grads + layout->b_offset[l] : NULL};
+    oracle_call dw = {.shape =
+                          lt_shape_backward_weights(w[l], w[l + 1], n, top),
+                      .a = layer_input(x, acts, l),
+                      .b = dz[l],
+                      .d = grads + layout->w_offset[l],
+                      .bias_grad = top ? grads + layout->b_offset[l] : NULL};
     oracle_matmul(&dw);
     if (l == 0) break;
     /* Data: dZ_below = Wt dZ masked by the ReLU bits of the layer below,
@@ -171,10 +198,39 @@ static void backward(oracle_step *out, double *const *acts, double **dz,
                       .a = params + layout->w_offset[l],
                       .b = dz[l],
                       .d = dz[l - 1],
-                      .bias_grad = out->grads + layout->b_offset[l - 1],
+                      .bias_grad = grads + layout->b_offset[l - 1],
                       .aux = mask[l - 1]};
     oracle_matmul(&dx);
   }
+}
+
+/* The backward pass again on the absolute values of every operand (the
+ * parameters, the input, the activations, the loss gradient; the same
+ * masks): each gradient element's sum of |terms|. Overwrites acts and dz
+ * (the real pass is done). Returns 0, or -1 when memory runs out. */
+static int magnitudes(double *out, double **acts, double **dz, uint8_t **mask,
+                      const mlp_layout *layout, const double *params,
+                      const double *x, int n) {
+  const int *w = layout->widths;
+  size_t x_count = (size_t)w[0] * n;
+  double *abs_params = malloc(layout->slab_floats * sizeof(double));
+  double *abs_x = malloc(x_count * sizeof(double));
+  if (abs_params && abs_x) {
+    for (size_t i = 0; i < layout->slab_floats; i++)
+      abs_params[i] = fabs(params[i]);
+    for (size_t i = 0; i < x_count; i++)
+      abs_x[i] = fabs(x[i]);
+    for (int l = 1; l <= layout->depth; l++)
+      for (size_t i = 0; i < (size_t)w[l] * n; i++) {
+        acts[l][i] = fabs(acts[l][i]);
+        if (l == layout->depth) dz[l - 1][i] = fabs(dz[l - 1][i]);
+      }
+    backward(out, acts, dz, mask, layout, abs_params, abs_x, n);
+  }
+  int ok = abs_params && abs_x;
+  free(abs_params);
+  free(abs_x);
+  return ok ? 0 : -1;
 }
 
 int oracle_mlp_step(oracle_step *out, const mlp_layout *layout,
@@ -198,7 +254,10 @@ int oracle_mlp_step(oracle_step *out, const mlp_layout *layout,
     forward(out, acts, mask, layout, params, x, n);
     out->loss_sum = oracle_xent(dz[depth - 1], &out->correct, acts[depth],
                                 labels, w[depth], n);
-    backward(out, acts, dz, mask, layout, params, x, n);
+    backward(out->grads, acts, dz, mask, layout, params, x, n);
+    if (out->grad_magnitudes)
+      ok = magnitudes(out->grad_magnitudes, acts, dz, mask, layout, params, x,
+                      n) == 0;
   }
   for (int l = 1; l <= depth; l++) {
     free(acts[l]);

@@ -43,15 +43,27 @@ double oracle_xent(double *dlogits, int *correct, const double *logits,
 
 /* What one oracle step computes. Optional outputs are NULL to skip. */
 typedef struct oracle_step {
-  double *grads;   /* the gradient slab (layout's offsets), written,
-                      padding zeroed */
-  double loss_sum; /* summed loss over the batch */
-  int correct;     /* argmax == label count */
-  uint8_t *masks;  /* optional: each hidden layer's mask, one after
-                      another (oracle_mask_bytes) */
-  double *preacts; /* optional: each hidden layer's pre-activation Z
-                      (out, n), one after another (oracle_preact_count) */
-  double *logits;  /* optional: (classes, n) */
+  double *grads;           /* the gradient slab (layout's offsets), written,
+                              padding zeroed */
+  double loss_sum;         /* summed loss over the batch */
+  int correct;             /* argmax == label count */
+  uint8_t *masks;          /* optional: each hidden layer's mask, one after
+                              another (oracle_mask_bytes) */
+  double *preacts;         /* optional: each hidden layer's pre-activation Z
+                              (out, n), one after another (oracle_preact_count) */
+  double *logits;          /* optional: (classes, n) */
+  double *grad_magnitudes; /* optional: a slab like grads, each element the
+                              sum of |terms| its gradient is a sum of (the
+                              backward pass on absolute values): the scale
+                              of its rounding error */
+  /* Optional input: ReLU decisions (masks in the `masks` layout) to use in
+   * place of the oracle's own, e.g. the GPU's: where a pre-activation is
+   * within rounding of 0 the two may decide differently, and the
+   * gradients are only comparable under the same decisions. `masks` still
+   * receives the oracle's own; decisions_differ counts the bits that
+   * differ from them. */
+  const uint8_t *decisions;
+  int decisions_differ;
 } oracle_step;
 
 /* One whole MLP step, fused recipe (README.md, "One training step"):

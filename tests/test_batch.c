@@ -34,3 +34,13 @@ double test_rel_error(const float *got, const double *want, size_t count) {
   }
   return sqrt(diff) / (sqrt(size) + 1e-300);
 }
+
+double test_error_to(const float *got, const double *want, const double *scale,
+                     size_t count) {
+  double diff = 0, size = 0;
+  for (size_t i = 0; i < count; i++) {
+    diff += (got[i] - want[i]) * (got[i] - want[i]);
+    size += scale[i] * scale[i];
+  }
+  return sqrt(diff) / (sqrt(size) + 1e-300);
+}

@@ -20,4 +20,9 @@ void test_batch_free(test_batch *b);
 /* ||got - want|| / ||want|| (2-norms). */
 double test_rel_error(const float *got, const double *want, size_t count);
 
+/* ||got - want|| / ||scale|| (2-norms): the error against a scale of its
+ * own, such as the sums of |terms| (oracle_step.grad_magnitudes). */
+double test_error_to(const float *got, const double *want, const double *scale,
+                     size_t count);
+
 #endif

@@ -230,6 +230,30 @@ START_TEST(step_outputs_agree) {
   int correct = 0;
   double loss = oracle_xent(NULL, &correct, logits, labels, 4, N);
   ck_assert(loss == out.loss_sum && correct == out.correct);
+  ck_assert_int_eq(out.decisions_differ, 0);
+  /* Given decisions: its own change nothing; one flipped bit is counted,
+   * changes the gradients, and the masks reported stay the oracle's own. */
+  size_t mask_bytes = oracle_mask_bytes(&layout, N);
+  uint8_t *own = malloc(mask_bytes), *flipped = malloc(mask_bytes);
+  memcpy(own, out.masks, mask_bytes);
+  memcpy(flipped, own, mask_bytes);
+  /* Unit 0, sample 0 of the last hidden layer (no ReLU after it to
+   * change). */
+  flipped[lt_aux_bytes(9, N)] ^= 1;
+  double *grads = malloc(layout.slab_floats * sizeof(double));
+  memcpy(grads, out.grads, layout.slab_floats * sizeof(double));
+  out.decisions = own;
+  ck_assert_int_eq(oracle_mlp_step(&out, &layout, params, x, labels, N), 0);
+  ck_assert_int_eq(out.decisions_differ, 0);
+  ck_assert_mem_eq(grads, out.grads, layout.slab_floats * sizeof(double));
+  out.decisions = flipped;
+  ck_assert_int_eq(oracle_mlp_step(&out, &layout, params, x, labels, N), 0);
+  ck_assert_int_eq(out.decisions_differ, 1);
+  ck_assert(memcmp(grads, out.grads, layout.slab_floats * sizeof(double)) != 0);
+  ck_assert_mem_eq(own, out.masks, mask_bytes);
+  free(own);
+  free(flipped);
+  free(grads);
   free(params);
   free(out.grads);
   free(out.masks);
