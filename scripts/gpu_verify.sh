@@ -96,7 +96,7 @@ if [ "$soak" -gt 0 ]; then
   part "5. soak: GPU suites for ${soak} s, 10 at a time"
   # test_mlp (once flaky: 1 failure in 150 runs) three times a round.
   suites=(test_mlp test_lt_rules test_mlp test_mlp_train test_mlp test_trainer
-          test_lt_epilogues)
+          test_lt_autotune test_lt_epilogues)
   end=$(( $(date +%s) + soak ))
   mkdir -p "$logs/soak"
   worker() {
