@@ -9,12 +9,8 @@
 # shellcheck disable=SC2317 # functions called through check()
 set -u
 src="$1"
+. "$src/tests/shell_test_lib.sh"
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
-passed=0; failed=0
-check() { # check NAME COMMAND...: the command must succeed
-  local name="$1"; shift
-  if "$@"; then passed=$((passed + 1)); else echo "FAIL: $name"; failed=$((failed + 1)); fi
-}
 run() { # run [VAR=VALUE...] -- ARGS...: output in $work/out, code in $code
   local envs=()
   while [ "$1" != -- ]; do envs+=("$1"); shift; done; shift

@@ -5,18 +5,13 @@
 # Skips (77) when the real data sets are not on this machine.
 set -u
 src="$1"
+. "$src/tests/shell_test_lib.sh"
 script="$src/scripts/download_mnist.sh"
-. "$src/tests/find_data.sh"
 find_data "$src"
 if [ -z "$mnist" ] || [ ! -f "$mnist/train-images-idx3-ubyte.gz" ]; then
   echo "SKIP: no gzipped MNIST copy to download from (set MNIST_DIR)"; exit 77
 fi
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
-passed=0; failed=0
-check() { # check NAME COMMAND...: the command must succeed
-  local name="$1"; shift
-  if "$@"; then passed=$((passed + 1)); else echo "FAIL: $name"; failed=$((failed + 1)); fi
-}
 out() { "$@" >"$work/out" 2>&1; echo $? >"$work/code"; }
 
 out "$script" --from "$mnist" "$work/a"

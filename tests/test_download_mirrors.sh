@@ -14,6 +14,7 @@
 # shellcheck disable=SC2317 # functions called through check()
 set -u
 src="$1"
+. "$src/tests/shell_test_lib.sh"
 script="$src/scripts/download_mnist.sh"
 work=$(mktemp -d)
 pids=()
@@ -23,12 +24,6 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-passed=0; failed=0; skipped=0
-check() { # check NAME COMMAND...: the command must succeed
-  local name="$1"; shift
-  if "$@"; then passed=$((passed + 1)); else echo "FAIL: $name"; failed=$((failed + 1)); fi
-}
-skip() { echo "SKIP: $*"; skipped=$((skipped + 1)); }
 # run SECONDS COMMAND...: output in $work/out, exit code in $code, wall
 # seconds in $took; killed (code 124) after SECONDS.
 run() {
@@ -98,7 +93,6 @@ while True:
   check "stalled: not tried again for the other files" test "$(count "curl: (28)")" = 1
 
   # 4. Served mirrors: 404, Fashion-MNIST, MNIST.
-  . "$src/tests/find_data.sh"
   find_data "$src"
   if [ -z "$mnist" ] || [ -z "$fashion" ] || [ ! -f "$mnist/train-images-idx3-ubyte.gz" ] ||
      [ ! -f "$fashion/train-images-idx3-ubyte.gz" ]; then

@@ -23,9 +23,9 @@
 # shellcheck disable=SC2317 # functions called through check()
 set -u
 src="$1"
+. "$src/tests/shell_test_lib.sh"
 build="${2:-}"
 script="$src/scripts/download_mnist.sh"
-. "$src/tests/find_data.sh"
 find_data "$src"
 if [ -z "$mnist" ] || [ ! -f "$mnist/train-images-idx3-ubyte.gz" ]; then
   echo "SKIP: no gzipped MNIST copy to take the files from (set MNIST_DIR)"; exit 77
@@ -38,12 +38,6 @@ if [ -z "$build" ] || [ ! -x "$bin" ]; then
 fi
 
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
-passed=0; failed=0; skipped=0
-check() { # check NAME COMMAND...: the command must succeed
-  local name="$1"; shift
-  if "$@"; then passed=$((passed + 1)); else echo "FAIL: $name"; failed=$((failed + 1)); fi
-}
-skip() { echo "SKIP: $*"; skipped=$((skipped + 1)); }
 
 stems=(train-images train-labels t10k-images t10k-labels)
 kinds=(idx3 idx1 idx3 idx1)

@@ -14,13 +14,8 @@
 # shellcheck disable=SC2317 # functions called through check()
 set -u
 src="$1"
+. "$src/tests/shell_test_lib.sh"
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
-passed=0; failed=0; skipped=0
-check() { # check NAME COMMAND...: the command must succeed
-  local name="$1"; shift
-  if "$@"; then passed=$((passed + 1)); else echo "FAIL: $name"; failed=$((failed + 1)); fi
-}
-skip() { echo "SKIP: $*"; skipped=$((skipped + 1)); }
 
 # The stand-in project.
 root="$work/root"

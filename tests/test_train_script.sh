@@ -13,23 +13,17 @@
 # shellcheck disable=SC2317 # functions called through check()
 set -u
 src="$1"
+. "$src/tests/shell_test_lib.sh"
 build="${2:-}"
 real="$build/mnist_train"
 if [ -z "$build" ] || [ ! -x "$real" ]; then
   echo "SKIP: no mnist_train in '$build' (build it first)"; exit 77
 fi
-. "$src/tests/find_data.sh"
 find_data "$src"
 unset MNIST_DIR FASHION_MNIST_DIR MNIST_FETCH_TIMEOUT
 export MNIST_MIRRORS="http://127.0.0.1:9/a http://127.0.0.1:9/b"
 
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
-passed=0; failed=0; skipped=0
-check() { # check NAME COMMAND...: the command must succeed
-  local name="$1"; shift
-  if "$@"; then passed=$((passed + 1)); else echo "FAIL: $name"; failed=$((failed + 1)); fi
-}
-skip() { echo "SKIP: $*"; skipped=$((skipped + 1)); }
 
 cat >"$work/mnist_train" <<EOF
 #!/usr/bin/env bash

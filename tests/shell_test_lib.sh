@@ -1,4 +1,17 @@
-# find_data.sh: sourced by the shell tests. find_data SRC sets mnist and
+# shellcheck shell=bash
+# shell_test_lib.sh: sourced by the shell tests.
+#   check NAME COMMAND...  counts a check: passed when COMMAND succeeds,
+#                          else prints "FAIL: NAME" (counters passed, failed)
+#   skip WHY...            counts a check that could not run (skipped)
+#   find_data SRC          the gzipped data sets (below)
+passed=0; failed=0; skipped=0
+check() {
+  local name="$1"; shift
+  if "$@"; then passed=$((passed + 1)); else echo "FAIL: $name"; failed=$((failed + 1)); fi
+}
+skip() { echo "SKIP: $*"; skipped=$((skipped + 1)); }
+
+# find_data SRC sets mnist and
 # fashion to the folders holding the gzipped data sets: $MNIST_DIR and
 # $FASHION_MNIST_DIR when set, else SRC/data/..., else SRC/../shared/data/...;
 # each is "" when no folder holds its train-images-idx3-ubyte.gz.
