@@ -23,7 +23,9 @@ typedef struct layer_buffers {
 
 static int layer_alloc(gpu_context *ctx, layer_buffers *b,
                        const layer_size *s) {
-  size_t in = (size_t)s->in, out = (size_t)s->out, n = (size_t)s->n;
+  /* Leading dimensions as the shape builders make them (lt_ld). */
+  size_t in = (size_t)lt_ld(s->in), out = (size_t)lt_ld(s->out),
+         n = (size_t)s->n;
   float **f[7] = {&b->d_w,  &b->d_x,  &b->d_b, &b->d_y,
                   &b->d_dz, &b->d_dx, &b->d_db};
   size_t counts[7] = {in * out, in * n, out, out * n, out * n, in * n, in};

@@ -3,30 +3,41 @@
 
 #include <string.h>
 
+#include "../gpu/gpu_options.h"
 #include "cli_flags.h"
 
 void bench_options_usage(FILE *out) {
   fprintf(
       out,
       "usage: mnist_bench [--repeats N] [--json FILE] [--data-dir DIR]\n"
-      "                   [--device N] [--no-layers] [--profile-step]\n"
-      "Trains fused and unfused side by side (one warm-up epoch, then N\n"
-      "interleaved timed epochs each, default 5, at most %d) at\n"
+      "                   [--device N] [--precision P] [--no-layers]\n"
+      "                   [--profile-step]\n"
+      "Trains fused, unfused and auto side by side (one warm-up epoch, then\n"
+      "N interleaved timed epochs each, default 5, at most %d) at\n"
       "784-100-10 batch 256, 784-1024-1024-10 batch 256 and\n"
-      "784-4096-4096-10 batch 4096, then times single layers. --json\n"
-      "writes the same numbers. Each flag at most once.\n"
+      "784-4096-4096-10 batch 4096, in every precision (fp32, tf32, bf16,\n"
+      "fp16) or only in --precision P, then times single FP32 layers.\n"
+      "--json writes the same numbers. Each flag at most once.\n"
       "--profile-step: instead, after a warm-up epoch, runs one fused and\n"
-      "then one unfused step of 784-100-10 batch 256 from the host between\n"
-      "cudaProfilerStart and Stop, for\n"
+      "then one unfused step of each network (precision P, default fp32)\n"
+      "from the host between cudaProfilerStart and Stop, for\n"
       "  ncu --profile-from-start off --clock-control none mnist_bench "
       "--profile-step\n",
       BENCH_MAX_REPEATS);
+}
+
+static const char *const precision_names[] = {"fp32", "tf32", "bf16", "fp16",
+                                              NULL};
+
+static void store_precision(void *target, int index) {
+  *(int *)target = gpu_precision_parse(precision_names[index]);
 }
 
 int bench_options_parse(bench_options *out, int argc, char **argv, char *err,
                         size_t err_size) {
   memset(out, 0, sizeof *out);
   out->repeats = 5;
+  out->precision = -1;
   const cli_flag flags[] = {
       {.name = "repeats",
        .kind = CLI_INT,
@@ -40,6 +51,11 @@ int bench_options_parse(bench_options *out, int argc, char **argv, char *err,
        .target = &out->device,
        .low = 0,
        .high = 1023},
+      {.name = "precision",
+       .kind = CLI_CHOICE,
+       .target = &out->precision,
+       .choices = precision_names,
+       .store = store_precision},
       {.name = "no-layers",
        .kind = CLI_SWITCH,
        .target = &out->skip_layers,

@@ -15,7 +15,9 @@ typedef struct bench_options {
   int repeats;           /* timed epochs per row, 1..BENCH_MAX_REPEATS */
   int device;
   int skip_layers; /* --no-layers */
-  int profile;     /* --profile-step: one fused and one unfused step */
+  int precision;   /* a gpu_precision, or -1: all of them */
+  int profile;     /* --profile-step: one fused and one unfused step per
+                      network, in `precision` (fp32 when -1) */
   int help;
 } bench_options;
 

@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "../gpu/gpu_check.h"
+#include "../layers/sgd.h"
 #include "bench_empty.h"
 #include "sample_stats.h"
 
@@ -91,26 +92,39 @@ int bench_time_op(gpu_context *ctx, bench_op op, const lt_matmul_call *call,
 int bench_matmul_rate(gpu_context *ctx, int size, double *tflops) {
   float *d = NULL;
   size_t count = (size_t)size * size;
+  lt_dtype type = gpu_precision_dtype(ctx->options.precision);
   CUDA_CHECK(cudaMalloc((void **)&d, 3 * count * sizeof(float)));
+  /* Random operands; for 16-bit, rounded copies of them. */
+  void *d16 = NULL;
   int status = 0;
   if (curandGenerateNormal(ctx->rng, d, 3 * count, 0.0f, 1.0f) !=
       CURAND_STATUS_SUCCESS) {
     fprintf(stderr, "bench: could not fill the matmul operands\n");
     status = -1;
   }
-  lt_matmul_call call = {.shape = {.m = size,
+  if (type != LT_DTYPE_F32) {
+    CUDA_CHECK(cudaMalloc(&d16, 3 * count * lt_dtype_size(type)));
+    sgd_slabs convert = {
+        .d_params = d, .d_copy = d16, .type = type, .count = 3 * count};
+    if (status == 0) status = sgd_write_copy(&convert, ctx->stream);
+  }
+  size_t size_bytes = lt_dtype_size(type);
+  char *base = d16 ? (char *)d16 : (char *)d;
+  lt_matmul_call call = {.shape = {.type = type,
+                                   .m = size,
                                    .n = size,
                                    .k = size,
                                    .lda = size,
                                    .ldb = size,
                                    .ldd = size,
                                    .epilogue = LT_EPILOGUE_DEFAULT},
-                         .d_a = d,
-                         .d_b = d + count,
-                         .d_d = d + 2 * count};
+                         .d_a = base,
+                         .d_b = base + count * size_bytes,
+                         .d_d = base + 2 * count * size_bytes};
   float us = 0;
   if (status == 0) status = bench_time_op(ctx, lt_matmul, &call, &us);
   cudaStreamSynchronize(ctx->stream);
+  cudaFree(d16);
   cudaFree(d);
   if (status != 0) return -1;
   *tflops = 2.0 * size * (double)size * size / (us * 1e-6) / 1e12;

@@ -17,8 +17,9 @@ typedef int (*bench_op)(gpu_context *ctx, const lt_matmul_call *call);
 int bench_time_op(gpu_context *ctx, bench_op op, const lt_matmul_call *call,
                   float *us);
 
-/* The GPU's FP32 matmul rate: a square DEFAULT matmul of `size` through
- * the wrapper, timed from graph replays, in TFLOP/s. */
+/* The GPU's matmul rate in the context's precision: a square DEFAULT
+ * matmul of `size` through the wrapper, timed from graph replays, in
+ * TFLOP/s. */
 int bench_matmul_rate(gpu_context *ctx, int size, double *tflops);
 
 /* Microseconds per kernel in a graph of 200 dependent empty kernels: the

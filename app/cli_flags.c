@@ -153,6 +153,11 @@ int cli_parse(const cli_flag *flags, int count, int argc, char **argv,
                arg);
       return -1;
     }
+    if (f->replaced_by) {
+      snprintf(err, err_size, "flag '--%s' is gone: use %s", f->name,
+               f->replaced_by);
+      return -1;
+    }
     if (seen[f - flags]++) {
       snprintf(err, err_size,
                "--%s given twice: expected each flag at most once", f->name);

@@ -35,6 +35,7 @@ typedef struct cli_flag {
   void (*store)(void *target, int index); /* CHOICE */
   int (*parse)(void *target, const char *value, char *err,
                size_t size); /* CUSTOM */
+  const char *replaced_by;   /* a flag that is gone: refused, naming this */
 } cli_flag;
 
 /* Parses argv[1 .. argc) against flags[0 .. count). Returns 0, or -1 with

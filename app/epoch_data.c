@@ -19,9 +19,10 @@ int epoch_data_batch_size(const epoch_data *d, const epoch_split *split,
   return left < d->batch ? left : d->batch;
 }
 
-const float *epoch_data_x(const epoch_data *d, const epoch_split *split,
-                          int step) {
-  return split->d_x + (size_t)step * d->batch_stride;
+const void *epoch_data_x(const epoch_data *d, const epoch_split *split,
+                         int step) {
+  return (const char *)split->d_x +
+         (size_t)step * d->batch_stride * lt_dtype_size(d->type);
 }
 
 const int *epoch_data_y(const epoch_data *d, const epoch_split *split,
@@ -32,17 +33,17 @@ const int *epoch_data_y(const epoch_data *d, const epoch_split *split,
 static int split_upload(epoch_data *d, epoch_split *out,
                         const mnist_split *split) {
   size_t pixels = (size_t)split->count * MNIST_PIXELS;
-  size_t x_floats = 0;
   out->count = split->count;
-  x_floats = (size_t)epoch_data_steps(d, out) * d->batch_stride;
+  size_t x_bytes = (size_t)epoch_data_steps(d, out) * d->batch_stride *
+                   lt_dtype_size(d->type);
   CUDA_CHECK(cudaMalloc((void **)&out->d_images, pixels));
   CUDA_CHECK(cudaMalloc((void **)&out->d_labels, (size_t)split->count));
   CUDA_CHECK(
       cudaMalloc((void **)&out->d_order, (size_t)split->count * sizeof(int)));
-  CUDA_CHECK(cudaMalloc((void **)&out->d_x, x_floats * sizeof(float)));
+  CUDA_CHECK(cudaMalloc(&out->d_x, x_bytes));
   CUDA_CHECK(
       cudaMalloc((void **)&out->d_y, (size_t)split->count * sizeof(int)));
-  CUDA_CHECK(cudaMemsetAsync(out->d_x, 0, x_floats * sizeof(float), d->stream));
+  CUDA_CHECK(cudaMemsetAsync(out->d_x, 0, x_bytes, d->stream));
   CUDA_CHECK(cudaMemcpyAsync(out->d_images, split->images, pixels,
                              cudaMemcpyHostToDevice, d->stream));
   CUDA_CHECK(cudaMemcpyAsync(out->d_labels, split->labels, (size_t)split->count,
@@ -92,7 +93,7 @@ int epoch_data_shuffle(epoch_data *d, unsigned long long seed, int epoch) {
 }
 
 int epoch_data_gather(epoch_data *d, const epoch_split *split) {
-  return epoch_gather_batches(split->d_x, split->d_y, split->d_images,
+  return epoch_gather_batches(d->type, split->d_x, split->d_y, split->d_images,
                               split->d_labels, split->d_order, split->count,
                               d->batch, d->batch_stride, MNIST_PIXELS,
                               d->pixel_scale, d->pixel_shift, d->stream);
@@ -120,7 +121,7 @@ static int data_init(epoch_data *d, const mnist_dataset *data) {
 }
 
 int epoch_data_create(epoch_data **out, const mnist_dataset *data, int batch,
-                      cudaStream_t stream) {
+                      lt_dtype type, cudaStream_t stream) {
   *out = NULL;
   epoch_data *d = calloc(1, sizeof *d);
   if (!d) {
@@ -128,6 +129,7 @@ int epoch_data_create(epoch_data **out, const mnist_dataset *data, int batch,
     return -1;
   }
   d->batch = batch;
+  d->type = type;
   d->stream = stream;
   if (data_init(d, data) != 0) {
     fprintf(stderr, "epoch_data: could not put the data set on the GPU "

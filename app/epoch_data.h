@@ -2,8 +2,9 @@
  * bytes as loaded (uploaded once), its order, and its normalised float
  * samples in batch order, which every step's batch is a view into.
  *
- * x of a split is (784, count) col-major in batches: batch s starts at
- * d_x + s * batch_stride floats, a 256-byte boundary, so every batch has
+ * x of a split is (784, count) col-major in batches, in the matmul storage
+ * type: batch s starts at d_x + s * batch_stride elements, a 256-byte
+ * boundary, so every batch has
  * the same alignment and shares the same cuBLASLt plans. The training
  * split is re-gathered in a fresh order once per epoch (one kernel); the
  * test split is gathered once, in file order.
@@ -16,31 +17,34 @@
 #include <stdint.h>
 
 #include "../data/mnist.h"
+#include "../gpu/lt_shape.h"
 
 typedef struct epoch_split {
   int count;
   uint8_t *d_images; /* (count, 784) bytes, as loaded */
   uint8_t *d_labels; /* [count] */
   int *d_order;      /* [count]: sample taken at each position */
-  float *d_x;        /* batches of (784, batch), batch_stride apart */
+  void *d_x;         /* batches of (784, batch), batch_stride apart */
   int *d_y;          /* [count] labels in the same order */
 } epoch_split;
 
 typedef struct epoch_data {
   epoch_split train, test;
   int batch;
-  size_t batch_stride;            /* floats between batch starts in d_x */
+  lt_dtype type;                  /* of d_x */
+  size_t batch_stride;            /* elements between batch starts in d_x */
   float pixel_scale, pixel_shift; /* mnist_pixel_transform */
   int *h_order;                   /* pinned [max(train, test count)]: the order
                                      being uploaded */
   cudaStream_t stream;            /* borrowed: uploads and gathers run here */
 } epoch_data;
 
-/* Uploads both splits, gathers the test split (file order) and sets the
+/* Uploads both splits, gathers the test split (file order, samples stored
+ * in `type`) and sets the
  * training order to the identity, all enqueued on `stream`. Returns 0, or
  * -1 with a message on stderr and *out NULL. */
 int epoch_data_create(epoch_data **out, const mnist_dataset *data, int batch,
-                      cudaStream_t stream);
+                      lt_dtype type, cudaStream_t stream);
 /* Waits for the stream, then frees; a no-op on NULL. */
 void epoch_data_destroy(epoch_data *d);
 
@@ -58,8 +62,8 @@ int epoch_data_gather(epoch_data *d, const epoch_split *split);
 int epoch_data_steps(const epoch_data *d, const epoch_split *split);
 int epoch_data_batch_size(const epoch_data *d, const epoch_split *split,
                           int step);
-const float *epoch_data_x(const epoch_data *d, const epoch_split *split,
-                          int step);
+const void *epoch_data_x(const epoch_data *d, const epoch_split *split,
+                         int step);
 const int *epoch_data_y(const epoch_data *d, const epoch_split *split,
                         int step);
 

@@ -1,11 +1,14 @@
 /* epoch_gather.h: the kernel that turns one epoch's samples, in the
- * epoch's order, into normalised float batches (epoch_data.h). */
+ * epoch's order, into normalised batches in the matmul storage type
+ * (epoch_data.h). */
 #ifndef MNIST_EPILOGS_EPOCH_GATHER_H
 #define MNIST_EPILOGS_EPOCH_GATHER_H
 
 #include <cuda_runtime_api.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "../gpu/lt_shape.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -14,14 +17,15 @@ extern "C" {
 /* Gathers samples d_order[0 .. count) in batches of `batch`: sample j
  * lands in column j % batch of batch j / batch, a (features, batch)
  * col-major matrix starting at d_x + (j / batch) * batch_stride, each
- * pixel as pixel * scale + shift (mnist_pixel_transform);
- * d_y[j] = d_labels[d_order[j]]. One launch for a whole epoch, on
- * `stream`. features % 4 == 0 and 16-byte aligned batches use 4-byte loads
- * and 16-byte stores. Returns 0 or -1 (message on stderr). */
-int epoch_gather_batches(float *d_x, int *d_y, const uint8_t *d_images,
-                         const uint8_t *d_labels, const int *d_order, int count,
-                         int batch, size_t batch_stride, int features,
-                         float scale, float shift, cudaStream_t stream);
+ * pixel as pixel * scale + shift (mnist_pixel_transform) stored in
+ * `type`; batch_stride is in elements. d_y[j] = d_labels[d_order[j]]. One
+ * launch for a whole epoch, on `stream`. Returns 0 or -1 (message on
+ * stderr). */
+int epoch_gather_batches(lt_dtype type, void *d_x, int *d_y,
+                         const uint8_t *d_images, const uint8_t *d_labels,
+                         const int *d_order, int count, int batch,
+                         size_t batch_stride, int features, float scale,
+                         float shift, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -1,8 +1,9 @@
 /* mnist_bench.c: fused against unfused training speed, measured side by
- * side in one run. For each network it trains fused and unfused (FP32 with
- * graphs on and off, FP32 with autotune fast, TF32) round-robin, one epoch
- * of each per round, after one warm-up epoch each; epochs are timed with
- * CUDA events and reported as median (min-max). Then it times single
+ * side in one run. For each network it trains fused, unfused and auto in
+ * every precision (FP32, TF32, BF16, FP16; graphs on) and FP32 fused and
+ * unfused with graphs off, round-robin, one epoch of each per round, after
+ * one warm-up epoch each; epochs are timed with CUDA events and reported
+ * as median (min-max). Then it times single
  * layers: forward RELU_AUX_BIAS against matmul + bias + ReLU kernels, and
  * backward DRELU_BGRAD against matmul + mask + reduction, each as the
  * median of CUDA-graph replays. The only other place that exits. */
@@ -41,28 +42,36 @@ static const bench_net nets[] = {
 enum { NETS = sizeof nets / sizeof nets[0] };
 
 typedef struct variant {
-  const char *name;
   mlp_mode mode;
-  int context; /* index into the contexts: FP32 exact, FP32 fast, TF32 */
+  gpu_precision precision; /* the context: one per precision */
   int graphs;
 } variant;
 
-enum { CONTEXT_FP32, CONTEXT_FP32_FAST, CONTEXT_TF32, CONTEXTS };
-static const char *context_names[CONTEXTS] = {"FP32", "FP32*", "TF32"};
-
-/* Fused and unfused twins, interleaved: FP32 (autotune exact, the
- * default), the same without graphs, FP32 with autotune fast, TF32. */
+/* Every precision fused, unfused and auto with graphs (interleaved, so
+ * twins run side by side), then FP32 fused and unfused launched from the
+ * host. */
 static const variant variants[] = {
-    {"fused", MLP_MODE_FUSED, CONTEXT_FP32, 1},
-    {"unfused", MLP_MODE_UNFUSED, CONTEXT_FP32, 1},
-    {"fused", MLP_MODE_FUSED, CONTEXT_FP32, 0},
-    {"unfused", MLP_MODE_UNFUSED, CONTEXT_FP32, 0},
-    {"fused", MLP_MODE_FUSED, CONTEXT_FP32_FAST, 1},
-    {"unfused", MLP_MODE_UNFUSED, CONTEXT_FP32_FAST, 1},
-    {"fused", MLP_MODE_FUSED, CONTEXT_TF32, 1},
-    {"unfused", MLP_MODE_UNFUSED, CONTEXT_TF32, 1},
+    {MLP_MODE_FUSED, GPU_PRECISION_FP32, 1},
+    {MLP_MODE_UNFUSED, GPU_PRECISION_FP32, 1},
+    {MLP_MODE_AUTO, GPU_PRECISION_FP32, 1},
+    {MLP_MODE_FUSED, GPU_PRECISION_TF32, 1},
+    {MLP_MODE_UNFUSED, GPU_PRECISION_TF32, 1},
+    {MLP_MODE_AUTO, GPU_PRECISION_TF32, 1},
+    {MLP_MODE_FUSED, GPU_PRECISION_BF16, 1},
+    {MLP_MODE_UNFUSED, GPU_PRECISION_BF16, 1},
+    {MLP_MODE_AUTO, GPU_PRECISION_BF16, 1},
+    {MLP_MODE_FUSED, GPU_PRECISION_FP16, 1},
+    {MLP_MODE_UNFUSED, GPU_PRECISION_FP16, 1},
+    {MLP_MODE_AUTO, GPU_PRECISION_FP16, 1},
+    {MLP_MODE_FUSED, GPU_PRECISION_FP32, 0},
+    {MLP_MODE_UNFUSED, GPU_PRECISION_FP32, 0},
 };
 enum { VARIANTS = sizeof variants / sizeof variants[0] };
+
+/* Whether --precision keeps variant v. */
+static int wanted(const bench_options *o, int v) {
+  return o->precision < 0 || (int)variants[v].precision == o->precision;
+}
 
 /* Matmul FLOPs of one epoch: forward 2 n in out per layer, weight
  * gradient the same, data gradient for every layer but the first. */
@@ -83,7 +92,7 @@ typedef struct variant_result {
 
 static int bench_network(FILE *json, const bench_net *net,
                          const mnist_dataset *data, const bench_options *o,
-                         gpu_context *const *contexts, double peak_tflops,
+                         gpu_context *const *contexts, const double *peaks,
                          float launch_us, int first) {
   trainer_config c = trainer_config_defaults();
   char err[128];
@@ -99,9 +108,10 @@ static int bench_network(FILE *json, const bench_net *net,
   variant_result r[VARIANTS];
   int status = 0;
   for (int v = 0; v < VARIANTS && status == 0; v++) {
+    if (!wanted(o, v)) continue;
     c.mode = variants[v].mode;
     c.graphs = variants[v].graphs;
-    status = trainer_create(&t[v], contexts[variants[v].context], data, &c);
+    status = trainer_create(&t[v], contexts[variants[v].precision], data, &c);
     if (status == 0)
       status = trainer_kernels_per_step(t[v], &r[v].kernels, &r[v].critical);
   }
@@ -110,10 +120,12 @@ static int bench_network(FILE *json, const bench_net *net,
    * are timed, each variant once per round. */
   for (int round = 0; round <= o->repeats && status == 0; round++)
     for (int v = 0; v < VARIANTS && status == 0; v++) {
+      if (!wanted(o, v)) continue;
       status = trainer_run_epoch(t[v], round, &s);
       if (status > 0)
-        fprintf(stderr, "mnist_bench: %s diverged (loss %g)\n",
-                variants[v].name, s.train_loss);
+        fprintf(stderr, "mnist_bench: %s %s diverged (loss %g)\n",
+                mlp_mode_name(variants[v].mode),
+                gpu_precision_name(variants[v].precision), s.train_loss);
       if (status != 0) break;
       if (round > 0) times[v][round - 1] = s.train_ms;
       r[v].accuracy = s.test_accuracy;
@@ -122,131 +134,154 @@ static int bench_network(FILE *json, const bench_net *net,
   trainer_config_name(name, sizeof name, &c);
   int steps = status == 0 ? trainer_steps_per_epoch(t[0]) : 1;
   double flops = epoch_flops(&c, data->train.count);
+  int printed = 0;
   for (int v = 0; v < VARIANTS && status == 0; v++) {
+    if (!wanted(o, v)) continue;
     sample_stats(times[v], o->repeats, &r[v].median, &r[v].lo, &r[v].hi);
-    /* The speedup column: the fused twin's median over this one's, for
-     * unfused rows (how much slower unfused is); 1 for fused rows. */
-    int twin = variants[v].mode == MLP_MODE_UNFUSED ? v - 1 : v;
+    /* The speedup column: this row's median over the fused twin's (same
+     * precision and graphs: the row before for unfused, two before for
+     * auto): how much slower than fused it is; 1 for fused rows. */
+    int twin = v - (int)variants[v].mode;
     double speedup = r[v].median / r[twin].median;
     double tflops = flops / (r[v].median * 1e-3) / 1e12;
+    double peak = peaks[variants[v].precision];
+    const char *mode = mlp_mode_name(variants[v].mode);
+    const char *precision = gpu_precision_name(variants[v].precision);
+    const char *graphs = variants[v].graphs ? "true" : "false";
     /* The floor: the longest chain of dependent kernels, each costing
-     * at least one empty-kernel launch, plus the matmul FLOPs at peak. */
+     * at least one empty-kernel launch. */
     double floor_ms = steps * r[v].critical * launch_us / 1000.0;
     printf("%-18s %6d  %-8s %-5s %-4s %9.2f (%.2f-%.2f) %9.1f %4d/%-3d %7.2f "
-           "%8.1f %6.1f%% %8.2f%%\n",
-           name, net->batch, variants[v].name,
-           context_names[variants[v].context],
-           variants[v].graphs ? "on" : "off", r[v].median, r[v].lo, r[v].hi,
-           1000.0 * r[v].median / steps, r[v].kernels, r[v].critical, floor_ms,
-           tflops, 100.0 * tflops / peak_tflops, 100.0 * r[v].accuracy);
-    if (variants[v].mode == MLP_MODE_UNFUSED)
-      printf("%-18s %6s  speedup unfused/fused (%s, graphs %s): %.2fx\n", "",
-             "", context_names[variants[v].context],
-             variants[v].graphs ? "on" : "off", speedup);
+           "%8.1f %6.1f%% %8.2f%%",
+           name, net->batch, mode, precision, variants[v].graphs ? "on" : "off",
+           r[v].median, r[v].lo, r[v].hi, 1000.0 * r[v].median / steps,
+           r[v].kernels, r[v].critical, floor_ms, tflops, 100.0 * tflops / peak,
+           100.0 * r[v].accuracy);
+    if (variants[v].mode != MLP_MODE_FUSED)
+      printf("  %.2fx fused's speed", 1.0 / speedup);
+    printf("\n");
     if (json)
       fprintf(json,
               "%s    {\"network\": \"%s\", \"batch\": %d, \"mode\": \"%s\", "
-              "\"math\": \"%s\", \"graphs\": %s, \"ms_per_epoch\": %.4f, "
+              "\"precision\": \"%s\", \"graphs\": %s, \"ms_per_epoch\": %.4f, "
               "\"ms_min\": %.4f, \"ms_max\": %.4f, \"us_per_step\": %.3f, "
               "\"kernels_per_step\": %d, \"critical_path_kernels\": %d, "
               "\"launch_floor_ms\": %.4f, \"tflops\": %.3f, "
               "\"fraction_of_peak\": %.4f, \"speedup_vs_fused\": %.4f, "
               "\"test_accuracy\": %.4f, \"repeats\": %d}",
-              first && v == 0 ? "" : ",\n", name, net->batch, variants[v].name,
-              context_names[variants[v].context],
-              variants[v].graphs ? "true" : "false", r[v].median, r[v].lo,
-              r[v].hi, 1000.0 * r[v].median / steps, r[v].kernels,
-              r[v].critical, floor_ms, tflops, tflops / peak_tflops, speedup,
-              r[v].accuracy, o->repeats);
+              first && !printed ? "" : ",\n", name, net->batch, mode, precision,
+              graphs, r[v].median, r[v].lo, r[v].hi,
+              1000.0 * r[v].median / steps, r[v].kernels, r[v].critical,
+              floor_ms, tflops, tflops / peak, speedup, r[v].accuracy,
+              o->repeats);
+    printed = 1;
   }
   for (int v = 0; v < VARIANTS; v++)
     trainer_destroy(t[v]);
   return status;
 }
 
-/* One fused then one unfused step of the seed network, each after a
- * warm-up epoch, inside cudaProfilerStart/Stop. */
+/* One fused then one unfused step of each network named by --profile-step
+ * in the context's precision, each after a warm-up epoch, inside
+ * cudaProfilerStart/Stop (for Nsight Compute). */
 static int profile_steps(const mnist_dataset *data, gpu_context *ctx) {
-  trainer_config c = trainer_config_defaults();
-  char err[128];
-  if (trainer_config_set_hidden(&c, nets[0].hidden, nets[0].hidden_count, err,
-                                sizeof err) != 0)
-    return -1;
-  c.batch = nets[0].batch;
-  c.epochs = 1;
   mlp_mode modes[2] = {MLP_MODE_FUSED, MLP_MODE_UNFUSED};
-  for (int i = 0; i < 2; i++) {
-    trainer *t = NULL;
-    epoch_stats s;
-    c.mode = modes[i];
-    int status = trainer_create(&t, ctx, data, &c);
-    if (status == 0) status = trainer_run_epoch(t, 0, &s);
-    if (status == 0) {
-      printf("profiling one %s step\n", i ? "unfused" : "fused");
-      fflush(stdout);
-      cudaProfilerStart();
-      status = trainer_step_once(t);
-      cudaProfilerStop();
+  for (int n = 0; n < NETS; n++) {
+    trainer_config c = trainer_config_defaults();
+    char err[128], name[64];
+    if (trainer_config_set_hidden(&c, nets[n].hidden, nets[n].hidden_count, err,
+                                  sizeof err) != 0)
+      return -1;
+    c.batch = nets[n].batch;
+    c.epochs = 1;
+    trainer_config_name(name, sizeof name, &c);
+    for (int i = 0; i < 2; i++) {
+      trainer *t = NULL;
+      epoch_stats s;
+      c.mode = modes[i];
+      int status = trainer_create(&t, ctx, data, &c);
+      if (status == 0) status = trainer_run_epoch(t, 0, &s);
+      if (status == 0) {
+        printf("profiling one %s %s step of %s\n", mlp_mode_name(c.mode),
+               gpu_precision_name(ctx->options.precision), name);
+        fflush(stdout);
+        cudaProfilerStart();
+        status = trainer_step_once(t);
+        cudaProfilerStop();
+      }
+      trainer_destroy(t);
+      if (status != 0) return -1;
     }
-    trainer_destroy(t);
-    if (status != 0) return -1;
   }
   return 0;
 }
 
 /* The ceilings, the legend and the table header (and the JSON's). */
 static void print_preamble(FILE *json, const gpu_context *ctx,
-                           const bench_options *o, double peak,
+                           const bench_options *o, const double *peaks,
                            float launch_us) {
-  printf("mnist_bench: %s (%d SMs); FP32 matmul rate (best of 4096^3, "
-         "8192^3, cuBLASLt): %.1f TFLOP/s\n",
-         ctx->device_name, ctx->sm_count, peak);
-  printf("one dependent kernel in a CUDA graph (empty kernel): %.2f us\n",
+  printf("mnist_bench: %s (%d SMs); matmul rate (best of 4096^3 and 8192^3 "
+         "through the wrapper, TFLOP/s):",
+         ctx->device_name, ctx->sm_count);
+  for (int p = 0; p < GPU_PRECISION_COUNT; p++)
+    printf(" %s %.1f", gpu_precision_name((gpu_precision)p), peaks[p]);
+  printf("\none dependent kernel in a CUDA graph (empty kernel): %.2f us\n",
          launch_us);
   printf("%d timed epochs per row after one warm-up epoch, rows interleaved "
-         "round-robin; median (min-max). FP32: autotune exact (the default);\n"
-         "FP32*: autotune fast; TF32: TF32 tensor cores, autotune exact.\n\n",
+         "round-robin; median (min-max); autotune exact.\n"
+         "auto: per call the faster of fused and unfused (--show-plans of "
+         "mnist_train lists the choices).\n\n",
          o->repeats);
   printf("kernels: per step / on its longest chain; floor: that chain x one "
-         "launch x steps (ms per epoch)\n\n");
+         "launch x steps (ms per epoch); of peak: of the measured matmul "
+         "rate of that precision\n\n");
   printf("%-18s %6s  %-8s %-5s %-4s %9s %11s %9s %8s %7s %8s %7s %9s\n",
-         "network", "batch", "mode", "math", "graph", "ms/epoch", "(min-max)",
+         "network", "batch", "mode", "prec", "graph", "ms/epoch", "(min-max)",
          "us/step", "kernels", "floor", "TFLOP/s", "of peak", "test acc");
-  if (json)
-    fprintf(json,
-            "{\n  \"gpu\": \"%s\",\n  \"fp32_matmul_tflops\": %.3f,\n"
-            "  \"launch_us\": %.3f,\n  \"training\": [\n",
-            ctx->device_name, peak, launch_us);
+  if (json) {
+    fprintf(json, "{\n  \"gpu\": \"%s\",\n  \"matmul_tflops\": {",
+            ctx->device_name);
+    for (int p = 0; p < GPU_PRECISION_COUNT; p++)
+      fprintf(json, "%s\"%s\": %.3f", p ? ", " : "",
+              gpu_precision_name((gpu_precision)p), peaks[p]);
+    fprintf(json, "},\n  \"launch_us\": %.3f,\n  \"training\": [\n", launch_us);
+  }
 }
 
 /* Everything after the data and the GPU are known to be there. */
 static int run(const bench_options *o, const mnist_dataset *data) {
-  gpu_context *contexts[CONTEXTS] = {NULL, NULL, NULL};
-  gpu_options options[CONTEXTS] = {{o->device, 0, GPU_AUTOTUNE_EXACT},
-                                   {o->device, 0, GPU_AUTOTUNE_FAST},
-                                   {o->device, 1, GPU_AUTOTUNE_EXACT}};
+  gpu_context *contexts[GPU_PRECISION_COUNT] = {NULL};
   FILE *json = NULL;
   int status = EXIT_FAILURE;
-  double peak = 0, peak8 = 0;
+  double peaks[GPU_PRECISION_COUNT] = {0};
   float launch_us = 0;
-  for (int i = 0; i < CONTEXTS; i++)
-    if (gpu_context_create(&contexts[i], &options[i]) != 0) goto done;
+  for (int p = 0; p < GPU_PRECISION_COUNT; p++) {
+    gpu_options options = gpu_options_defaults();
+    options.device = o->device;
+    options.precision = (gpu_precision)p;
+    if (gpu_context_create(&contexts[p], &options) != 0) goto done;
+  }
   if (o->profile) {
-    if (profile_steps(data, contexts[CONTEXT_FP32]) == 0) status = EXIT_SUCCESS;
+    if (profile_steps(data, contexts[o->precision < 0 ? 0 : o->precision]) == 0)
+      status = EXIT_SUCCESS;
     goto done;
   }
   if (o->json_path && !(json = fopen(o->json_path, "w"))) {
     perror(o->json_path);
     goto done;
   }
-  if (bench_matmul_rate(contexts[CONTEXT_FP32_FAST], 4096, &peak) != 0 ||
-      bench_matmul_rate(contexts[CONTEXT_FP32_FAST], 8192, &peak8) != 0 ||
-      bench_launch_cost(contexts[CONTEXT_FP32], &launch_us) != 0)
-    goto done;
-  if (peak8 > peak) peak = peak8;
-  print_preamble(json, contexts[0], o, peak, launch_us);
+  for (int p = 0; p < GPU_PRECISION_COUNT; p++) {
+    double rate4 = 0, rate8 = 0;
+    if (o->precision >= 0 && p != o->precision) continue;
+    if (bench_matmul_rate(contexts[p], 4096, &rate4) != 0 ||
+        bench_matmul_rate(contexts[p], 8192, &rate8) != 0)
+      goto done;
+    peaks[p] = rate8 > rate4 ? rate8 : rate4;
+  }
+  if (bench_launch_cost(contexts[0], &launch_us) != 0) goto done;
+  print_preamble(json, contexts[0], o, peaks, launch_us);
   for (int i = 0; i < NETS; i++)
-    if (bench_network(json, &nets[i], data, o, contexts, peak, launch_us,
+    if (bench_network(json, &nets[i], data, o, contexts, peaks, launch_us,
                       i == 0) != 0)
       goto done;
   if (json) fprintf(json, "\n  ],\n  \"layers\": [\n");
@@ -262,11 +297,10 @@ done:
     perror(o->json_path);
     status = EXIT_FAILURE;
   }
-  for (int i = CONTEXTS - 1; i >= 0; i--)
-    gpu_context_destroy(contexts[i]);
+  for (int p = GPU_PRECISION_COUNT - 1; p >= 0; p--)
+    gpu_context_destroy(contexts[p]);
   return status;
 }
-
 int main(int argc, char **argv) {
   bench_options o;
   char err[512];

@@ -51,28 +51,38 @@ static void print_header(const gpu_context *ctx, const train_options *o,
          ctx->sm_count, o->gpu.device);
   printf("network    %s, %zu parameters\n", name,
          trainer_network(t)->layout.param_count);
+  const mlp *net = trainer_network(t);
   printf("training   %s, %s, batch %d, lr %g (%s), momentum %g, seed %llu, "
-         "%d epochs, graphs %s, autotune %s\n",
-         mlp_mode_name(c->mode), o->gpu.tf32 ? "TF32" : "FP32", c->batch, c->lr,
-         c->cosine ? "cosine" : "constant", c->momentum, c->seed, c->epochs,
-         c->graphs ? "on" : "off", gpu_autotune_name(o->gpu.autotune));
+         "%d epochs, graphs %s, autotune %s",
+         mlp_mode_name(c->mode), gpu_precision_name(o->gpu.precision), c->batch,
+         c->lr, c->cosine ? "cosine" : "constant", c->momentum, c->seed,
+         c->epochs, c->graphs ? "on" : "off",
+         gpu_autotune_name(o->gpu.autotune));
+  if (net->loss_scale != 1.0f) printf(", loss scale %g", net->loss_scale);
+  printf("\n");
   print_data_line(data, dir, trainer_steps_per_epoch(t));
   printf("\nepoch  train_loss  train_acc  test_loss  test_acc  train_ms  "
          "samples/s\n");
 }
 
-/* What the wrapper built and, when it autotuned, what it kept. */
+/* What the wrapper built and, when it autotuned, what it kept; in auto
+ * mode, each call's fused and unfused times and the choice. */
 static void print_plans(const gpu_context *ctx) {
   int count = lt_plan_count(ctx);
-  printf("\n%d cuBLASLt plans (m, n, k, epilogue; candidates offered, "
-         "matching the first; kept; us first / kept)\n",
+  printf("\n%d cuBLASLt plans (m, n, k, epilogue, type; candidates offered, "
+         "matching the first; kept; us first / kept; auto: us fused / "
+         "unfused in a graph, choice)\n",
          count);
   for (int i = 0; i < count; i++) {
     lt_plan_info p = lt_plan_info_at(ctx, i);
-    printf("  %5d %5d %5d  %-14s %3d offered, %3d matching, kept #%d",
+    printf("  %5d %5d %5d  %-14s %-4s %3d offered, %3d matching, kept #%d",
            p.shape.m, p.shape.n, p.shape.k, lt_epilogue_name(p.shape.epilogue),
-           p.offered, p.matched, p.chosen);
+           p.tf32 ? "tf32" : lt_dtype_name(p.shape.type), p.offered, p.matched,
+           p.chosen);
     if (p.first_us > 0) printf(", %.1f / %.1f us", p.first_us, p.chosen_us);
+    if (p.auto_choice)
+      printf("; auto %.2f / %.2f us: %s", p.fused_us, p.unfused_us,
+             p.auto_choice == 2 ? "unfused" : "fused");
     printf("\n");
   }
 }

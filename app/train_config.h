@@ -21,7 +21,8 @@ typedef struct trainer_config {
                               step t of T; 0: constant lr */
   unsigned long long seed; /* initial weights and batch order */
   mlp_mode mode;
-  int graphs; /* 1: replay each epoch as a CUDA graph */
+  int graphs;       /* 1: replay each epoch as a CUDA graph */
+  float loss_scale; /* 0: the network's default (mlp.h) */
 } trainer_config;
 
 /* The defaults: 784-1024-1024-10, batch 128, 5 epochs, lr 0.05 with the

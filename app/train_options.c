@@ -1,6 +1,7 @@
 /* train_options.c: mnist_train's flags (train_options.h). */
 #include "train_options.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,11 +41,17 @@ void train_options_usage(FILE *out, const char *program) {
       "  --hidden LIST      hidden widths, e.g. 1024,1024 or 100; 'none'\n"
       "                     for none (default %s)\n"
       "  --seed N           initial weights and batch order (default %llu)\n"
-      "  --mode MODE        fused (cuBLASLt epilogues) or unfused (plain\n"
-      "                     matmul + separate kernels) (default %s)\n"
+      "  --mode MODE        fused (cuBLASLt epilogues), unfused (plain\n"
+      "                     matmul + separate kernels) or auto (per call\n"
+      "                     the faster of the two, timed on this GPU before\n"
+      "                     training) (default %s)\n"
+      "  --precision P      matmul precision: fp32, tf32, bf16 or fp16;\n"
+      "                     bf16 and fp16 keep FP32 master weights and\n"
+      "                     momentum (default %s)\n"
+      "  --loss-scale S     loss-gradient scale, a power of two (default\n"
+      "                     %g for fp16, 1 otherwise)\n"
       "  --data-dir DIR     MNIST-format files (default $MNIST_DIR, else\n"
       "                     data/mnist)\n"
-      "  --tf32             TF32 tensor-core matmuls instead of FP32\n"
       "  --device N         CUDA device (default %d)\n"
       "  --log FILE         one CSV row per epoch, written to a temporary\n"
       "                     file beside FILE and renamed over FILE when\n"
@@ -59,7 +66,8 @@ void train_options_usage(FILE *out, const char *program) {
       "                     replaying a CUDA graph per epoch\n"
       "  --autotune MODE    how each cuBLASLt plan picks its algorithm:\n"
       "                     exact (fastest of those giving bitwise the\n"
-      "                     heuristic's numbers: runs are reproducible),\n"
+      "                     heuristic's numbers: runs are reproducible;\n"
+      "                     bf16/fp16 keep the heuristic's choice),\n"
       "                     fast (fastest within rounding: may differ in\n"
       "                     the last bits between runs) or off (the\n"
       "                     heuristic's first choice) (default %s)\n"
@@ -72,7 +80,8 @@ void train_options_usage(FILE *out, const char *program) {
       "\n"
       "Get the data with: scripts/download_mnist.sh data/mnist\n",
       program, c.epochs, c.batch, c.lr, c.cosine ? "cosine" : "constant",
-      c.momentum, hidden, c.seed, mlp_mode_name(c.mode), g.device,
+      c.momentum, hidden, c.seed, mlp_mode_name(c.mode),
+      gpu_precision_name(g.precision), (double)GPU_FP16_LOSS_SCALE, g.device,
       gpu_autotune_name(g.autotune));
 }
 
@@ -119,12 +128,39 @@ static int parse_hidden_flag(void *target, const char *value, char *err,
   return trainer_config_set_hidden(target, hidden, count, err, err_size);
 }
 
-static const char *const mode_names[] = {"fused", "unfused", NULL};
+static const char *const mode_names[] = {"fused", "unfused", "auto", NULL};
+static const char *const precision_names[] = {"fp32", "tf32", "bf16", "fp16",
+                                              NULL};
 static const char *const schedule_names[] = {"cosine", "constant", NULL};
 static const char *const autotune_names[] = {"exact", "fast", "off", NULL};
 
 static void store_mode(void *target, int index) {
-  *(mlp_mode *)target = index ? MLP_MODE_UNFUSED : MLP_MODE_FUSED;
+  static const mlp_mode values[] = {MLP_MODE_FUSED, MLP_MODE_UNFUSED,
+                                    MLP_MODE_AUTO};
+  *(mlp_mode *)target = values[index];
+}
+
+static void store_precision(void *target, int index) {
+  *(gpu_precision *)target =
+      (gpu_precision)gpu_precision_parse(precision_names[index]);
+}
+
+/* A power of two from 2^-24 to 2^24: scaling by it is exact. */
+static int parse_loss_scale(void *target, const char *value, char *err,
+                            size_t err_size) {
+  char *end = NULL;
+  double v = strtod(value, &end);
+  int exponent = 0;
+  if (*value == '\0' || *end != '\0' || !(v > 0) ||
+      frexp(v, &exponent) != 0.5 || exponent < -23 || exponent > 25) {
+    snprintf(err, err_size,
+             "--loss-scale: expected a power of two from 2^-24 to 2^24 (e.g. "
+             "1024), found '%s'",
+             value);
+    return -1;
+  }
+  *(float *)target = (float)v;
+  return 0;
 }
 
 static void store_cosine(void *target, int index) {
@@ -184,10 +220,16 @@ int train_options_parse(train_options *out, int argc, char **argv, char *err,
        .target = &c->graphs,
        .switch_value = 0},
       {.name = "data-dir", .kind = CLI_STRING, .target = &out->data_dir},
-      {.name = "tf32",
-       .kind = CLI_SWITCH,
-       .target = &out->gpu.tf32,
-       .switch_value = 1},
+      {.name = "precision",
+       .kind = CLI_CHOICE,
+       .target = &out->gpu.precision,
+       .choices = precision_names,
+       .store = store_precision},
+      {.name = "loss-scale",
+       .kind = CLI_CUSTOM,
+       .target = &c->loss_scale,
+       .parse = parse_loss_scale},
+      {.name = "tf32", .kind = CLI_SWITCH, .replaced_by = "--precision tf32"},
       {.name = "autotune",
        .kind = CLI_CHOICE,
        .target = &out->gpu.autotune,

@@ -75,7 +75,7 @@ static int warm_up(trainer *t) {
   int steps[2] = {0, train_steps(t) - 1};
   if (epoch_data_gather(t->data, &d->train) != 0) return -1;
   for (int i = 0; i < 2; i++) {
-    const float *x = epoch_data_x(d, &d->train, steps[i]);
+    const void *x = epoch_data_x(d, &d->train, steps[i]);
     const int *y = epoch_data_y(d, &d->train, steps[i]);
     int n = epoch_data_batch_size(d, &d->train, steps[i]);
     if (mlp_forward(t->net, t->ctx, x, n, t->config.mode) != 0 ||
@@ -116,7 +116,8 @@ static void schedule_fill(trainer *t, int epoch);
 
 static int trainer_init(trainer *t, const mnist_dataset *data) {
   const trainer_config *c = &t->config;
-  if (epoch_data_create(&t->data, data, c->batch, t->ctx->stream) != 0)
+  lt_dtype type = gpu_precision_dtype(t->ctx->options.precision);
+  if (epoch_data_create(&t->data, data, c->batch, type, t->ctx->stream) != 0)
     return -1;
   int steps = train_steps(t);
   CUDA_CHECK(cudaMallocHost((void **)&t->h_lr, (size_t)steps * sizeof(float)));
@@ -132,7 +133,8 @@ static int trainer_init(trainer *t, const mnist_dataset *data) {
   CUDA_CHECK(cudaEventCreate(&t->start));
   CUDA_CHECK(cudaEventCreate(&t->stop));
   CUDA_CHECK(cudaEventCreate(&t->test_stop));
-  if (mlp_create(&t->net, c->widths, c->depth, c->batch) != 0) return -1;
+  if (mlp_create(&t->net, c->widths, c->depth, c->batch, type) != 0) return -1;
+  if (c->loss_scale > 0.0f) t->net->loss_scale = c->loss_scale;
   if (mlp_init_params(t->net, t->ctx, c->seed) != 0 || warm_up(t) != 0)
     return -1;
   if (c->graphs && steps > TRAINER_MAX_GRAPH_STEPS) {

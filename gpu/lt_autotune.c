@@ -19,11 +19,19 @@ enum {
 #define LT_MATCH_FP32 1e-4f
 #define LT_MATCH_TF32 1e-2f
 
-int lt_autotune_accepts(gpu_autotune autotune, int tf32,
+/* 16-bit outputs: FP32 sums in another order differ by ~1e-5 relative, and
+ * the rounding to the storage type can then differ by one unit in the last
+ * place: 2u (2^-7 BF16, 2^-10 FP16) relative to the element, bounded here
+ * by 4u of the largest element (an element near 0 may move by u of the
+ * largest through cancellation). Wrong results are O(1). */
+int lt_autotune_accepts(gpu_autotune autotune, lt_dtype type, int tf32,
                         const lt_comparison *c) {
   if (autotune == GPU_AUTOTUNE_EXACT)
     return c->words_differ == 0 && c->mask_bits_differ == 0;
-  float tolerance = tf32 ? LT_MATCH_TF32 : LT_MATCH_FP32;
+  float tolerance = type != LT_DTYPE_F32
+                        ? 4.0f * (float)lt_dtype_unit_roundoff(type)
+                    : tf32 ? LT_MATCH_TF32
+                           : LT_MATCH_FP32;
   return c->max_diff <= tolerance * c->max_ref; /* false for NaN */
 }
 
@@ -31,8 +39,8 @@ int lt_autotune_accepts(gpu_autotune autotune, int tf32,
  * [0] D, [1] bias gradient, [2] mask. */
 struct lt_tune_reference {
   lt_shape shape;
-  float *d_ref;        /* (m, n), ld = m: copy of D */
-  float *d_ref_bias;   /* copy of the bias gradient, or NULL */
+  void *d_ref;         /* (m, n), ld = m: copy of D */
+  void *d_ref_bias;    /* copy of the bias gradient, or NULL */
   uint8_t *d_ref_mask; /* copy of the ReLU mask (RELU_AUX_BIAS), or NULL */
   lt_comparison *d_compared; /* [3] */
   int bias_len;
@@ -44,12 +52,11 @@ static int reference_init(lt_tune_reference *r, const lt_shape *shape) {
   r->bias_len = lt_bias_grad_length(shape);
   if (shape->epilogue == LT_EPILOGUE_RELU_AUX_BIAS)
     r->mask_bytes = (size_t)shape->aux_ld / 8 * (size_t)shape->n;
-  CUDA_CHECK(cudaMalloc((void **)&r->d_ref,
-                        (size_t)shape->m * shape->n * sizeof(float)));
+  size_t size = lt_dtype_size(shape->type);
+  CUDA_CHECK(cudaMalloc(&r->d_ref, (size_t)shape->m * shape->n * size));
   CUDA_CHECK(cudaMalloc((void **)&r->d_compared, 3 * sizeof(lt_comparison)));
   if (r->bias_len)
-    CUDA_CHECK(cudaMalloc((void **)&r->d_ref_bias,
-                          (size_t)r->bias_len * sizeof(float)));
+    CUDA_CHECK(cudaMalloc(&r->d_ref_bias, (size_t)r->bias_len * size));
   if (r->mask_bytes)
     CUDA_CHECK(cudaMalloc((void **)&r->d_ref_mask, r->mask_bytes));
   return 0;
@@ -78,13 +85,13 @@ void lt_tune_reference_destroy(lt_tune_reference *r) {
 int lt_tune_reference_keep(lt_tune_reference *r, const lt_matmul_call *c,
                            cudaStream_t stream) {
   const lt_shape *sh = &r->shape;
-  CUDA_CHECK(cudaMemcpy2DAsync(r->d_ref, (size_t)sh->m * sizeof(float), c->d_d,
-                               (size_t)sh->ldd * sizeof(float),
-                               (size_t)sh->m * sizeof(float), (size_t)sh->n,
-                               cudaMemcpyDeviceToDevice, stream));
+  size_t size = lt_dtype_size(sh->type);
+  CUDA_CHECK(cudaMemcpy2DAsync(
+      r->d_ref, (size_t)sh->m * size, c->d_d, (size_t)sh->ldd * size,
+      (size_t)sh->m * size, (size_t)sh->n, cudaMemcpyDeviceToDevice, stream));
   if (r->bias_len)
     CUDA_CHECK(cudaMemcpyAsync(r->d_ref_bias, c->d_bias_grad,
-                               (size_t)r->bias_len * sizeof(float),
+                               (size_t)r->bias_len * size,
                                cudaMemcpyDeviceToDevice, stream));
   if (r->mask_bytes)
     CUDA_CHECK(cudaMemcpyAsync(r->d_ref_mask, c->d_aux, r->mask_bytes,
@@ -99,11 +106,12 @@ int lt_tune_reference_matches(lt_tune_reference *r, const lt_matmul_call *c,
   lt_comparison h[3];
   memset(h, 0, sizeof h);
   CUDA_CHECK(cudaMemsetAsync(r->d_compared, 0, sizeof h, stream));
-  if (lt_compare_floats(&r->d_compared[0], c->d_d, sh->ldd, r->d_ref, sh->m,
-                        sh->m, sh->n, stream) != 0 ||
-      (r->bias_len && lt_compare_floats(&r->d_compared[1], c->d_bias_grad,
-                                        r->bias_len, r->d_ref_bias, r->bias_len,
-                                        r->bias_len, 1, stream) != 0) ||
+  if (lt_compare_values(&r->d_compared[0], sh->type, c->d_d, sh->ldd, r->d_ref,
+                        sh->m, sh->m, sh->n, stream) != 0 ||
+      (r->bias_len &&
+       lt_compare_values(&r->d_compared[1], sh->type, c->d_bias_grad,
+                         r->bias_len, r->d_ref_bias, r->bias_len, r->bias_len,
+                         1, stream) != 0) ||
       (r->mask_bytes &&
        lt_compare_masks(&r->d_compared[2], (const uint8_t *)c->d_aux,
                         r->d_ref_mask, sh->aux_ld, sh->m, sh->n, stream) != 0))
@@ -113,7 +121,7 @@ int lt_tune_reference_matches(lt_tune_reference *r, const lt_matmul_call *c,
   CUDA_CHECK(cudaStreamSynchronize(stream));
   *same = 1;
   for (int i = 0; i < 3; i++)
-    *same = *same && lt_autotune_accepts(autotune, tf32, &h[i]);
+    *same = *same && lt_autotune_accepts(autotune, sh->type, tf32, &h[i]);
   return 0;
 }
 
@@ -158,7 +166,7 @@ static int tune(gpu_context *ctx, int lane, lt_plan *p, const lt_matmul_call *c,
     } else {
       int same = 0;
       if (lt_tune_reference_matches(reference, c, ctx->options.autotune,
-                                    ctx->options.tf32, stream, &same) != 0)
+                                    p->info.tf32, stream, &same) != 0)
         return -1;
       if (!same) continue;
     }

@@ -23,8 +23,9 @@ int lt_autotune(gpu_context *ctx, int lane, lt_plan *p,
 /* 1 when one output (D, the bias gradient or the mask) of a candidate,
  * compared with the first choice's, counts as the same: EXACT wants every
  * element's bits and every mask bit equal; FAST wants max_diff <=
- * tolerance * max_ref (never NaN), the tolerance set by the compute type. */
-int lt_autotune_accepts(gpu_autotune autotune, int tf32,
+ * tolerance * max_ref (never NaN), the tolerance set by the storage type
+ * and, for FP32 storage, the compute type (TF32 or not). */
+int lt_autotune_accepts(gpu_autotune autotune, lt_dtype type, int tf32,
                         const lt_comparison *comparison);
 
 /* The first candidate's outputs of a plan's call, kept to compare the

@@ -5,6 +5,7 @@
 #include "gpu_check.h"
 
 #include "lt_compare.h"
+#include "lt_types.cuh"
 
 enum { COMPARE_THREADS = 256 };
 
@@ -13,9 +14,9 @@ __device__ static float max_nan(float a, float b) {
   return (b > a || isnan(b)) && !isnan(a) ? b : a;
 }
 
-__global__ void compare_floats_kernel(lt_comparison *out, const float *x,
-                                      int ld_x, const float *y, int ld_y, int m,
-                                      int n) {
+template <typename T>
+__global__ void compare_values_kernel(lt_comparison *out, const T *x, int ld_x,
+                                      const T *y, int ld_y, int m, int n) {
   __shared__ float diff_part[COMPARE_THREADS], ref_part[COMPARE_THREADS];
   __shared__ unsigned words_part[COMPARE_THREADS];
   float diff = 0.0f, ref = 0.0f;
@@ -24,10 +25,11 @@ __global__ void compare_floats_kernel(lt_comparison *out, const float *x,
   for (size_t t = threadIdx.x; t < total; t += blockDim.x) {
     int i = (int)(t % m);
     size_t j = t / m;
-    float a = x[j * ld_x + i], b = y[j * ld_y + i];
+    T xa = x[j * ld_x + i], yb = y[j * ld_y + i];
+    float a = lt_to_float(xa), b = lt_to_float(yb);
     diff = max_nan(diff, fabsf(a - b));
     ref = fmaxf(ref, fabsf(b));
-    words += __float_as_uint(a) != __float_as_uint(b);
+    words += lt_bits(xa) != lt_bits(yb);
   }
   diff_part[threadIdx.x] = diff;
   ref_part[threadIdx.x] = ref;
@@ -50,12 +52,13 @@ __global__ void compare_floats_kernel(lt_comparison *out, const float *x,
   }
 }
 
-extern "C" int lt_compare_floats(lt_comparison *d_out, const float *d_x,
-                                 int ld_x, const float *d_y, int ld_y, int m,
-                                 int n, cudaStream_t stream) {
-  compare_floats_kernel<<<1, COMPARE_THREADS, 0, stream>>>(d_out, d_x, ld_x,
-                                                           d_y, ld_y, m, n);
-  CUDA_CHECK_KERNEL("compare_floats_kernel");
+extern "C" int lt_compare_values(lt_comparison *d_out, lt_dtype type,
+                                 const void *d_x, int ld_x, const void *d_y,
+                                 int ld_y, int m, int n, cudaStream_t stream) {
+  LT_DISPATCH(type, compare_values_kernel<T>
+              <<<1, COMPARE_THREADS, 0, stream>>>(d_out, (const T *)d_x, ld_x,
+                                                  (const T *)d_y, ld_y, m, n));
+  CUDA_CHECK_KERNEL("compare_values_kernel");
   return 0;
 }
 

@@ -8,6 +8,8 @@
 #include <cuda_runtime_api.h>
 #include <stdint.h>
 
+#include "lt_shape.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -15,14 +17,14 @@ extern "C" {
 typedef struct lt_comparison {
   float max_diff;            /* max |x - y|; NaN when either holds a NaN */
   float max_ref;             /* max |y| */
-  unsigned words_differ;     /* elements whose 32 bits differ */
+  unsigned words_differ;     /* elements whose stored bits differ */
   unsigned mask_bits_differ; /* ReLU mask bits (rows < m) that differ */
 } lt_comparison;
 
 /* Fills max_diff, max_ref and words_differ of *d_out for x (m, n), ld_x,
- * against y (m, n), ld_y. */
-int lt_compare_floats(lt_comparison *d_out, const float *d_x, int ld_x,
-                      const float *d_y, int ld_y, int m, int n,
+ * against y (m, n), ld_y, both of element type `type`. */
+int lt_compare_values(lt_comparison *d_out, lt_dtype type, const void *d_x,
+                      int ld_x, const void *d_y, int ld_y, int m, int n,
                       cudaStream_t stream);
 
 /* Fills mask_bits_differ of *d_out: bits (i, j), i < m, j < n, of two

@@ -89,7 +89,7 @@ static cublasLtEpilogue_t to_cublas(lt_epilogue epilogue) {
 }
 
 const void *lt_call_bias_vector(const lt_matmul_call *c) {
-  return c->d_bias ? (const void *)c->d_bias : (const void *)c->d_bias_grad;
+  return c->d_bias ? c->d_bias : (const void *)c->d_bias_grad;
 }
 
 lt_matmul_call lt_call_plain(const lt_matmul_call *c) {
@@ -98,6 +98,12 @@ lt_matmul_call lt_call_plain(const lt_matmul_call *c) {
   plain.shape.epilogue = LT_EPILOGUE_DEFAULT;
   plain.shape.aux_ld = 0;
   return plain;
+}
+
+static cudaDataType_t to_cuda(lt_dtype type) {
+  return type == LT_DTYPE_BF16  ? CUDA_R_16BF
+         : type == LT_DTYPE_F16 ? CUDA_R_16F
+                                : CUDA_R_32F;
 }
 
 static int set_attr(cublasLtMatmulDesc_t op, cublasLtMatmulDescAttributes_t a,
@@ -134,14 +140,12 @@ static int plan_describe(lt_plan *p, const lt_matmul_call *c) {
   }
   p->bias_set = bias;
   p->aux_set = c->d_aux;
-  CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p->a, CUDA_R_32F,
-                                          s->transa ? s->k : s->m,
+  cudaDataType_t type = to_cuda(s->type);
+  CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p->a, type, s->transa ? s->k : s->m,
                                           s->transa ? s->m : s->k, s->lda));
-  CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p->b, CUDA_R_32F,
-                                          s->transb ? s->n : s->k,
+  CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p->b, type, s->transb ? s->n : s->k,
                                           s->transb ? s->k : s->n, s->ldb));
-  CUBLAS_CHECK(
-      cublasLtMatrixLayoutCreate(&p->d, CUDA_R_32F, s->m, s->n, s->ldd));
+  CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p->d, type, s->m, s->n, s->ldd));
   return 0;
 }
 
@@ -177,6 +181,18 @@ static int plan_candidates(gpu_context *ctx, lt_plan *p,
   for (int i = 0; i < 4 && status == CUBLAS_STATUS_SUCCESS; i++)
     status = cublasLtMatmulPreferenceSetAttribute(pref, which[i], &align[i],
                                                   sizeof align[i]);
+  /* 16-bit outputs: no split-K whose partial sums are kept in the output
+   * type. Measured on the H200: such candidates round each partial to
+   * BF16, and a sum with cancellation came out 1 % off (2^-7, where FP32
+   * partials are within 1e-7). Partials in the compute type (FP32) or in
+   * place keep the FP32 accumulation the precision promises. */
+  uint32_t schemes = CUBLASLT_REDUCTION_SCHEME_NONE |
+                     CUBLASLT_REDUCTION_SCHEME_INPLACE |
+                     CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE;
+  if (status == CUBLAS_STATUS_SUCCESS && p->key.shape.type != LT_DTYPE_F32)
+    status = cublasLtMatmulPreferenceSetAttribute(
+        pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &schemes,
+        sizeof schemes);
   *count = 0;
   if (status == CUBLAS_STATUS_SUCCESS)
     status = cublasLtMatmulAlgoGetHeuristic(ctx->lt, p->op, p->a, p->b, p->d,
@@ -195,7 +211,15 @@ static int plan_candidates(gpu_context *ctx, lt_plan *p,
 static int plan_choose(gpu_context *ctx, int lane, lt_plan *p,
                        const lt_matmul_call *c) {
   cublasLtMatmulHeuristicResult_t results[LT_MAX_CANDIDATES];
-  int tune = ctx->options.autotune != GPU_AUTOTUNE_OFF, count = 0;
+  /* Exact tuning compares outputs bit for bit, which in 16-bit cannot
+   * tell summation orders apart: FP32 sums that differ in their last bits
+   * round to the same 16-bit value on one call and not on the next
+   * (measured: runs tuned that way differed). So 16-bit plans keep the
+   * heuristic's first choice under exact; fast tunes them. */
+  int tune = ctx->options.autotune == GPU_AUTOTUNE_FAST ||
+             (ctx->options.autotune == GPU_AUTOTUNE_EXACT &&
+              p->key.shape.type == LT_DTYPE_F32);
+  int count = 0;
   if (plan_candidates(ctx, p, results, tune ? LT_MAX_CANDIDATES : 1, &count))
     return -1;
   p->info.offered = count;
@@ -207,8 +231,10 @@ static int plan_choose(gpu_context *ctx, int lane, lt_plan *p,
 
 static lt_plan *plan_find_or_build(gpu_context *ctx, int lane,
                                    const lt_matmul_call *call) {
+  int tf32 = call->shape.type == LT_DTYPE_F32 &&
+             ctx->options.precision == GPU_PRECISION_TF32;
   cublasComputeType_t compute =
-      ctx->options.tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+      tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
   lt_plan_key key = lt_plan_key_of(call, compute);
   lt_plan *p = lt_plan_cache_find(ctx->plans, &key);
   if (p) return p;
@@ -219,7 +245,7 @@ static lt_plan *plan_find_or_build(gpu_context *ctx, int lane,
   }
   p->key = key;
   p->info.shape = call->shape;
-  p->info.tf32 = ctx->options.tf32;
+  p->info.tf32 = tf32;
   if (plan_describe(p, call) != 0 || plan_choose(ctx, lane, p, call) != 0) {
     if (!ctx->last_error[0])
       lt_refuse(ctx, &call->shape,
@@ -229,6 +255,12 @@ static lt_plan *plan_find_or_build(gpu_context *ctx, int lane,
   }
   lt_plan_cache_commit(ctx->plans);
   return p;
+}
+
+lt_plan *lt_plan_for(gpu_context *ctx, int lane, const lt_matmul_call *call) {
+  ctx->last_error[0] = '\0';
+  if (lt_matmul_check(ctx, call) != 0) return NULL;
+  return plan_find_or_build(ctx, lane, call);
 }
 
 int lt_matmul(gpu_context *ctx, const lt_matmul_call *call) {

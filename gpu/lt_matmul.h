@@ -2,9 +2,14 @@
  * not, goes through lt_matmul_on().
  *
  * Conventions (cuBLASLt is column-major): D (m, n) = op(A) (m, k) op(B)
- * (k, n), alpha = 1, beta = 0, C aliased to D, FP32 storage; the compute
- * type is FP32 or TF32 (gpu_options.tf32). The epilogue adds (shapes from
- * lt_shape.h; the whole step: README.md, "One training step"):
+ * (k, n), alpha = 1, beta = 0, C aliased to D. A, B, D, the bias and the
+ * bias gradient all have the shape's storage type (lt_shape.type: FP32,
+ * BF16 or FP16; cuBLASLt makes the bias type follow D, and refuses an FP32
+ * bias with 16-bit D). Products accumulate in FP32 (CUBLAS_COMPUTE_32F),
+ * or TF32 for F32 shapes when the context's precision is TF32
+ * (CUBLAS_COMPUTE_32F_FAST_TF32); the epilogue runs in FP32 and rounds
+ * once to the storage type. The epilogue adds (shapes from lt_shape.h; the
+ * whole step: README.md, "One training step"):
  *
  *   DEFAULT        D = op(A) op(B)
  *   BIAS           D = op(A) op(B) + bias[m] (broadcast over n)
@@ -40,15 +45,16 @@
 extern "C" {
 #endif
 
+/* Every matrix and vector has the element type shape.type. */
 typedef struct lt_matmul_call {
   lt_shape shape;
-  const float *d_a;    /* op(A) (m, k): stored (lda, k) if N, (lda, m) if T */
-  const float *d_b;    /* op(B) (k, n): stored (ldb, n) if N, (ldb, k) if T */
-  float *d_d;          /* D (m, n) col-major, ld = ldd, written */
-  const float *d_bias; /* BIAS, RELU_AUX_BIAS: [m], read; else NULL */
-  float *d_bias_grad;  /* DRELU_BGRAD: [m], BGRADB: [n], written; else NULL */
-  void *d_aux;         /* RELU_AUX_BIAS: written, DRELU_BGRAD: read;
-                          (aux_ld / 8, n) bytes; else NULL */
+  const void *d_a;    /* op(A) (m, k): stored (lda, k) if N, (lda, m) if T */
+  const void *d_b;    /* op(B) (k, n): stored (ldb, n) if N, (ldb, k) if T */
+  void *d_d;          /* D (m, n) col-major, ld = ldd, written */
+  const void *d_bias; /* BIAS, RELU_AUX_BIAS: [m], read; else NULL */
+  void *d_bias_grad;  /* DRELU_BGRAD: [m], BGRADB: [n], written; else NULL */
+  void *d_aux;        /* RELU_AUX_BIAS: written, DRELU_BGRAD: read;
+                         (aux_ld / 8, n) bytes; else NULL */
 } lt_matmul_call;
 
 /* The vector the epilogue reads or writes through cuBLASLt's one
@@ -63,13 +69,17 @@ lt_matmul_call lt_call_plain(const lt_matmul_call *call);
 /* What a built plan chose, for reports. */
 typedef struct lt_plan_info {
   lt_shape shape;
-  int tf32;
+  int tf32;        /* computed in TF32 */
   int offered;     /* candidates the heuristic returned */
   int matched;     /* autotune: candidates that ran and whose outputs matched
                       the first's (the ones timed); else 1 */
   int chosen;      /* index of the kept candidate (0: heuristic's first) */
   float chosen_us; /* median time of the kept one (autotune only) */
   float first_us;  /* median time of the first working candidate */
+  /* --mode auto (lt_auto.h): the call timed fused and as its unfused twin,
+   * each in a CUDA graph, and the choice (0 until decided). */
+  float fused_us, unfused_us;
+  int auto_choice; /* 0: not decided, 1: fused, 2: unfused */
 } lt_plan_info;
 
 /* Enqueues the call on a lane (GPU_LANE_MAIN or GPU_LANE_SIDE: its stream

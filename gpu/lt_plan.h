@@ -25,6 +25,10 @@ typedef struct lt_plan {
   lt_plan_info info;
 } lt_plan;
 
+/* The plan `call` uses, checked and built on first use as lt_matmul_on
+ * does (for lt_auto.c); NULL with the reason in lt_last_error. */
+lt_plan *lt_plan_for(gpu_context *ctx, int lane, const lt_matmul_call *call);
+
 /* The key of `call` under compute type `compute`. */
 lt_plan_key lt_plan_key_of(const lt_matmul_call *call,
                            cublasComputeType_t compute);

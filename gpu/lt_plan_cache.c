@@ -48,8 +48,7 @@ unsigned lt_alignment(const void *p) {
 
 lt_plan_key lt_plan_key_of(const lt_matmul_call *call,
                            cublasComputeType_t compute) {
-  const void *bias = call->d_bias ? (const void *)call->d_bias
-                                  : (const void *)call->d_bias_grad;
+  const void *bias = lt_call_bias_vector(call);
   lt_plan_key key = {
       .shape = call->shape,
       .compute = compute,
@@ -63,7 +62,7 @@ lt_plan_key lt_plan_key_of(const lt_matmul_call *call,
 }
 
 static int same_shape(const lt_shape *x, const lt_shape *y) {
-  return x->m == y->m && x->n == y->n && x->k == y->k &&
+  return x->type == y->type && x->m == y->m && x->n == y->n && x->k == y->k &&
          x->transa == y->transa && x->transb == y->transb && x->lda == y->lda &&
          x->ldb == y->ldb && x->ldd == y->ldd && x->epilogue == y->epilogue &&
          x->aux_ld == y->aux_ld;

@@ -15,6 +15,30 @@ const char *lt_epilogue_name(lt_epilogue epilogue) {
   return "(unknown epilogue)";
 }
 
+const char *lt_dtype_name(lt_dtype type) {
+  switch (type) {
+  case LT_DTYPE_F32: return "f32";
+  case LT_DTYPE_BF16: return "bf16";
+  case LT_DTYPE_F16: return "f16";
+  case LT_DTYPE_COUNT: break;
+  }
+  return "(unknown type)";
+}
+
+size_t lt_dtype_size(lt_dtype type) {
+  return type == LT_DTYPE_F32 ? 4 : 2;
+}
+
+double lt_dtype_unit_roundoff(lt_dtype type) {
+  return type == LT_DTYPE_BF16  ? 1.0 / 256.0
+         : type == LT_DTYPE_F16 ? 1.0 / 2048.0
+                                : 1.0 / 16777216.0;
+}
+
+int lt_ld(int rows) {
+  return (rows + 7) / 8 * 8;
+}
+
 int lt_epilogue_reads_bias(lt_epilogue epilogue) {
   return epilogue == LT_EPILOGUE_BIAS || epilogue == LT_EPILOGUE_RELU_AUX_BIAS;
 }
@@ -49,9 +73,9 @@ lt_shape lt_shape_forward(int in, int out, int n, int relu) {
       .k = in,
       .transa = 1,
       .transb = 0,
-      .lda = in,
-      .ldb = in,
-      .ldd = out,
+      .lda = lt_ld(in),
+      .ldb = lt_ld(in),
+      .ldd = lt_ld(out),
       .epilogue = relu ? LT_EPILOGUE_RELU_AUX_BIAS : LT_EPILOGUE_BIAS,
       .aux_ld = relu ? lt_aux_ld(out) : 0,
   };
@@ -65,9 +89,9 @@ lt_shape lt_shape_backward_data(int in, int out, int n) {
       .k = out,
       .transa = 0,
       .transb = 0,
-      .lda = in,
-      .ldb = out,
-      .ldd = in,
+      .lda = lt_ld(in),
+      .ldb = lt_ld(out),
+      .ldd = lt_ld(in),
       .epilogue = LT_EPILOGUE_DRELU_BGRAD,
       .aux_ld = lt_aux_ld(in),
   };
@@ -81,9 +105,9 @@ lt_shape lt_shape_backward_weights(int in, int out, int n, int with_bias_grad) {
       .k = n,
       .transa = 0,
       .transb = 1,
-      .lda = in,
-      .ldb = out,
-      .ldd = in,
+      .lda = lt_ld(in),
+      .ldb = lt_ld(out),
+      .ldd = lt_ld(in),
       .epilogue = with_bias_grad ? LT_EPILOGUE_BGRADB : LT_EPILOGUE_DEFAULT,
       .aux_ld = 0,
   };
@@ -94,7 +118,9 @@ lt_shape lt_shape_backward_weights(int in, int out, int n, int with_bias_grad) {
  * and "cublasLtMatmulDescAttributes_t"). */
 int lt_shape_check(const lt_shape *s, char *why, size_t why_size) {
   int a_rows = s->transa ? s->k : s->m, b_rows = s->transb ? s->n : s->k;
-  if (s->m < 1 || s->n < 1 || s->k < 1)
+  if ((unsigned)s->type >= LT_DTYPE_COUNT)
+    snprintf(why, why_size, "unknown data type %d", (int)s->type);
+  else if (s->m < 1 || s->n < 1 || s->k < 1)
     snprintf(why, why_size, "expected m, n, k >= 1");
   else if ((unsigned)s->epilogue >= LT_EPILOGUE_COUNT)
     snprintf(why, why_size, "unknown epilogue %d", (int)s->epilogue);
@@ -121,7 +147,7 @@ int lt_shape_check(const lt_shape *s, char *why, size_t why_size) {
 }
 
 void lt_shape_describe(char *out, size_t size, const lt_shape *s) {
-  snprintf(out, size, "%s m=%d n=%d k=%d transa=%c transb=%c",
-           lt_epilogue_name(s->epilogue), s->m, s->n, s->k,
-           s->transa ? 'T' : 'N', s->transb ? 'T' : 'N');
+  snprintf(out, size, "%s %s m=%d n=%d k=%d transa=%c transb=%c",
+           lt_epilogue_name(s->epilogue), lt_dtype_name(s->type), s->m, s->n,
+           s->k, s->transa ? 'T' : 'N', s->transb ? 'T' : 'N');
 }

@@ -6,7 +6,11 @@
  * cuBLASLt is column-major: D (m, n) = op(A) (m, k) op(B) (k, n), then the
  * epilogue. Weights are stored like PyTorch, W[out][in] row-major, which is
  * the column-major Wt (in, out) with ld = in; activations are (features,
- * batch) column-major with ld = features.
+ * batch) column-major. Every leading dimension is the row count rounded
+ * up to a multiple of 8 elements (lt_ld): 16 bytes in BF16/FP16, the
+ * alignment Hopper's fused-epilogue GEMM kernels need (measured: with
+ * ld = 100 cuBLASLt falls back to align-2 kernels); the padding rows are
+ * never read by a call with the logical m, n, k, and stay zero.
  */
 #ifndef MNIST_EPILOGS_LT_SHAPE_H
 #define MNIST_EPILOGS_LT_SHAPE_H
@@ -25,7 +29,25 @@ typedef enum lt_epilogue {
   LT_EPILOGUE_COUNT
 } lt_epilogue;
 
+/* The storage type of a call's matrices A, B, D and of its bias and bias
+ * gradient vectors (cuBLASLt: the bias type follows D; FP32 bias with
+ * 16-bit D is INVALID_VALUE, measured on the H200 with CUDA 13.0). */
+typedef enum lt_dtype {
+  LT_DTYPE_F32, /* float */
+  LT_DTYPE_BF16,
+  LT_DTYPE_F16,
+  LT_DTYPE_COUNT
+} lt_dtype;
+
+const char *lt_dtype_name(lt_dtype type);
+/* Bytes per element: 4 or 2. */
+size_t lt_dtype_size(lt_dtype type);
+/* Unit roundoff of the storage type: 2^-24, 2^-8 (BF16: 8 significant
+ * bits), 2^-11 (FP16: 11 bits). */
+double lt_dtype_unit_roundoff(lt_dtype type);
+
 typedef struct lt_shape {
+  lt_dtype type; /* of A, B, D, bias and bias gradient (F32 when zeroed) */
   int m, n, k;
   int transa, transb; /* 0: N, 1: T */
   int lda, ldb, ldd;  /* leading dimensions, in elements */
@@ -43,13 +65,20 @@ int lt_epilogue_writes_bias_grad(lt_epilogue epilogue);
 int lt_epilogue_uses_aux(lt_epilogue epilogue);
 int lt_bias_grad_length(const lt_shape *shape);
 
+/* Leading dimension (elements) of a matrix with `rows` rows: rows rounded
+ * up to a multiple of 8. */
+int lt_ld(int rows);
+
 /* aux_ld (bits) for a mask of `rows` features: rows rounded up to 128, the
  * rule of CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD. */
 int lt_aux_ld(int rows);
 /* Bytes of such a mask for n columns: aux_ld / 8 * n. */
 size_t lt_aux_bytes(int rows, int n);
 
-/* Forward of a layer with `in` inputs, `out` outputs, batch n:
+/* The builders below return F32 shapes (set .type for 16-bit) whose leading
+ * dimensions are lt_ld of the stored row counts.
+ *
+ * Forward of a layer with `in` inputs, `out` outputs, batch n:
  * Y (out, n) = op(Wt) (out, in) X (in, n) + b: m = out, n = n, k = in;
  * A = Wt stored (in, out), transposed; B = X (in, n). Hidden layers
  * (relu = 1) use RELU_AUX_BIAS with aux_ld = lt_aux_ld(out); the output
@@ -69,13 +98,13 @@ lt_shape lt_shape_backward_data(int in, int out, int n);
  * DRELU_BGRAD of the layer above). */
 lt_shape lt_shape_backward_weights(int in, int out, int n, int with_bias_grad);
 
-/* Checks the shape against cuBLASLt's rules (m, n, k >= 1; leading
- * dimensions; aux_ld a multiple of 128 bits and >= m, and only where the
- * epilogue has an aux; BGRADB's transb = T). Returns 0, or -1 with the
+/* Checks the shape against cuBLASLt's rules (a known type; m, n, k >= 1;
+ * leading dimensions; aux_ld a multiple of 128 bits and >= m, and only where
+ * the epilogue has an aux; BGRADB's transb = T). Returns 0, or -1 with the
  * broken rule in `why`. */
 int lt_shape_check(const lt_shape *shape, char *why, size_t why_size);
 
-/* "RELU_AUX_BIAS m=100 n=256 k=784 transa=T transb=N" */
+/* "RELU_AUX_BIAS bf16 m=100 n=256 k=784 transa=T transb=N" */
 void lt_shape_describe(char *out, size_t size, const lt_shape *shape);
 
 #endif

@@ -1,6 +1,7 @@
 /* lt_unfused.c: the unfused twin of every epilogue (see lt_unfused.h). */
 #include "lt_unfused.h"
 
+#include "lt_plan.h"
 #include "lt_unfused_kernels.h"
 
 int lt_matmul_unfused(gpu_context *ctx, const lt_matmul_call *call) {
@@ -10,34 +11,36 @@ int lt_matmul_unfused(gpu_context *ctx, const lt_matmul_call *call) {
 int lt_matmul_unfused_on(gpu_context *ctx, int lane,
                          const lt_matmul_call *call) {
   if (lt_matmul_check(ctx, call) != 0) return -1;
-  lt_matmul_call plain = {.shape = call->shape,
-                          .d_a = call->d_a,
-                          .d_b = call->d_b,
-                          .d_d = call->d_d};
-  plain.shape.epilogue = LT_EPILOGUE_DEFAULT;
-  plain.shape.aux_ld = 0;
+  lt_matmul_call plain = lt_call_plain(call);
   if (lt_matmul_on(ctx, lane, &plain) != 0) return -1;
   const lt_shape *s = &call->shape;
   cudaStream_t stream = gpu_lane_stream(ctx, lane);
+  float *scratch = (float *)gpu_lane_workspace(ctx, lane);
+  int sum_rows = s->epilogue == LT_EPILOGUE_BGRADB ? s->n : s->m;
+  int sum_cols = s->epilogue == LT_EPILOGUE_BGRADB ? s->k : s->n;
+  if (lt_epilogue_writes_bias_grad(s->epilogue) &&
+      lt_row_sums_scratch(sum_rows, sum_cols) > GPU_WORKSPACE_BYTES)
+    return lt_refuse(ctx, s,
+                     "the row sums need %zu bytes of scratch, more "
+                     "than the workspace",
+                     lt_row_sums_scratch(sum_rows, sum_cols));
   switch (s->epilogue) {
   case LT_EPILOGUE_BIAS:
-    return lt_bias_add(call->d_d, s->ldd, call->d_bias, s->m, s->n, stream);
+    return lt_bias_act_forward(s->type, call->d_d, s->ldd, call->d_bias, NULL,
+                               0, s->m, s->n, stream);
   case LT_EPILOGUE_RELU_AUX_BIAS:
-    if (lt_bias_add(call->d_d, s->ldd, call->d_bias, s->m, s->n, stream) != 0)
-      return -1;
-    return lt_relu_mask_forward(call->d_d, s->ldd, (uint8_t *)call->d_aux,
-                                s->aux_ld, s->m, s->n, stream);
+    return lt_bias_act_forward(s->type, call->d_d, s->ldd, call->d_bias,
+                               (uint8_t *)call->d_aux, s->aux_ld, s->m, s->n,
+                               stream);
   case LT_EPILOGUE_DRELU_BGRAD:
-    if (lt_relu_mask_backward(call->d_d, s->ldd, (const uint8_t *)call->d_aux,
-                              s->aux_ld, s->m, s->n, stream) != 0)
-      return -1;
-    return lt_bias_grad(call->d_bias_grad, call->d_d, s->ldd, s->m, s->n,
-                        stream);
+    return lt_row_sums(s->type, call->d_bias_grad, call->d_d, s->ldd,
+                       (const uint8_t *)call->d_aux, s->aux_ld, s->m, s->n,
+                       scratch, stream);
   case LT_EPILOGUE_BGRADB:
     /* op(B) (k, n) is B stored (n, k) (transb = T, checked): bias_grad[j]
-     * = sum over B's row j. */
-    return lt_bias_grad(call->d_bias_grad, call->d_b, s->ldb, s->n, s->k,
-                        stream);
+     * = sum over B's row j. Without a mask B is only read. */
+    return lt_row_sums(s->type, call->d_bias_grad, (void *)call->d_b, s->ldb,
+                       NULL, 0, s->n, s->k, scratch, stream);
   default: return 0;
   }
 }

@@ -3,10 +3,13 @@
  * kernel per epilogue step (lt_unfused_kernels.h), as a framework without
  * epilogues would. Same results up to summation order; same mask layout.
  *
- *   BIAS            DEFAULT, lt_bias_add
- *   RELU_AUX_BIAS   DEFAULT, lt_bias_add, lt_relu_mask_forward
- *   DRELU_BGRAD     DEFAULT, lt_relu_mask_backward, lt_bias_grad
- *   BGRADB          DEFAULT, lt_bias_grad over op(B)
+ *   BIAS            DEFAULT, lt_bias_act_forward (bias)
+ *   RELU_AUX_BIAS   DEFAULT, lt_bias_act_forward (bias, ReLU and mask)
+ *   DRELU_BGRAD     DEFAULT, lt_row_sums (mask, then row sums: 2 kernels)
+ *   BGRADB          DEFAULT, lt_row_sums over op(B) (2 kernels)
+ *
+ * The row sums keep their partial sums in the lane's cuBLASLt workspace,
+ * free once the DEFAULT matmul before them (same stream) has finished.
  */
 #ifndef MNIST_EPILOGS_LT_UNFUSED_H
 #define MNIST_EPILOGS_LT_UNFUSED_H

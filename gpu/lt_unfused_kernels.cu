@@ -1,116 +1,200 @@
 /* lt_unfused_kernels.cu: the unfused twin's kernels (see
- * lt_unfused_kernels.h). */
+ * lt_unfused_kernels.h). A thread owns 8 consecutive rows of a column:
+ * one byte of the ReLU mask, and one 16-byte load of 16-bit values (two
+ * of floats) when ld and the pointers allow it. */
 #include <stdio.h>
 
 #include "gpu_check.h"
 #include "gpu_grid.h"
+#include "lt_types.cuh"
 
 #include "lt_unfused_kernels.h"
 
-__global__ void bias_add_kernel(float *y, int ld, const float *bias, int m,
-                                int n) {
-  size_t total = (size_t)m * n;
-  for (size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x; t < total;
-       t += (size_t)gridDim.x * blockDim.x) {
-    int i = (int)(t % m);
-    size_t j = t / m;
-    y[j * ld + i] += bias[i];
+/* Eight values, 16-byte aligned: one or two vector loads. */
+template <typename T> struct __align__(16) pack8 {
+  T v[8];
+};
+
+/* Rows 8g .. 8g+7 of a column into float, vector load when `vec` (all 8
+ * rows exist and the address is 16-byte aligned). */
+template <typename T>
+__device__ __forceinline__ void load8(float *out, const T *p, int rows,
+                                      bool vec) {
+  if (vec) {
+    pack8<T> pk = *(const pack8<T> *)p;
+#pragma unroll
+    for (int r = 0; r < 8; r++)
+      out[r] = lt_to_float(pk.v[r]);
+  } else {
+#pragma unroll
+    for (int r = 0; r < 8; r++)
+      out[r] = r < rows ? lt_to_float(p[r]) : 0.0f;
   }
 }
 
-extern "C" int lt_bias_add(float *d_y, int ld, const float *d_bias, int m,
-                           int n, cudaStream_t stream) {
-  bias_add_kernel<<<gpu_grid_blocks((size_t)m * n, 256), 256, 0, stream>>>(
-      d_y, ld, d_bias, m, n);
-  CUDA_CHECK_KERNEL("bias_add_kernel");
-  return 0;
+template <typename T>
+__device__ __forceinline__ void store8(T *p, const float *in, int rows,
+                                       bool vec) {
+  if (vec) {
+    pack8<T> pk;
+#pragma unroll
+    for (int r = 0; r < 8; r++)
+      pk.v[r] = lt_from_float<T>(in[r]);
+    *(pack8<T> *)p = pk;
+  } else {
+#pragma unroll
+    for (int r = 0; r < 8; r++)
+      if (r < rows) p[r] = lt_from_float<T>(in[r]);
+  }
 }
 
-/* One thread per mask byte: rows 8b .. 8b+7 of column j. */
-__global__ void relu_mask_forward_kernel(float *y, int ld, uint8_t *mask,
-                                         int aux_bytes, int m, int n) {
-  int bytes_per_col = (m + 7) / 8;
-  size_t total = (size_t)bytes_per_col * n;
+static bool aligned16(const void *p) {
+  return ((uintptr_t)p & 15u) == 0;
+}
+
+/* Vector access is safe for every full group when each column starts on a
+ * 16-byte boundary: ld a multiple of 8 elements and the base aligned. */
+static bool vector_ok(const void *base, int ld) {
+  return aligned16(base) && ld % 8 == 0;
+}
+
+template <typename T>
+__global__ void bias_act_kernel(T *y, int ld, const T *bias, uint8_t *mask,
+                                int aux_bytes, int m, int n, bool vec) {
+  int groups = (m + 7) / 8;
+  size_t total = (size_t)groups * n;
   for (size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x; t < total;
        t += (size_t)gridDim.x * blockDim.x) {
-    int b = (int)(t % bytes_per_col);
-    size_t j = t / bytes_per_col;
-    float *col = y + j * ld;
+    int g = (int)(t % groups);
+    size_t j = t / groups;
+    int rows = min(8, m - 8 * g);
+    bool full = vec && rows == 8;
+    float z[8], b[8];
+    T *col = y + j * ld + 8 * g;
+    load8(z, col, rows, full);
+    load8(b, bias + 8 * g, rows, full);
     unsigned bits = 0;
+#pragma unroll
     for (int r = 0; r < 8; r++) {
-      int i = 8 * b + r;
-      if (i < m) {
-        float v = col[i];
+      z[r] += b[r];
+      if (mask) {
         /* "not below 0", as cuBLASLt's RELU_AUX_BIAS (measured on the
          * H200): an exact zero passes the gradient, and a NaN passes
          * through as NaN, so divergence reaches the loss in both modes. */
-        int pass = !(v < 0.0f);
-        if (pass) bits |= 1u << r;
-        col[i] = pass ? v : 0.0f;
+        int pass = !(z[r] < 0.0f);
+        bits |= (unsigned)(pass && r < rows) << r;
+        z[r] = pass ? z[r] : 0.0f;
       }
     }
-    mask[j * aux_bytes + b] = (uint8_t)bits;
+    store8(col, z, rows, full);
+    if (mask) mask[j * aux_bytes + g] = (uint8_t)bits;
   }
 }
 
-extern "C" int lt_relu_mask_forward(float *d_y, int ld, uint8_t *d_mask,
-                                    int aux_ld, int m, int n,
-                                    cudaStream_t stream) {
+extern "C" int lt_bias_act_forward(lt_dtype type, void *d_y, int ld,
+                                   const void *d_bias, uint8_t *d_mask,
+                                   int aux_ld, int m, int n,
+                                   cudaStream_t stream) {
   size_t total = (size_t)((m + 7) / 8) * n;
-  relu_mask_forward_kernel<<<gpu_grid_blocks(total, 256), 256, 0, stream>>>(
-      d_y, ld, d_mask, aux_ld / 8, m, n);
-  CUDA_CHECK_KERNEL("relu_mask_forward_kernel");
+  bool vec = vector_ok(d_y, ld) && aligned16(d_bias);
+  LT_DISPATCH(
+      type,
+      bias_act_kernel<T><<<gpu_grid_blocks(total, 256), 256, 0, stream>>>(
+          (T *)d_y, ld, (const T *)d_bias, d_mask, aux_ld / 8, m, n, vec));
+  CUDA_CHECK_KERNEL("bias_act_kernel");
   return 0;
 }
 
-__global__ void relu_mask_backward_kernel(float *g, int ld, const uint8_t *mask,
-                                          int aux_bytes, int m, int n) {
-  size_t total = (size_t)m * n;
-  for (size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x; t < total;
-       t += (size_t)gridDim.x * blockDim.x) {
-    int i = (int)(t % m);
-    size_t j = t / m;
-    int bit = (mask[j * aux_bytes + i / 8] >> (i % 8)) & 1;
-    if (!bit) g[j * ld + i] = 0.0f;
-  }
-}
+/* Row sums: a block is 32 groups of 8 rows x 8 slices of columns over one
+ * chunk of columns; grid (row blocks, chunks). Each thread sums its slice
+ * (columns start + s, start + s + 8, ...) in order, the 8 slices are added
+ * in order in shared memory, and partial[chunk][row] is written. */
+enum { SUM_GROUPS = 32, SUM_SLICES = 8, SUM_TARGET_BLOCKS = 264 };
 
-extern "C" int lt_relu_mask_backward(float *d_g, int ld, const uint8_t *d_mask,
-                                     int aux_ld, int m, int n,
-                                     cudaStream_t stream) {
-  relu_mask_backward_kernel<<<gpu_grid_blocks((size_t)m * n, 256), 256, 0,
-                              stream>>>(d_g, ld, d_mask, aux_ld / 8, m, n);
-  CUDA_CHECK_KERNEL("relu_mask_backward_kernel");
-  return 0;
-}
-
-enum { BGRAD_ROWS = 32, BGRAD_SLICES = 16 };
-
-/* Block (32, 16): 32 rows, 16 slices of columns each summed in order, then
- * the 16 partials summed in a fixed order. */
-__global__ void bias_grad_kernel(float *db, const float *g, int ld, int m,
-                                 int n) {
-  __shared__ float part[BGRAD_SLICES][BGRAD_ROWS];
-  int i = blockIdx.x * BGRAD_ROWS + threadIdx.x;
-  float sum = 0.0f;
-  if (i < m)
-    for (int j = threadIdx.y; j < n; j += BGRAD_SLICES)
-      sum += g[(size_t)j * ld + i];
-  part[threadIdx.y][threadIdx.x] = sum;
+template <typename T>
+__global__ void row_sums_kernel(float *partial, T *g, int ld,
+                                const uint8_t *mask, int aux_bytes, int m,
+                                int n, int chunk, bool vec) {
+  __shared__ float part[SUM_SLICES][SUM_GROUPS * 8];
+  int group = blockIdx.x * SUM_GROUPS + threadIdx.x;
+  int rows = group * 8 < m ? min(8, m - 8 * group) : 0;
+  bool full = vec && rows == 8;
+  float sum[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  int start = blockIdx.y * chunk, end = min(n, start + chunk);
+  if (rows > 0)
+    for (int j = start + threadIdx.y; j < end; j += SUM_SLICES) {
+      float v[8];
+      T *col = g + (size_t)j * ld + 8 * group;
+      load8(v, col, rows, full);
+      if (mask) {
+        unsigned bits = mask[(size_t)j * aux_bytes + group];
+#pragma unroll
+        for (int r = 0; r < 8; r++)
+          v[r] = (bits >> r & 1u) ? v[r] : 0.0f;
+        store8(col, v, rows, full);
+      }
+#pragma unroll
+      for (int r = 0; r < 8; r++)
+        sum[r] += v[r];
+    }
+#pragma unroll
+  for (int r = 0; r < 8; r++)
+    part[threadIdx.y][threadIdx.x * 8 + r] = sum[r];
   __syncthreads();
-  if (threadIdx.y == 0 && i < m) {
+  int tid = threadIdx.y * SUM_GROUPS + threadIdx.x; /* 0 .. 255 */
+  int row = blockIdx.x * SUM_GROUPS * 8 + tid;
+  if (row < m) {
     float total = 0.0f;
-    for (int s = 0; s < BGRAD_SLICES; s++)
-      total += part[s][threadIdx.x];
-    db[i] = total;
+    for (int s = 0; s < SUM_SLICES; s++)
+      total += part[s][tid];
+    partial[(size_t)blockIdx.y * m + row] = total;
   }
 }
 
-extern "C" int lt_bias_grad(float *d_db, const float *d_g, int ld, int m, int n,
-                            cudaStream_t stream) {
-  dim3 block(BGRAD_ROWS, BGRAD_SLICES);
-  bias_grad_kernel<<<(m + BGRAD_ROWS - 1) / BGRAD_ROWS, block, 0, stream>>>(
-      d_db, d_g, ld, m, n);
-  CUDA_CHECK_KERNEL("bias_grad_kernel");
+template <typename T>
+__global__ void add_partials_kernel(T *db, const float *partial, int m,
+                                    int chunks) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= m) return;
+  float total = 0.0f;
+  for (int c = 0; c < chunks; c++)
+    total += partial[(size_t)c * m + i];
+  db[i] = lt_from_float<T>(total);
+}
+
+/* Chunks of columns: enough blocks to fill the GPU, each chunk a multiple
+ * of 8 columns. Depends only on (m, n). */
+static void row_sums_split(int m, int n, int *chunks, int *chunk) {
+  int row_blocks = (m + SUM_GROUPS * 8 - 1) / (SUM_GROUPS * 8);
+  int want = (SUM_TARGET_BLOCKS + row_blocks - 1) / row_blocks;
+  int max_chunks = (n + SUM_SLICES - 1) / SUM_SLICES;
+  int c = want < max_chunks ? want : max_chunks;
+  int size = (n + c - 1) / c;
+  size = (size + SUM_SLICES - 1) / SUM_SLICES * SUM_SLICES;
+  *chunk = size;
+  *chunks = (n + size - 1) / size;
+}
+
+extern "C" size_t lt_row_sums_scratch(int m, int n) {
+  int chunks, chunk;
+  row_sums_split(m, n, &chunks, &chunk);
+  return (size_t)chunks * m * sizeof(float);
+}
+
+extern "C" int lt_row_sums(lt_dtype type, void *d_db, void *d_g, int ld,
+                           const uint8_t *d_mask, int aux_ld, int m, int n,
+                           float *d_scratch, cudaStream_t stream) {
+  int chunks, chunk;
+  row_sums_split(m, n, &chunks, &chunk);
+  dim3 block(SUM_GROUPS, SUM_SLICES);
+  dim3 grid((m + SUM_GROUPS * 8 - 1) / (SUM_GROUPS * 8), chunks);
+  bool vec = vector_ok(d_g, ld);
+  LT_DISPATCH(type, row_sums_kernel<T>
+              <<<grid, block, 0, stream>>>(d_scratch, (T *)d_g, ld, d_mask,
+                                           aux_ld / 8, m, n, chunk, vec));
+  CUDA_CHECK_KERNEL("row_sums_kernel");
+  LT_DISPATCH(type, add_partials_kernel<T><<<(m + 255) / 256, 256, 0, stream>>>(
+                        (T *)d_db, d_scratch, m, chunks));
+  CUDA_CHECK_KERNEL("add_partials_kernel");
   return 0;
 }

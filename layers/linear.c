@@ -4,16 +4,22 @@
  * through lt_matmul_unfused. */
 #include "linear.h"
 
+#include "../gpu/lt_auto.h"
 #include "../gpu/lt_matmul.h"
 #include "../gpu/lt_unfused.h"
 
-static int matmul(gpu_context *ctx, int lane, const lt_matmul_call *call,
-                  mlp_mode mode) {
-  return mode == MLP_MODE_FUSED ? lt_matmul_on(ctx, lane, call)
-                                : lt_matmul_unfused_on(ctx, lane, call);
+/* The call's shape in the layer's storage type. */
+static int matmul(gpu_context *ctx, int lane, lt_matmul_call *call,
+                  const linear_layer *layer, mlp_mode mode) {
+  call->shape.type = layer->type;
+  switch (mode) {
+  case MLP_MODE_UNFUSED: return lt_matmul_unfused_on(ctx, lane, call);
+  case MLP_MODE_AUTO: return lt_matmul_auto_on(ctx, lane, call);
+  default: return lt_matmul_on(ctx, lane, call);
+  }
 }
 
-int linear_forward(gpu_context *ctx, linear_layer *layer, const float *d_x,
+int linear_forward(gpu_context *ctx, linear_layer *layer, const void *d_x,
                    int n, mlp_mode mode) {
   /* Y (out, n) = op(Wt) X + b [ReLU]: A = Wt (in, out) transposed, B = X
    * (in, n); RELU_AUX_BIAS also writes the ReLU bits into d_mask. */
@@ -25,7 +31,7 @@ int linear_forward(gpu_context *ctx, linear_layer *layer, const float *d_x,
       .d_bias = layer->d_b,
       .d_aux = layer->relu ? layer->d_mask : NULL,
   };
-  return matmul(ctx, GPU_LANE_MAIN, &call, mode);
+  return matmul(ctx, GPU_LANE_MAIN, &call, layer, mode);
 }
 
 int linear_backward_data(gpu_context *ctx, int lane, const linear_layer *layer,
@@ -41,11 +47,11 @@ int linear_backward_data(gpu_context *ctx, int lane, const linear_layer *layer,
       .d_bias_grad = below->d_db,
       .d_aux = below->d_mask,
   };
-  return matmul(ctx, lane, &call, mode);
+  return matmul(ctx, lane, &call, layer, mode);
 }
 
 int linear_backward_weights(gpu_context *ctx, int lane, linear_layer *layer,
-                            const float *d_x, int n, mlp_mode mode) {
+                            const void *d_x, int n, mlp_mode mode) {
   /* dWt (in, out) = X (in, n) dZ^T: B = dZ stored (out, n), transposed.
    * The output layer's bias gradient rides along (BGRADB sums op(B) over
    * the batch); a hidden layer's came from the DRELU_BGRAD above. */
@@ -57,5 +63,5 @@ int linear_backward_weights(gpu_context *ctx, int lane, linear_layer *layer,
       .d_d = layer->d_dwt,
       .d_bias_grad = bias_here ? layer->d_db : NULL,
   };
-  return matmul(ctx, lane, &call, mode);
+  return matmul(ctx, lane, &call, layer, mode);
 }

@@ -1,8 +1,8 @@
 /* linear.h: one fully connected layer, forward and backward, fused
- * (cuBLASLt epilogues) or unfused (plain matmul + one kernel per epilogue
- * step). Both modes compute the same numbers up to summation order. Each
- * call's shape comes from the builders in gpu/lt_shape.h, the same ones
- * the oracle (oracle.h) uses.
+ * (cuBLASLt epilogues), unfused (plain matmul + one kernel per epilogue
+ * step), or auto (the faster of the two per call, gpu/lt_auto.h). Both modes
+ * compute the same numbers up to summation order. Each call's shape comes from
+ * the builders in gpu/lt_shape.h, the same ones the oracle (oracle.h) uses.
  *
  * The layer does not own memory: its pointers are views into the MLP's
  * slabs and activation buffers (layers/mlp.c).
@@ -15,23 +15,29 @@
 #include "../gpu/gpu_context.h"
 #include "mlp_mode.h"
 
+/* Every matrix and vector below has the element type `type` (FP32, or BF16
+ * / FP16 in mixed precision: then d_wt and d_b are the 16-bit copies the
+ * SGD kernel writes of the FP32 master weights, layers/mlp.h). Leading
+ * dimensions are lt_ld of the row count (gpu/lt_shape.h). */
 typedef struct linear_layer {
   int in, out;
-  int relu;        /* 1 for hidden layers: ReLU after the bias */
-  float *d_wt;     /* Wt (in, out) col-major = W[out][in] row-major */
-  float *d_b;      /* [out] */
-  float *d_dwt;    /* (in, out), gradient of d_wt */
-  float *d_db;     /* [out] */
-  float *d_y;      /* (out, max_batch): ReLU output, or logits */
-  float *d_dz;     /* (out, max_batch): loss gradient at the
-                      pre-activation (after the ReLU mask) */
+  int relu; /* 1 for hidden layers: ReLU after the bias */
+  lt_dtype type;
+  void *d_wt;      /* Wt (in, out), ld lt_ld(in) = W[out][in] row-major */
+  void *d_b;       /* [out] */
+  void *d_dwt;     /* (in, out), ld lt_ld(in): gradient of d_wt */
+  void *d_db;      /* [out] */
+  void *d_y;       /* (out, max_batch), ld lt_ld(out): ReLU output, or
+                      logits */
+  void *d_dz;      /* (out, max_batch), ld lt_ld(out): loss gradient at
+                      the pre-activation (after the ReLU mask) */
   uint8_t *d_mask; /* (aux_ld / 8, max_batch) bytes; hidden layers */
 } linear_layer;
 
 /* d_y (out, n) = [ReLU](Wt^T x + b), saving the ReLU mask: one call with
  * RELU_AUX_BIAS (hidden) or BIAS (output) on the main lane (lt_shape_forward).
- * d_x is (in, n) col-major. */
-int linear_forward(gpu_context *ctx, linear_layer *layer, const float *d_x,
+ * d_x is (in, n) col-major, ld lt_ld(in). */
+int linear_forward(gpu_context *ctx, linear_layer *layer, const void *d_x,
                    int n, mlp_mode mode);
 
 /* Backward, data part, on `lane`: below->d_dz (in, n) = (Wt dz) masked by
@@ -46,6 +52,6 @@ int linear_backward_data(gpu_context *ctx, int lane, const linear_layer *layer,
  * d_db comes from linear_backward_data of the layer above. All written
  * (lt_shape_backward_weights). */
 int linear_backward_weights(gpu_context *ctx, int lane, linear_layer *layer,
-                            const float *d_x, int n, mlp_mode mode);
+                            const void *d_x, int n, mlp_mode mode);
 
 #endif

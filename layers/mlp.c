@@ -17,25 +17,34 @@ static size_t mask_stride(int rows, int max_batch) {
   return (lt_aux_bytes(rows, max_batch) + 255) / 256 * 256;
 }
 
+/* Bytes of `elements` of the net's type, rounded to the slab spacing. */
+static size_t tensor_bytes(const mlp *net, size_t elements) {
+  return mlp_align_floats(elements) * lt_dtype_size(net->type);
+}
+
 static int mlp_allocate(mlp *net) {
   const mlp_layout *lay = &net->layout;
   size_t slab = lay->slab_floats * sizeof(float);
+  size_t typed_slab = lay->slab_floats * lt_dtype_size(net->type);
   CUDA_CHECK(cudaMalloc((void **)&net->d_params, slab));
-  CUDA_CHECK(cudaMalloc((void **)&net->d_grads, slab));
+  CUDA_CHECK(cudaMalloc(&net->d_grads, typed_slab));
   CUDA_CHECK(cudaMalloc((void **)&net->d_velocity, slab));
   CUDA_CHECK(cudaMemset(net->d_params, 0, slab));
-  CUDA_CHECK(cudaMemset(net->d_grads, 0, slab));
+  CUDA_CHECK(cudaMemset(net->d_grads, 0, typed_slab));
   CUDA_CHECK(cudaMemset(net->d_velocity, 0, slab));
-  size_t act_floats = 0, mask_bytes = 0;
-  for (int l = 0; l < lay->depth; l++) {
-    act_floats +=
-        2 * mlp_align_floats((size_t)lay->widths[l + 1] * net->max_batch);
-    mask_bytes += mask_stride(lay->widths[l + 1], net->max_batch);
+  if (net->type != LT_DTYPE_F32) {
+    CUDA_CHECK(cudaMalloc(&net->d_params_copy, typed_slab));
+    CUDA_CHECK(cudaMemset(net->d_params_copy, 0, typed_slab));
   }
-  CUDA_CHECK(
-      cudaMalloc((void **)&net->d_activations, act_floats * sizeof(float)));
+  size_t act_bytes = 0, mask_bytes = 0;
+  for (int l = 0; l < lay->depth; l++) {
+    int out = lay->widths[l + 1];
+    act_bytes += 2 * tensor_bytes(net, (size_t)lt_ld(out) * net->max_batch);
+    mask_bytes += mask_stride(out, net->max_batch);
+  }
+  CUDA_CHECK(cudaMalloc(&net->d_activations, act_bytes));
   CUDA_CHECK(cudaMalloc((void **)&net->d_masks, mask_bytes));
-  CUDA_CHECK(cudaMemset(net->d_activations, 0, act_floats * sizeof(float)));
+  CUDA_CHECK(cudaMemset(net->d_activations, 0, act_bytes));
   CUDA_CHECK(cudaMemset(net->d_masks, 0, mask_bytes));
   CUDA_CHECK(cudaDeviceSynchronize());
   for (int l = 0; l < lay->depth; l++)
@@ -43,19 +52,24 @@ static int mlp_allocate(mlp *net) {
         cudaEventCreateWithFlags(&net->dz_ready[l], cudaEventDisableTiming));
   CUDA_CHECK(
       cudaEventCreateWithFlags(&net->weights_done, cudaEventDisableTiming));
-  float *act = net->d_activations;
+  size_t size = lt_dtype_size(net->type);
+  char *weights =
+      net->d_params_copy ? (char *)net->d_params_copy : (char *)net->d_params;
+  char *grads = (char *)net->d_grads;
+  char *act = (char *)net->d_activations;
   uint8_t *mask = net->d_masks;
   for (int l = 0; l < lay->depth; l++) {
     linear_layer *layer = &net->layers[l];
     int out = lay->widths[l + 1];
-    size_t act_size = mlp_align_floats((size_t)out * net->max_batch);
+    size_t act_size = tensor_bytes(net, (size_t)lt_ld(out) * net->max_batch);
     layer->in = lay->widths[l];
     layer->out = out;
     layer->relu = l + 1 < lay->depth;
-    layer->d_wt = net->d_params + lay->w_offset[l];
-    layer->d_b = net->d_params + lay->b_offset[l];
-    layer->d_dwt = net->d_grads + lay->w_offset[l];
-    layer->d_db = net->d_grads + lay->b_offset[l];
+    layer->type = net->type;
+    layer->d_wt = weights + lay->w_offset[l] * size;
+    layer->d_b = weights + lay->b_offset[l] * size;
+    layer->d_dwt = grads + lay->w_offset[l] * size;
+    layer->d_db = grads + lay->b_offset[l] * size;
     layer->d_y = act;
     layer->d_dz = act + act_size;
     act += 2 * act_size;
@@ -65,7 +79,8 @@ static int mlp_allocate(mlp *net) {
   return 0;
 }
 
-int mlp_create(mlp **out, const int *widths, int depth, int max_batch) {
+int mlp_create(mlp **out, const int *widths, int depth, int max_batch,
+               lt_dtype type) {
   *out = NULL;
   if (max_batch < 1) {
     fprintf(stderr, "mlp: expected a batch size >= 1, found %d\n", max_batch);
@@ -83,6 +98,8 @@ int mlp_create(mlp **out, const int *widths, int depth, int max_batch) {
     return -1;
   }
   net->max_batch = max_batch;
+  net->type = type;
+  net->loss_scale = type == LT_DTYPE_F16 ? GPU_FP16_LOSS_SCALE : 1.0f;
   if (mlp_allocate(net) != 0) {
     mlp_destroy(net);
     return -1;
@@ -99,6 +116,7 @@ void mlp_destroy(mlp *net) {
   cudaFree(net->d_masks);
   cudaFree(net->d_activations);
   cudaFree(net->d_velocity);
+  cudaFree(net->d_params_copy);
   cudaFree(net->d_grads);
   cudaFree(net->d_params);
   free(net);
@@ -112,20 +130,20 @@ int mlp_init_params(mlp *net, gpu_context *ctx, unsigned long long seed) {
   CUDA_CHECK(cudaMemsetAsync(net->d_params, 0, slab, ctx->stream));
   CUDA_CHECK(cudaMemsetAsync(net->d_velocity, 0, slab, ctx->stream));
   for (int l = 0; l < lay->depth; l++) {
-    int in = lay->widths[l];
-    size_t count = (size_t)in * lay->widths[l + 1];
-    /* cuRAND's normal generator wants an even count; the slab pads every
-     * tensor to 64 floats, so one more float stays inside the padding, and
-     * the bias after it is zeroed again below. */
-    count += count & 1;
+    int in = lay->widths[l], outs = lay->widths[l + 1];
+    float *wt = net->d_params + lay->w_offset[l];
+    /* The whole (lt_ld(in), out) block is drawn (an even count, as
+     * cuRAND's normal generator wants), then its padding rows zeroed. */
+    size_t count = (size_t)lt_ld(in) * outs;
     float std = sqrtf((net->layers[l].relu ? 2.0f : 1.0f) / (float)in);
-    CURAND_CHECK(
-        curandGenerateNormal(ctx->rng, net->layers[l].d_wt, count, 0.0f, std));
-    CUDA_CHECK(cudaMemsetAsync(net->layers[l].d_b, 0,
-                               (size_t)lay->widths[l + 1] * sizeof(float),
-                               ctx->stream));
+    CURAND_CHECK(curandGenerateNormal(ctx->rng, wt, count, 0.0f, std));
+    if (lt_ld(in) > in)
+      CUDA_CHECK(cudaMemset2DAsync(wt + in, (size_t)lt_ld(in) * sizeof(float),
+                                   0, (size_t)(lt_ld(in) - in) * sizeof(float),
+                                   (size_t)outs, ctx->stream));
   }
-  return 0;
+  sgd_slabs slabs = mlp_sgd_slabs(net);
+  return sgd_write_copy(&slabs, ctx->stream);
 }
 
 static int check_batch(const mlp *net, int n) {
@@ -137,10 +155,10 @@ static int check_batch(const mlp *net, int n) {
   return 0;
 }
 
-int mlp_forward(mlp *net, gpu_context *ctx, const float *d_x, int n,
+int mlp_forward(mlp *net, gpu_context *ctx, const void *d_x, int n,
                 mlp_mode mode) {
   if (check_batch(net, n) != 0) return -1;
-  const float *input = d_x;
+  const void *input = d_x;
   for (int l = 0; l < net->layout.depth; l++) {
     if (linear_forward(ctx, &net->layers[l], input, n, mode) != 0) return -1;
     input = net->layers[l].d_y;
@@ -148,12 +166,12 @@ int mlp_forward(mlp *net, gpu_context *ctx, const float *d_x, int n,
   return 0;
 }
 
-int mlp_backward(mlp *net, gpu_context *ctx, const float *d_x,
+int mlp_backward(mlp *net, gpu_context *ctx, const void *d_x,
                  const int *d_labels, int n, mlp_mode mode, double *d_stats) {
   int depth = net->layout.depth;
   linear_layer *top = &net->layers[depth - 1];
-  if (xent_loss_grad(top->d_dz, d_stats, top->d_y, d_labels, top->out, n,
-                     ctx->stream) != 0)
+  if (xent_loss_grad(net->type, top->d_dz, d_stats, top->d_y, lt_ld(top->out),
+                     d_labels, top->out, n, net->loss_scale, ctx->stream) != 0)
     return -1;
   /* Layer by layer from the top: once a layer's dZ is ready on the main
    * lane, its weight gradient starts on the side lane while the main lane
@@ -161,7 +179,7 @@ int mlp_backward(mlp *net, gpu_context *ctx, const float *d_x,
    * path). The two lanes never write the same buffer. */
   for (int l = depth - 1; l >= 0; l--) {
     linear_layer *layer = &net->layers[l];
-    const float *input = l == 0 ? d_x : net->layers[l - 1].d_y;
+    const void *input = l == 0 ? d_x : net->layers[l - 1].d_y;
     CUDA_CHECK(cudaEventRecord(net->dz_ready[l], ctx->stream));
     CUDA_CHECK(cudaStreamWaitEvent(ctx->side_stream, net->dz_ready[l], 0));
     if (linear_backward_weights(ctx, GPU_LANE_SIDE, layer, input, n, mode) != 0)
@@ -175,12 +193,23 @@ int mlp_backward(mlp *net, gpu_context *ctx, const float *d_x,
   return 0;
 }
 
-int mlp_update(mlp *net, gpu_context *ctx, const float *d_lr, float momentum) {
-  return sgd_update(net->d_params, net->d_velocity, net->d_grads,
-                    net->layout.slab_floats, d_lr, momentum, ctx->stream);
+sgd_slabs mlp_sgd_slabs(const mlp *net) {
+  sgd_slabs s = {.d_params = net->d_params,
+                 .d_velocity = net->d_velocity,
+                 .d_grads = net->d_grads,
+                 .d_copy = net->d_params_copy,
+                 .type = net->type,
+                 .count = net->layout.slab_floats};
+  return s;
 }
 
-int mlp_train_step(mlp *net, gpu_context *ctx, const float *d_x,
+int mlp_update(mlp *net, gpu_context *ctx, const float *d_lr, float momentum) {
+  sgd_slabs slabs = mlp_sgd_slabs(net);
+  return sgd_update(&slabs, d_lr, momentum, 1.0f / net->loss_scale,
+                    ctx->stream);
+}
+
+int mlp_train_step(mlp *net, gpu_context *ctx, const void *d_x,
                    const int *d_labels, int n, mlp_mode mode, const float *d_lr,
                    float momentum, double *d_stats) {
   if (mlp_forward(net, ctx, d_x, n, mode) != 0 ||
@@ -189,14 +218,14 @@ int mlp_train_step(mlp *net, gpu_context *ctx, const float *d_x,
   return mlp_update(net, ctx, d_lr, momentum);
 }
 
-int mlp_evaluate(mlp *net, gpu_context *ctx, const float *d_x,
+int mlp_evaluate(mlp *net, gpu_context *ctx, const void *d_x,
                  const int *d_labels, int n, mlp_mode mode, double *d_stats) {
   if (mlp_forward(net, ctx, d_x, n, mode) != 0) return -1;
   const linear_layer *top = &net->layers[net->layout.depth - 1];
-  return xent_loss_grad(NULL, d_stats, top->d_y, d_labels, top->out, n,
-                        ctx->stream);
+  return xent_loss_grad(net->type, NULL, d_stats, top->d_y, lt_ld(top->out),
+                        d_labels, top->out, n, 1.0f, ctx->stream);
 }
 
-const float *mlp_logits(const mlp *net) {
+const void *mlp_logits(const mlp *net) {
   return net->layers[net->layout.depth - 1].d_y;
 }

@@ -3,6 +3,14 @@
  * gradients at each layer and ReLU masks sized once for max_batch.
  * Nothing is allocated by the step functions.
  *
+ * Precision: the matmuls' storage type `type` (gpu_precision_dtype). The
+ * master weights and the momentum are FP32 whatever it is; in BF16/FP16
+ * the matmuls read a 16-bit copy of the weights that the SGD kernel writes
+ * in the same pass (d_params_copy), and activations, masks-producing
+ * outputs and every gradient are 16-bit. Softmax and loss run in FP32 on
+ * the 16-bit logits. FP16 scales the loss gradient by loss_scale (and SGD
+ * divides it out) so that small gradients do not flush to zero.
+ *
  * A training step (README.md, "One training step"), per batch of
  * n <= max_batch:
  *   mlp_forward   hidden layers RELU_AUX_BIAS, output layer BIAS
@@ -18,57 +26,72 @@
 
 #include "linear.h"
 #include "mlp_layout.h"
+#include "sgd.h"
 
 typedef struct mlp {
   mlp_layout layout;
   int max_batch;
+  lt_dtype type; /* of the matmuls' operands (see above) */
+  float loss_scale;
   linear_layer layers[MLP_MAX_LAYERS];
-  float *d_params;                      /* slab: layout.slab_floats */
-  float *d_grads;                       /* slab, same offsets */
-  float *d_velocity;                    /* slab, same offsets (momentum) */
-  float *d_activations;                 /* every layer's d_y and d_dz */
+  float *d_params;                      /* FP32 master slab:
+                                           layout.slab_floats */
+  void *d_params_copy;                  /* `type` copy for the matmuls, same
+                                           offsets; NULL in FP32 */
+  void *d_grads;                        /* `type` slab, same offsets */
+  float *d_velocity;                    /* FP32 slab, same offsets */
+  void *d_activations;                  /* every layer's d_y and d_dz */
   uint8_t *d_masks;                     /* every hidden layer's ReLU bit-mask */
   cudaEvent_t dz_ready[MLP_MAX_LAYERS]; /* layer l's d_dz written (main) */
   cudaEvent_t weights_done;             /* side lane finished (side) */
 } mlp;
 
-/* Allocates an MLP for widths[0..depth] and batches up to max_batch; zero
- * parameters until mlp_init_params. Every buffer is zeroed before it
+/* Allocates an MLP for widths[0..depth], batches up to max_batch and
+ * matmuls in `type`; zero parameters until mlp_init_params; loss_scale
+ * GPU_FP16_LOSS_SCALE for F16, else 1. Every buffer is zeroed before it
  * returns (the device is synchronised: the zeroing is on the legacy stream,
  * the context's streams do not wait for it). Returns 0, or -1 with a
  * message on stderr and *out NULL. */
-int mlp_create(mlp **out, const int *widths, int depth, int max_batch);
+int mlp_create(mlp **out, const int *widths, int depth, int max_batch,
+               lt_dtype type);
 void mlp_destroy(mlp *net);
 
 /* Weights ~ N(0, 2 / in) for ReLU layers (He), N(0, 1 / in) for the output
- * layer; biases and momentum 0. Reseeds ctx->rng with `seed` (offset 0)
- * and draws from it on ctx->stream: the same seed, the same weights. */
+ * layer (padding rows 0); biases and momentum 0; the 16-bit copy written.
+ * Reseeds ctx->rng with `seed` (offset 0) and draws from it on
+ * ctx->stream: the same seed, the same weights. */
 int mlp_init_params(mlp *net, gpu_context *ctx, unsigned long long seed);
 
-/* Forward pass of d_x (widths[0], n); logits end in mlp_logits(net). */
-int mlp_forward(mlp *net, gpu_context *ctx, const float *d_x, int n,
+/* Forward pass of d_x (widths[0], n), ld lt_ld(widths[0]), in net->type;
+ * logits end in mlp_logits(net). */
+int mlp_forward(mlp *net, gpu_context *ctx, const void *d_x, int n,
                 mlp_mode mode);
 
 /* Loss gradient and backward pass after mlp_forward on the same d_x:
  * every gradient in d_grads is written (=). d_stats[0] += summed loss,
  * d_stats[1] += correct predictions. */
-int mlp_backward(mlp *net, gpu_context *ctx, const float *d_x,
+int mlp_backward(mlp *net, gpu_context *ctx, const void *d_x,
                  const int *d_labels, int n, mlp_mode mode, double *d_stats);
 
-/* v = momentum * v + grads; params -= lr * v, with lr = *d_lr read on
- * the GPU: one kernel over the whole slab. */
+/* v = momentum * v + grads / loss_scale; params -= lr * v, with lr =
+ * *d_lr read on the GPU; the 16-bit copy rewritten: one kernel over the
+ * whole slab. */
 int mlp_update(mlp *net, gpu_context *ctx, const float *d_lr, float momentum);
 
 /* mlp_forward + mlp_backward + mlp_update. */
-int mlp_train_step(mlp *net, gpu_context *ctx, const float *d_x,
+int mlp_train_step(mlp *net, gpu_context *ctx, const void *d_x,
                    const int *d_labels, int n, mlp_mode mode, const float *d_lr,
                    float momentum, double *d_stats);
 
 /* Forward and loss only: d_stats[0] += loss, d_stats[1] += correct. */
-int mlp_evaluate(mlp *net, gpu_context *ctx, const float *d_x,
+int mlp_evaluate(mlp *net, gpu_context *ctx, const void *d_x,
                  const int *d_labels, int n, mlp_mode mode, double *d_stats);
 
-/* (classes, n) logits of the last forward pass. */
-const float *mlp_logits(const mlp *net);
+/* (classes, n) logits of the last forward pass, ld lt_ld(classes), in
+ * net->type. */
+const void *mlp_logits(const mlp *net);
+
+/* The SGD view of the slabs (layers/sgd.h). */
+sgd_slabs mlp_sgd_slabs(const mlp *net);
 
 #endif

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../gpu/lt_shape.h"
+
 size_t mlp_align_floats(size_t floats) {
   return (floats + MLP_ALIGN_FLOATS - 1) / MLP_ALIGN_FLOATS * MLP_ALIGN_FLOATS;
 }
@@ -29,7 +31,7 @@ int mlp_layout_init(mlp_layout *out, const int *widths, int depth, char *err,
   for (int l = 0; l < depth; l++) {
     size_t in = (size_t)widths[l], outs = (size_t)widths[l + 1];
     out->w_offset[l] = at;
-    at = mlp_align_floats(at + in * outs);
+    at = mlp_align_floats(at + (size_t)lt_ld((int)in) * outs);
     out->b_offset[l] = at;
     at = mlp_align_floats(at + outs);
     out->param_count += in * outs + outs;

@@ -3,9 +3,13 @@
  * Plain C, shared by the GPU MLP and the CPU oracle.
  *
  * Layer l maps widths[l] inputs to widths[l + 1] outputs. Its weights
- * W[out][in] row-major, i.e. Wt (in, out) col-major with ld = in, start at
- * w_offset[l]; its bias [out] at b_offset[l]. Every tensor starts on a
- * 256-byte boundary (cuBLASLt needs 16 bytes; its fastest kernels like more).
+ * W[out][in] row-major, i.e. Wt (in, out) col-major with ld = lt_ld(in)
+ * (in rounded up to 8: gpu/lt_shape.h), start at w_offset[l]; the padding
+ * rows are zero and stay zero (their gradient is never written). Its bias
+ * [out] starts at b_offset[l]. Offsets count elements, so the same layout
+ * serves the FP32 master slab and the 16-bit copy and gradients; every
+ * tensor starts on a 256-byte boundary in either (cuBLASLt needs 16 bytes;
+ * its fastest kernels like more).
  */
 #ifndef MNIST_EPILOGS_MLP_LAYOUT_H
 #define MNIST_EPILOGS_MLP_LAYOUT_H
@@ -14,15 +18,15 @@
 
 #define MLP_MAX_LAYERS 16
 #define MLP_MAX_WIDTH 65536
-#define MLP_ALIGN_FLOATS 64
+#define MLP_ALIGN_FLOATS 128
 
 typedef struct mlp_layout {
   int depth; /* number of linear layers */
   int widths[MLP_MAX_LAYERS +
              1]; /* widths[0] inputs .. widths[depth] classes */
-  size_t w_offset[MLP_MAX_LAYERS]; /* floats into the slab */
+  size_t w_offset[MLP_MAX_LAYERS]; /* elements into the slab */
   size_t b_offset[MLP_MAX_LAYERS];
-  size_t slab_floats; /* slab length, padding included */
+  size_t slab_floats; /* slab length in elements, padding included */
   size_t param_count; /* real parameters */
 } mlp_layout;
 
@@ -31,7 +35,8 @@ typedef struct mlp_layout {
 int mlp_layout_init(mlp_layout *out, const int *widths, int depth, char *err,
                     size_t err_size);
 
-/* `floats` rounded up to a multiple of MLP_ALIGN_FLOATS (256 bytes): the
+/* `floats` (elements) rounded up to a multiple of MLP_ALIGN_FLOATS (256
+ * bytes in 16-bit, 512 in FP32): the
  * spacing of every tensor in the slabs and of every batch in a buffer. */
 size_t mlp_align_floats(size_t floats);
 

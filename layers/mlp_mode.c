@@ -2,5 +2,7 @@
 #include "mlp_mode.h"
 
 const char *mlp_mode_name(mlp_mode mode) {
-  return mode == MLP_MODE_UNFUSED ? "unfused" : "fused";
+  return mode == MLP_MODE_UNFUSED ? "unfused"
+         : mode == MLP_MODE_AUTO  ? "auto"
+                                  : "fused";
 }

@@ -69,11 +69,11 @@ void oracle_matmul(const oracle_call *c) {
     }
 }
 
-double oracle_xent(double *dlogits, int *correct, const double *logits,
+double oracle_xent(double *dlogits, int *correct, const double *logits, int ld,
                    const int *labels, int classes, int n) {
   double loss = 0.0;
   for (int j = 0; j < n; j++) {
-    const double *z = logits + (size_t)j * classes;
+    const double *z = logits + (size_t)j * ld;
     int argmax = 0;
     for (int c = 1; c < classes; c++)
       if (z[c] > z[argmax]) argmax = c;
@@ -85,7 +85,7 @@ double oracle_xent(double *dlogits, int *correct, const double *logits,
     *correct += argmax == labels[j];
     if (dlogits)
       for (int c = 0; c < classes; c++)
-        dlogits[(size_t)j * classes + c] =
+        dlogits[(size_t)j * ld + c] =
             (exp(z[c] - log_sum) - (c == labels[j])) / n;
   }
   return loss;
@@ -101,7 +101,7 @@ size_t oracle_mask_bytes(const mlp_layout *layout, int n) {
 size_t oracle_preact_count(const mlp_layout *layout, int n) {
   size_t count = 0;
   for (int l = 0; l + 1 < layout->depth; l++)
-    count += (size_t)layout->widths[l + 1] * (size_t)n;
+    count += (size_t)lt_ld(layout->widths[l + 1]) * (size_t)n;
   return count;
 }
 
@@ -158,7 +158,7 @@ static void forward(oracle_step *out, double **acts, uint8_t **mask,
       z.d = preacts;
       z.aux = NULL;
       oracle_matmul(&z);
-      preacts += (size_t)w[l + 1] * n;
+      preacts += (size_t)lt_ld(w[l + 1]) * n;
     }
     if (hidden && masks) {
       memcpy(masks, mask[l], lt_aux_bytes(w[l + 1], n));
@@ -170,7 +170,8 @@ static void forward(oracle_step *out, double **acts, uint8_t **mask,
     }
   }
   if (out->logits)
-    memcpy(out->logits, acts[depth], (size_t)w[depth] * n * sizeof(double));
+    memcpy(out->logits, acts[depth],
+           (size_t)lt_ld(w[depth]) * n * sizeof(double));
 }
 
 /* The backward pass from dz[depth - 1] (the loss gradient at the logits). */
@@ -212,7 +213,7 @@ static int magnitudes(double *out, double **acts, double **dz, uint8_t **mask,
                       const mlp_layout *layout, const double *params,
                       const double *x, int n) {
   const int *w = layout->widths;
-  size_t x_count = (size_t)w[0] * n;
+  size_t x_count = (size_t)lt_ld(w[0]) * n;
   double *abs_params = malloc(layout->slab_floats * sizeof(double));
   double *abs_x = malloc(x_count * sizeof(double));
   if (abs_params && abs_x) {
@@ -221,7 +222,7 @@ static int magnitudes(double *out, double **acts, double **dz, uint8_t **mask,
     for (size_t i = 0; i < x_count; i++)
       abs_x[i] = fabs(x[i]);
     for (int l = 1; l <= layout->depth; l++)
-      for (size_t i = 0; i < (size_t)w[l] * n; i++) {
+      for (size_t i = 0; i < (size_t)lt_ld(w[l]) * n; i++) {
         acts[l][i] = fabs(acts[l][i]);
         if (l == layout->depth) dz[l - 1][i] = fabs(dz[l - 1][i]);
       }
@@ -244,8 +245,9 @@ int oracle_mlp_step(oracle_step *out, const mlp_layout *layout,
   uint8_t *mask[MLP_MAX_LAYERS] = {0};
   int ok = 1;
   for (int l = 1; l <= depth; l++) {
-    acts[l] = malloc((size_t)w[l] * n * sizeof(double));
-    dz[l - 1] = malloc((size_t)w[l] * n * sizeof(double));
+    /* Zeroed: the padding rows (lt_ld) are never written. */
+    acts[l] = calloc((size_t)lt_ld(w[l]) * n, sizeof(double));
+    dz[l - 1] = calloc((size_t)lt_ld(w[l]) * n, sizeof(double));
     mask[l - 1] = calloc(lt_aux_bytes(w[l], n), 1);
     ok = ok && acts[l] && dz[l - 1] && mask[l - 1];
   }
@@ -253,7 +255,7 @@ int oracle_mlp_step(oracle_step *out, const mlp_layout *layout,
     out->correct = 0;
     forward(out, acts, mask, layout, params, x, n);
     out->loss_sum = oracle_xent(dz[depth - 1], &out->correct, acts[depth],
-                                labels, w[depth], n);
+                                lt_ld(w[depth]), labels, w[depth], n);
     backward(out->grads, acts, dz, mask, layout, params, x, n);
     if (out->grad_magnitudes)
       ok = magnitudes(out->grad_magnitudes, acts, dz, mask, layout, params, x,

@@ -35,10 +35,11 @@ void oracle_matmul(const oracle_call *call);
 /* Bit (i, j) of a cuBLASLt ReLU mask with aux_ld bits per column. */
 int oracle_mask_bit(const uint8_t *aux, int aux_ld, int i, int j);
 
-/* Softmax cross-entropy of logits (classes, n): returns the summed loss,
- * adds argmax == label hits to *correct, writes dlogits = (softmax -
- * onehot) / n when dlogits is not NULL. */
-double oracle_xent(double *dlogits, int *correct, const double *logits,
+/* Softmax cross-entropy of logits (classes, n), ld `ld`: returns the
+ * summed loss, adds argmax == label hits to *correct, writes dlogits
+ * (classes, n), same ld, = (softmax - onehot) / n when dlogits is not
+ * NULL. */
+double oracle_xent(double *dlogits, int *correct, const double *logits, int ld,
                    const int *labels, int classes, int n);
 
 /* What one oracle step computes. Optional outputs are NULL to skip. */
@@ -50,8 +51,9 @@ typedef struct oracle_step {
   uint8_t *masks;          /* optional: each hidden layer's mask, one after
                               another (oracle_mask_bytes) */
   double *preacts;         /* optional: each hidden layer's pre-activation Z
-                              (out, n), one after another (oracle_preact_count) */
-  double *logits;          /* optional: (classes, n) */
+                              (out, n), ld lt_ld(out), one after another
+                              (oracle_preact_count) */
+  double *logits;          /* optional: (classes, n), ld lt_ld(classes) */
   double *grad_magnitudes; /* optional: a slab like grads, each element the
                               sum of |terms| its gradient is a sum of (the
                               backward pass on absolute values): the scale
@@ -69,7 +71,8 @@ typedef struct oracle_step {
 /* One whole MLP step, fused recipe (README.md, "One training step"):
  * forward, softmax cross-entropy, backward, every call built by the
  * lt_shape builders. params uses `layout`'s slab; x is (widths[0], n)
- * col-major. Returns 0, or -1 when host memory runs out. */
+ * col-major, ld lt_ld(widths[0]); activations use lt_ld too. Returns 0, or -1
+ * when host memory runs out. */
 int oracle_mlp_step(oracle_step *out, const mlp_layout *layout,
                     const double *params, const double *x, const int *labels,
                     int n);

@@ -3,59 +3,109 @@
 
 #include "../gpu/gpu_check.h"
 #include "../gpu/gpu_grid.h"
+#include "../gpu/lt_types.cuh"
 #include "sgd.h"
 
-__global__ void sgd_kernel(float *params, float *velocity, const float *grads,
-                           size_t count, const float *d_lr, float momentum) {
+/* One element: the update of sgd.h, and its rounded copy. */
+template <typename T>
+__device__ __forceinline__ float sgd_one(float p, float *v, T g, float lr,
+                                         float momentum, float unscale,
+                                         bool use_velocity) {
+  float step = lt_to_float(g) * unscale;
+  if (use_velocity) {
+    step = momentum * *v + step;
+    *v = step;
+  }
+  return p - lr * step;
+}
+
+template <typename T>
+__global__ void sgd_kernel(float *params, float *velocity, const T *grads,
+                           T *copy, size_t count, const float *d_lr,
+                           float momentum, float unscale) {
   float lr = *d_lr;
+  bool use_velocity = velocity != NULL;
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count;
        i += (size_t)gridDim.x * blockDim.x) {
-    float g = grads[i];
-    if (velocity) {
-      g = momentum * velocity[i] + g;
-      velocity[i] = g;
-    }
-    params[i] -= lr * g;
-  }
-}
-
-/* float4 version: the slab is padded to a multiple of 4 floats and
- * 16-byte aligned (cudaMalloc). */
-__global__ void sgd4_kernel(float4 *params, float4 *velocity,
-                            const float4 *grads, size_t count4,
-                            const float *d_lr, float momentum) {
-  float lr = *d_lr;
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count4;
-       i += (size_t)gridDim.x * blockDim.x) {
-    float4 g = grads[i], p = params[i];
-    if (velocity) {
-      float4 v = velocity[i];
-      g.x += momentum * v.x;
-      g.y += momentum * v.y;
-      g.z += momentum * v.z;
-      g.w += momentum * v.w;
-      velocity[i] = g;
-    }
-    p.x -= lr * g.x;
-    p.y -= lr * g.y;
-    p.z -= lr * g.z;
-    p.w -= lr * g.w;
+    float v = use_velocity ? velocity[i] : 0.0f;
+    float p =
+        sgd_one(params[i], &v, grads[i], lr, momentum, unscale, use_velocity);
     params[i] = p;
+    if (use_velocity) velocity[i] = v;
+    if (copy) copy[i] = lt_from_float<T>(p);
   }
 }
 
-extern "C" int sgd_update(float *d_params, float *d_velocity,
-                          const float *d_grads, size_t count, const float *d_lr,
-                          float momentum, cudaStream_t stream) {
-  float *velocity = momentum != 0.0f ? d_velocity : NULL;
-  if (count % 4 == 0) {
-    sgd4_kernel<<<gpu_grid_blocks(count / 4, 256), 256, 0, stream>>>(
-        (float4 *)d_params, (float4 *)velocity, (const float4 *)d_grads,
-        count / 4, d_lr, momentum);
+template <typename T> struct __align__(16) sgd_pack8 {
+  T v[8];
+};
+
+/* Eight elements per thread, 16-byte loads and stores (the slab is padded
+ * to a multiple of 64 elements and 256-byte aligned). */
+template <typename T>
+__global__ void sgd8_kernel(float4 *params, float4 *velocity,
+                            const sgd_pack8<T> *grads, sgd_pack8<T> *copy,
+                            size_t count8, const float *d_lr, float momentum,
+                            float unscale) {
+  float lr = *d_lr;
+  bool use_velocity = velocity != NULL;
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count8;
+       i += (size_t)gridDim.x * blockDim.x) {
+    float4 p4[2] = {params[2 * i], params[2 * i + 1]};
+    float4 v4[2] = {make_float4(0, 0, 0, 0), make_float4(0, 0, 0, 0)};
+    if (use_velocity) {
+      v4[0] = velocity[2 * i];
+      v4[1] = velocity[2 * i + 1];
+    }
+    sgd_pack8<T> g = grads[i], c;
+    float *p = (float *)p4, *v = (float *)v4;
+#pragma unroll
+    for (int r = 0; r < 8; r++) {
+      p[r] = sgd_one(p[r], &v[r], g.v[r], lr, momentum, unscale, use_velocity);
+      c.v[r] = lt_from_float<T>(p[r]);
+    }
+    params[2 * i] = p4[0];
+    params[2 * i + 1] = p4[1];
+    if (use_velocity) {
+      velocity[2 * i] = v4[0];
+      velocity[2 * i + 1] = v4[1];
+    }
+    if (copy) copy[i] = c;
+  }
+}
+
+extern "C" int sgd_update(const sgd_slabs *s, const float *d_lr, float momentum,
+                          float grad_unscale, cudaStream_t stream) {
+  float *velocity = momentum != 0.0f ? s->d_velocity : NULL;
+  size_t n = s->count;
+  if (n % 8 == 0) {
+    LT_DISPATCH(s->type,
+                sgd8_kernel<T><<<gpu_grid_blocks(n / 8, 256), 256, 0, stream>>>(
+                    (float4 *)s->d_params, (float4 *)velocity,
+                    (const sgd_pack8<T> *)s->d_grads, (sgd_pack8<T> *)s->d_copy,
+                    n / 8, d_lr, momentum, grad_unscale));
   } else {
-    sgd_kernel<<<gpu_grid_blocks(count, 256), 256, 0, stream>>>(
-        d_params, velocity, d_grads, count, d_lr, momentum);
+    LT_DISPATCH(s->type,
+                sgd_kernel<T><<<gpu_grid_blocks(n, 256), 256, 0, stream>>>(
+                    s->d_params, velocity, (const T *)s->d_grads,
+                    (T *)s->d_copy, n, d_lr, momentum, grad_unscale));
   }
   CUDA_CHECK_KERNEL("sgd_kernel");
+  return 0;
+}
+
+template <typename T>
+__global__ void copy_kernel(T *copy, const float *params, size_t count) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count;
+       i += (size_t)gridDim.x * blockDim.x)
+    copy[i] = lt_from_float<T>(params[i]);
+}
+
+extern "C" int sgd_write_copy(const sgd_slabs *s, cudaStream_t stream) {
+  if (!s->d_copy) return 0;
+  LT_DISPATCH(s->type, copy_kernel<T>
+              <<<gpu_grid_blocks(s->count, 256), 256, 0, stream>>>(
+                  (T *)s->d_copy, s->d_params, s->count));
+  CUDA_CHECK_KERNEL("copy_kernel");
   return 0;
 }

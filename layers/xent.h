@@ -5,18 +5,22 @@
 
 #include <cuda_runtime_api.h>
 
+#include "../gpu/lt_shape.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Over d_logits (classes, n), ld = classes: if d_dlogits, writes
- * d_dlogits (classes, n) = (softmax - onehot(label)) / n; adds the summed
- * loss to d_stats[0] and the number of argmax == label to d_stats[1] (+=).
- * One block, fixed reduction order: deterministic. On `stream`; returns 0
- * or -1 (message on stderr). */
-int xent_loss_grad(float *d_dlogits, double *d_stats, const float *d_logits,
-                   const int *d_labels, int classes, int n,
-                   cudaStream_t stream);
+/* Over d_logits (classes, n), ld, of element type `type`, computed in
+ * FP32: if d_dlogits, writes d_dlogits (classes, n), same ld and type,
+ * = (softmax - onehot(label)) * grad_scale / n (grad_scale: the loss scale,
+ * 1 unless FP16 needs one; a power of two, so the scaling is exact); adds
+ * the summed (unscaled) loss to d_stats[0] and the number of argmax ==
+ * label to d_stats[1] (+=). One block, fixed reduction order:
+ * deterministic. On `stream`; returns 0 or -1 (message on stderr). */
+int xent_loss_grad(lt_dtype type, void *d_dlogits, double *d_stats,
+                   const void *d_logits, int ld, const int *d_labels,
+                   int classes, int n, float grad_scale, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

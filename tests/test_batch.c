@@ -5,16 +5,19 @@
 #include <stdlib.h>
 
 #include "test_gpu.h"
+#include "test_types.h"
 
-test_batch test_batch_make(test_rng *rng, int features, int n, int classes) {
+test_batch test_batch_make(test_rng *rng, int features, int n, int classes,
+                           lt_dtype type) {
   test_batch b;
-  b.h_x = malloc((size_t)features * n * sizeof(float));
+  size_t count = (size_t)lt_ld(features) * n;
+  b.h_x = malloc(count * sizeof(float));
   b.h_labels = malloc((size_t)n * sizeof(int));
-  for (size_t i = 0; i < (size_t)features * n; i++)
-    b.h_x[i] = (float)test_rng_uniform(rng, -1, 1);
+  for (size_t i = 0; i < count; i++)
+    b.h_x[i] = test_round(type, (float)test_rng_uniform(rng, -1, 1));
   for (int j = 0; j < n; j++)
     b.h_labels[j] = (int)(test_rng_next(rng) % (uint64_t)classes);
-  b.d_x = test_upload(b.h_x, (size_t)features * n * sizeof(float));
+  b.d_x = test_upload_as(type, b.h_x, count);
   b.d_labels = test_upload(b.h_labels, (size_t)n * sizeof(int));
   return b;
 }

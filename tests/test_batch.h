@@ -5,16 +5,20 @@
 
 #include <stddef.h>
 
+#include "gpu/lt_shape.h"
 #include "test_util.h"
 
 typedef struct test_batch {
-  float *h_x;    /* (features, n) col-major, uniform in [-1, 1) */
+  float *h_x;    /* (features, n) col-major, ld lt_ld(features) (the
+                    padding rows filled too: nothing may read them),
+                    uniform in [-1, 1), rounded to the batch's type */
   int *h_labels; /* [n], uniform in 0 .. classes - 1 */
-  float *d_x;    /* device copies */
+  void *d_x;     /* device copies, x in the batch's type */
   int *d_labels;
 } test_batch;
 
-test_batch test_batch_make(test_rng *rng, int features, int n, int classes);
+test_batch test_batch_make(test_rng *rng, int features, int n, int classes,
+                           lt_dtype type);
 void test_batch_free(test_batch *b);
 
 /* ||got - want|| / ||want|| (2-norms). */

@@ -58,10 +58,10 @@ void test_sync(gpu_context *ctx) {
   TEST_CUDA(gpu_context_sync(ctx) == 0 ? cudaSuccess : cudaErrorUnknown);
 }
 
-gpu_context *test_context(gpu_autotune autotune, int tf32) {
+gpu_context *test_context(gpu_autotune autotune, gpu_precision precision) {
   gpu_options options = gpu_options_defaults();
   options.autotune = autotune;
-  options.tf32 = tf32;
+  options.precision = precision;
   gpu_context *ctx = NULL;
   if (gpu_context_create(&ctx, &options) != 0) return NULL;
   return ctx;

@@ -26,8 +26,8 @@ void test_fill_device(void *device, int byte, size_t bytes);
 void test_free(void *device);
 void test_sync(gpu_context *ctx);
 
-/* A context with the given autotune mode and tf32 switch on device 0;
+/* A context with the given autotune mode and precision on device 0;
  * NULL on error (callers assert: this may run outside a test). */
-gpu_context *test_context(gpu_autotune autotune, int tf32);
+gpu_context *test_context(gpu_autotune autotune, gpu_precision precision);
 
 #endif

@@ -38,7 +38,8 @@ START_TEST(autotune_compares_every_output) {
   test_fill_device(d_c, 0, 2 * sizeof(lt_comparison));
   ck_assert_int_eq(lt_compare_masks(&d_c[0], d_a, d_b, lt_aux_ld(M), M, N, 0),
                    0);
-  ck_assert_int_eq(lt_compare_floats(&d_c[1], d_x, M, d_y, M, M, N, 0), 0);
+  ck_assert_int_eq(
+      lt_compare_values(&d_c[1], LT_DTYPE_F32, d_x, M, d_y, M, M, N, 0), 0);
   lt_comparison c[2];
   test_download(c, d_c, sizeof c);
   ck_assert_uint_eq(c[0].mask_bits_differ, 1);
@@ -46,14 +47,36 @@ START_TEST(autotune_compares_every_output) {
   ck_assert(c[1].max_diff > 0.0f && c[1].max_ref == 44.0f);
   lt_comparison same = {0}, masked = {.mask_bits_differ = 1};
   for (int tf32 = 0; tf32 < 2; tf32++) {
-    ck_assert(lt_autotune_accepts(GPU_AUTOTUNE_EXACT, tf32, &same));
-    ck_assert(!lt_autotune_accepts(GPU_AUTOTUNE_EXACT, tf32, &masked));
-    ck_assert(lt_autotune_accepts(GPU_AUTOTUNE_FAST, tf32, &masked));
-    ck_assert(!lt_autotune_accepts(GPU_AUTOTUNE_EXACT, tf32, &c[1]));
-    ck_assert(lt_autotune_accepts(GPU_AUTOTUNE_FAST, tf32, &c[1]));
+    ck_assert(
+        lt_autotune_accepts(GPU_AUTOTUNE_EXACT, LT_DTYPE_F32, tf32, &same));
+    ck_assert(
+        !lt_autotune_accepts(GPU_AUTOTUNE_EXACT, LT_DTYPE_F32, tf32, &masked));
+    ck_assert(
+        lt_autotune_accepts(GPU_AUTOTUNE_FAST, LT_DTYPE_F32, tf32, &masked));
+    ck_assert(
+        !lt_autotune_accepts(GPU_AUTOTUNE_EXACT, LT_DTYPE_F32, tf32, &c[1]));
+    ck_assert(
+        lt_autotune_accepts(GPU_AUTOTUNE_FAST, LT_DTYPE_F32, tf32, &c[1]));
   }
   lt_comparison nan = {.max_diff = NAN, .max_ref = 1.0f, .words_differ = 1};
-  ck_assert(!lt_autotune_accepts(GPU_AUTOTUNE_FAST, 1, &nan));
+  ck_assert(!lt_autotune_accepts(GPU_AUTOTUNE_FAST, LT_DTYPE_F32, 1, &nan));
+  /* BF16: 1.0 (0x3F80) against its neighbour 0x3F81 (one ulp, 2^-7): one
+   * word differs; fast accepts it (4u = 2^-6 of the largest), and rejects
+   * a difference of 2^-5. */
+  uint16_t p[4] = {0x3F80, 0x4000, 0xBF80, 0},
+           q[4] = {0x3F81, 0x4000, 0xBF80, 0};
+  uint16_t *d_p = test_upload(p, sizeof p), *d_q = test_upload(q, sizeof q);
+  ck_assert_int_eq(
+      lt_compare_values(&d_c[1], LT_DTYPE_BF16, d_p, 2, d_q, 2, 2, 2, 0), 0);
+  test_download(c, d_c, sizeof c);
+  ck_assert_uint_eq(c[1].words_differ, 1);
+  ck_assert(c[1].max_diff == 0.0078125f && c[1].max_ref == 2.0f);
+  ck_assert(lt_autotune_accepts(GPU_AUTOTUNE_FAST, LT_DTYPE_BF16, 0, &c[1]));
+  ck_assert(!lt_autotune_accepts(GPU_AUTOTUNE_EXACT, LT_DTYPE_BF16, 0, &c[1]));
+  lt_comparison far = {.max_diff = 0.0625f, .max_ref = 2.0f, .words_differ = 1};
+  ck_assert(!lt_autotune_accepts(GPU_AUTOTUNE_FAST, LT_DTYPE_BF16, 0, &far));
+  test_free(d_p);
+  test_free(d_q);
   test_free(d_a);
   test_free(d_b);
   test_free(d_x);
@@ -78,7 +101,11 @@ START_TEST(autotune_reference_sees_every_output) {
   float *d_d = test_upload(NULL, M * N * sizeof(float));
   uint8_t *d_mask = test_upload(NULL, lt_aux_bytes(M, N));
   test_fill_device(d_mask, 0, lt_aux_bytes(M, N));
-  lt_matmul_call call = {.shape = lt_shape_forward(K, M, N, 1),
+  /* Unpadded leading dimensions: the buffers above are dense. */
+  lt_shape shape = lt_shape_forward(K, M, N, 1);
+  shape.lda = shape.ldb = K;
+  shape.ldd = M;
+  lt_matmul_call call = {.shape = shape,
                          .d_a = d_a,
                          .d_b = d_x,
                          .d_d = d_d,

@@ -13,6 +13,7 @@
 #include "gpu/lt_unfused.h"
 #include "layers/oracle.h"
 #include "test_gpu.h"
+#include "test_shapes.h"
 #include "test_util.h"
 
 /* FP32 unit roundoff. A sum of k products in any order is within
@@ -26,17 +27,7 @@ static uint64_t seed;
 /* One context per autotune mode; the unfused variant uses the exact one. */
 static gpu_context *ctx_exact, *ctx_fast, *ctx_off;
 
-typedef struct shape {
-  int m, n, k;
-} shape;
-
-/* Every size of 1, 7, 100, 127, 129, 784 as m and as k; batch 1, 96, 256. */
-static const shape shapes[] = {
-    {1, 1, 1},      {7, 96, 100},  {100, 256, 784}, {127, 96, 129},
-    {129, 256, 7},  {784, 1, 127}, {784, 96, 100},  {100, 1, 784},
-    {129, 96, 129}, {7, 256, 784}, {127, 256, 1},   {1, 96, 7},
-};
-enum { SHAPES = sizeof shapes / sizeof shapes[0], EPILOGUES = 5, VARIANTS = 4 };
+enum { EPILOGUES = 5, VARIANTS = 4 };
 static const char *variant_names[VARIANTS] = {
     "fused, autotune exact", "fused, autotune fast",
     "fused, first heuristic choice", "unfused"};
@@ -58,7 +49,7 @@ static float *random_floats(test_rng *rng, size_t count) {
 START_TEST(epilogue_matches_oracle) {
   int variant = _i % VARIANTS;
   lt_epilogue epilogue = (lt_epilogue)(_i / VARIANTS % EPILOGUES);
-  shape s = shapes[_i / VARIANTS / EPILOGUES];
+  test_shape s = test_shapes[_i / VARIANTS / EPILOGUES];
   gpu_context *ctx = variant == 1   ? ctx_fast
                      : variant == 2 ? ctx_off
                                     : ctx_exact;
@@ -265,7 +256,11 @@ START_TEST(relu_bit_is_set_for_exact_zero) {
   float *d_d = test_upload(NULL, sizeof(float) * M * N);
   uint8_t *d_aux = test_upload(NULL, lt_aux_bytes(M, N));
   test_fill_device(d_aux, 0, lt_aux_bytes(M, N));
-  lt_matmul_call call = {.shape = lt_shape_forward(K, M, N, 1),
+  /* Dense buffers: unpadded leading dimensions. */
+  lt_shape shape = lt_shape_forward(K, M, N, 1);
+  shape.lda = shape.ldb = K;
+  shape.ldd = M;
+  lt_matmul_call call = {.shape = shape,
                          .d_a = d_a,
                          .d_b = d_b,
                          .d_d = d_d,
@@ -305,7 +300,7 @@ int main(void) {
   TCase *tc = tcase_create("epilogues");
   tcase_set_timeout(tc, 600);
   tcase_add_loop_test(tc, epilogue_matches_oracle, 0,
-                      SHAPES * EPILOGUES * VARIANTS);
+                      TEST_SHAPES * EPILOGUES * VARIANTS);
   tcase_add_loop_test(tc, relu_bit_is_set_for_exact_zero, 0, 3);
   suite_add_tcase(suite, tc);
   int status = test_run_suite(suite, 1);

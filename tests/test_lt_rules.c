@@ -135,6 +135,17 @@ START_TEST(wrapper_refuses_broken_rules) {
         .d_b = d,
         .d_d = d},
        "expected aux_ld 0"},
+      {{.shape = {.type = LT_DTYPE_COUNT,
+                  .m = 16,
+                  .n = 8,
+                  .k = 4,
+                  .lda = 16,
+                  .ldb = 4,
+                  .ldd = 16},
+        .d_a = d,
+        .d_b = d,
+        .d_d = d},
+       "unknown data type"},
   };
   int before = lt_plan_count(ctx);
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -210,8 +221,9 @@ START_TEST(a_plan_serves_other_buffers) {
     h_bias[0][i] = i % 2 ? 1.0f : -1.0f;
     h_bias[1][i] = i % 2 ? -2.0f : 2.0f;
   }
-  float *zeros = test_upload(NULL, 256 * sizeof(float));
-  test_fill_device(zeros, 0, 256 * sizeof(float));
+  /* A is (lt_ld(K), M) = (8, 40): 320 floats. */
+  float *zeros = test_upload(NULL, 512 * sizeof(float));
+  test_fill_device(zeros, 0, 512 * sizeof(float));
   float *bias[2] = {test_upload(h_bias[0], sizeof h_bias[0]),
                     test_upload(h_bias[1], sizeof h_bias[1])};
   float *out[2] = {test_upload(NULL, M * N * sizeof(float)),

@@ -99,22 +99,22 @@ static int compare_masks(const uint8_t *got, const uint8_t *want,
                          double rtol, const char *what) {
   int skipped = 0;
   for (int l = 0; l + 1 < lay->depth; l++) {
-    int rows = lay->widths[l + 1], aux_ld = lt_aux_ld(rows);
-    double bound = rtol * rms(preacts, (size_t)rows * n);
+    int rows = lay->widths[l + 1], aux_ld = lt_aux_ld(rows), ld = lt_ld(rows);
+    double bound = rtol * rms(preacts, (size_t)ld * n);
     for (int j = 0; j < n; j++)
       for (int i = 0; i < rows; i++) {
-        if (fabs(preacts[(size_t)j * rows + i]) <= bound) {
+        if (fabs(preacts[(size_t)j * ld + i]) <= bound) {
           skipped++;
           continue;
         }
         ck_assert_msg(oracle_mask_bit(got, aux_ld, i, j) ==
                           oracle_mask_bit(want, aux_ld, i, j),
                       "%s layer %d: mask bit (%d,%d), z = %g", what, l, i, j,
-                      preacts[(size_t)j * rows + i]);
+                      preacts[(size_t)j * ld + i]);
       }
     got += lt_aux_bytes(rows, n);
     want += lt_aux_bytes(rows, n);
-    preacts += (size_t)rows * n;
+    preacts += (size_t)ld * n;
   }
   return skipped;
 }
@@ -123,10 +123,11 @@ static int compare_masks(const uint8_t *got, const uint8_t *want,
  * argmax may differ between the GPU and the oracle. */
 static int ambiguous_samples(const double *logits, int classes, int n,
                              double rtol) {
-  double bound = rtol * rms(logits, (size_t)classes * n);
+  int ld = lt_ld(classes);
+  double bound = rtol * rms(logits, (size_t)ld * n);
   int count = 0;
   for (int j = 0; j < n; j++) {
-    const double *z = logits + (size_t)j * classes;
+    const double *z = logits + (size_t)j * ld;
     double first = -INFINITY, second = -INFINITY;
     for (int c = 0; c < classes; c++) {
       if (z[c] > first) {
@@ -156,7 +157,7 @@ static void compare_grads(const float *got, const double *want,
                           double tol, int case_index, const char *mode) {
   for (int l = 0; l < lay->depth; l++) {
     size_t offsets[2] = {lay->w_offset[l], lay->b_offset[l]};
-    size_t counts[2] = {(size_t)lay->widths[l] * lay->widths[l + 1],
+    size_t counts[2] = {(size_t)lt_ld(lay->widths[l]) * lay->widths[l + 1],
                         (size_t)lay->widths[l + 1]};
     for (int t = 0; t < 2; t++) {
       double e = test_error_to(got + offsets[t], want + offsets[t],
@@ -175,7 +176,7 @@ static void compare_modes(const float *fused, const float *unfused,
                           double rtol, int case_index) {
   for (int l = 0; l < lay->depth; l++) {
     size_t offsets[2] = {lay->w_offset[l], lay->b_offset[l]};
-    size_t counts[2] = {(size_t)lay->widths[l] * lay->widths[l + 1],
+    size_t counts[2] = {(size_t)lt_ld(lay->widths[l]) * lay->widths[l + 1],
                         (size_t)lay->widths[l + 1]};
     for (int t = 0; t < 2; t++) {
       double fu = 0, size = 0;
@@ -215,11 +216,13 @@ START_TEST(step_matches_oracle_fused_and_unfused) {
   gpu_context *ctx = test_context(GPU_AUTOTUNE_EXACT, c->tf32);
   ck_assert_ptr_nonnull(ctx);
   mlp *net = NULL;
-  ck_assert_int_eq(mlp_create(&net, c->widths, c->depth, c->max_batch), 0);
+  ck_assert_int_eq(
+      mlp_create(&net, c->widths, c->depth, c->max_batch, LT_DTYPE_F32), 0);
   ck_assert_int_eq(mlp_init_params(net, ctx, seed + (uint64_t)_i), 0);
   const mlp_layout *lay = &net->layout;
   int classes = c->widths[c->depth];
-  test_batch b = test_batch_make(&rng, c->widths[0], c->n, classes);
+  test_batch b =
+      test_batch_make(&rng, c->widths[0], c->n, classes, LT_DTYPE_F32);
   size_t slab = lay->slab_floats, mask_bytes = oracle_mask_bytes(lay, c->n);
 
   /* The GPU, fused ([0]) and unfused ([1]). */
@@ -240,19 +243,20 @@ START_TEST(step_matches_oracle_fused_and_unfused) {
   double *params = malloc(slab * sizeof(double));
   for (size_t i = 0; i < slab; i++)
     params[i] = h_params[i];
-  double *x = malloc((size_t)c->widths[0] * c->n * sizeof(double));
-  for (size_t i = 0; i < (size_t)c->widths[0] * c->n; i++)
+  size_t x_count = (size_t)lt_ld(c->widths[0]) * c->n;
+  double *x = malloc(x_count * sizeof(double));
+  for (size_t i = 0; i < x_count; i++)
     x[i] = b.h_x[i];
   size_t bits = oracle_preact_count(lay, c->n);
   oracle_step want[2];
   for (int m = 0; m < 2; m++) {
-    want[m] =
-        (oracle_step){.grads = malloc(slab * sizeof(double)),
-                      .masks = malloc(mask_bytes + 1),
-                      .preacts = malloc((bits + 1) * sizeof(double)),
-                      .logits = malloc((size_t)classes * c->n * sizeof(double)),
-                      .grad_magnitudes = malloc(slab * sizeof(double)),
-                      .decisions = got_masks[m]};
+    want[m] = (oracle_step){
+        .grads = malloc(slab * sizeof(double)),
+        .masks = malloc(mask_bytes + 1),
+        .preacts = malloc((bits + 1) * sizeof(double)),
+        .logits = malloc((size_t)lt_ld(classes) * c->n * sizeof(double)),
+        .grad_magnitudes = malloc(slab * sizeof(double)),
+        .decisions = got_masks[m]};
     ck_assert_int_eq(
         oracle_mlp_step(&want[m], lay, params, x, b.h_labels, c->n), 0);
   }

@@ -1,8 +1,9 @@
 /* test_mlp_train.c: training steps on the GPU: identical runs give
- * bitwise identical parameters (and exact autotuning the heuristic's
- * numbers); training drives the loss down on a fixed synthetic task; the
- * SGD kernel follows its formula; a NaN weight reaches the loss in both
- * modes. GPU only: skips (77) without one. */
+ * bitwise identical parameters in every storage type (and exact
+ * autotuning the heuristic's numbers); training drives the loss down on a
+ * fixed synthetic task in every mode and precision; the SGD kernel follows
+ * its formula; a NaN weight reaches the loss in both modes. GPU only:
+ * skips (77) without one. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -13,22 +14,25 @@
 #include "layers/sgd.h"
 #include "test_batch.h"
 #include "test_gpu.h"
+#include "test_types.h"
 #include "test_util.h"
 
 static uint64_t seed;
 
 /* Runs `steps` training steps from `run_seed`; returns the parameters. */
 static float *train_params(uint64_t run_seed, int steps, mlp_mode mode,
-                           gpu_autotune autotune, size_t *slab) {
+                           gpu_autotune autotune, gpu_precision precision,
+                           size_t *slab) {
   int widths[4] = {784, 129, 100, 10};
-  gpu_context *ctx = test_context(autotune, 0);
+  gpu_context *ctx = test_context(autotune, precision);
   ck_assert_ptr_nonnull(ctx);
+  lt_dtype type = gpu_precision_dtype(precision);
   mlp *net = NULL;
-  ck_assert_int_eq(mlp_create(&net, widths, 3, 96), 0);
+  ck_assert_int_eq(mlp_create(&net, widths, 3, 96, type), 0);
   ck_assert_int_eq(mlp_init_params(net, ctx, run_seed), 0);
   test_rng rng;
   test_rng_init(&rng, run_seed);
-  test_batch b = test_batch_make(&rng, 784, 96, 10);
+  test_batch b = test_batch_make(&rng, 784, 96, 10, type);
   double *d_stats = test_upload(NULL, 2 * sizeof(double));
   test_fill_device(d_stats, 0, 2 * sizeof(double));
   const float lr = 0.05f;
@@ -48,22 +52,27 @@ static float *train_params(uint64_t run_seed, int steps, mlp_mode mode,
   return params;
 }
 
+/* Fused and unfused in FP32, BF16 and FP16 (auto follows timing: its runs
+ * repeat only when its choices do). */
 START_TEST(identical_runs_are_bitwise_identical) {
-  mlp_mode mode = _i ? MLP_MODE_UNFUSED : MLP_MODE_FUSED;
+  mlp_mode mode = _i % 2 ? MLP_MODE_UNFUSED : MLP_MODE_FUSED;
+  const gpu_precision precisions[3] = {GPU_PRECISION_FP32, GPU_PRECISION_BF16,
+                                       GPU_PRECISION_FP16};
+  gpu_precision p = precisions[_i / 2];
   size_t slab = 0, slab2 = 0;
-  float *first = train_params(seed, 20, mode, GPU_AUTOTUNE_EXACT, &slab);
-  float *second = train_params(seed, 20, mode, GPU_AUTOTUNE_EXACT, &slab2);
+  float *first = train_params(seed, 20, mode, GPU_AUTOTUNE_EXACT, p, &slab);
+  float *second = train_params(seed, 20, mode, GPU_AUTOTUNE_EXACT, p, &slab2);
   ck_assert_int_eq(slab, slab2);
   ck_assert_msg(memcmp(first, second, slab * sizeof(float)) == 0,
                 "mode %d: two runs from seed %llu differ", _i,
                 (unsigned long long)seed);
   /* And training moved them: the test is not comparing two untouched
    * initialisations. */
-  float *start = train_params(seed, 0, mode, GPU_AUTOTUNE_EXACT, &slab2);
+  float *start = train_params(seed, 0, mode, GPU_AUTOTUNE_EXACT, p, &slab2);
   ck_assert(memcmp(first, start, slab * sizeof(float)) != 0);
   /* Exact autotuning never changes the numbers: the heuristic's first
    * choice gives the same parameters bit for bit. */
-  float *untuned = train_params(seed, 20, mode, GPU_AUTOTUNE_OFF, &slab2);
+  float *untuned = train_params(seed, 20, mode, GPU_AUTOTUNE_OFF, p, &slab2);
   ck_assert_msg(memcmp(first, untuned, slab * sizeof(float)) == 0,
                 "mode %d: exact autotune changed the numbers", _i);
   free(first);
@@ -76,13 +85,17 @@ END_TEST
 /* A fixed synthetic task: 10 Gaussian clusters in 20 dimensions. A few
  * hundred steps must take the mean loss from ~2.3 to well under a third. */
 START_TEST(training_drives_the_loss_down) {
-  enum { FEATURES = 20, N = 128, STEPS = 300, CLASSES = 10 };
-  mlp_mode mode = _i ? MLP_MODE_UNFUSED : MLP_MODE_FUSED;
+  enum { FEATURES = 20, LD = 24 /* lt_ld(20) */, N = 128, STEPS = 300 };
+  enum { CLASSES = 10 };
+  const mlp_mode modes[3] = {MLP_MODE_FUSED, MLP_MODE_UNFUSED, MLP_MODE_AUTO};
+  mlp_mode mode = modes[_i % 3];
+  gpu_precision precision = (gpu_precision)(_i / 3);
+  lt_dtype type = gpu_precision_dtype(precision);
   int widths[4] = {FEATURES, 64, 64, CLASSES};
-  gpu_context *ctx = test_context(GPU_AUTOTUNE_EXACT, 0);
+  gpu_context *ctx = test_context(GPU_AUTOTUNE_EXACT, precision);
   ck_assert_ptr_nonnull(ctx);
   mlp *net = NULL;
-  ck_assert_int_eq(mlp_create(&net, widths, 3, N), 0);
+  ck_assert_int_eq(mlp_create(&net, widths, 3, N, type), 0);
   ck_assert_int_eq(mlp_init_params(net, ctx, 7), 0);
   test_rng rng;
   test_rng_init(&rng, 12345);
@@ -91,15 +104,15 @@ START_TEST(training_drives_the_loss_down) {
     for (int f = 0; f < FEATURES; f++)
       centers[c][f] = (float)test_rng_uniform(&rng, -2, 2);
   enum { BATCHES = 8 };
-  float *h_x = malloc(sizeof(float) * FEATURES * N * BATCHES);
+  float *h_x = calloc((size_t)LD * N * BATCHES, sizeof(float));
   int *h_labels = malloc(sizeof(int) * N * BATCHES);
   for (int j = 0; j < N * BATCHES; j++) {
     h_labels[j] = (int)(test_rng_next(&rng) % CLASSES);
     for (int f = 0; f < FEATURES; f++)
-      h_x[j * FEATURES + f] =
+      h_x[j * LD + f] =
           centers[h_labels[j]][f] + (float)test_rng_uniform(&rng, -1, 1);
   }
-  float *d_x = test_upload(h_x, sizeof(float) * FEATURES * N * BATCHES);
+  char *d_x = test_upload_as(type, h_x, (size_t)LD * N * BATCHES);
   int *d_labels = test_upload(h_labels, sizeof(int) * N * BATCHES);
   double *d_stats = test_upload(NULL, sizeof(double) * 2 * STEPS);
   test_fill_device(d_stats, 0, sizeof(double) * 2 * STEPS);
@@ -107,10 +120,10 @@ START_TEST(training_drives_the_loss_down) {
   float *d_lr = test_upload(&lr, sizeof lr);
   for (int s = 0; s < STEPS; s++) {
     int k = s % BATCHES;
-    ck_assert_int_eq(mlp_train_step(net, ctx, d_x + (size_t)k * FEATURES * N,
-                                    d_labels + k * N, N, mode, d_lr, 0.9f,
-                                    d_stats + 2 * s),
-                     0);
+    ck_assert_int_eq(
+        mlp_train_step(net, ctx, d_x + (size_t)k * LD * N * lt_dtype_size(type),
+                       d_labels + k * N, N, mode, d_lr, 0.9f, d_stats + 2 * s),
+        0);
   }
   double stats[2 * STEPS];
   test_download(stats, d_stats, sizeof stats);
@@ -144,13 +157,18 @@ START_TEST(sgd_update_matches_formula) {
     v[i] = (float)test_rng_uniform(&rng, -1, 1);
     g[i] = (float)test_rng_uniform(&rng, -1, 1);
   }
-  size_t counts[2] = {COUNT, 1000}; /* scalar and float4 paths */
+  size_t counts[2] = {COUNT, 1000}; /* scalar and 8-wide paths */
   for (int t = 0; t < 2; t++) {
     float *d_p = test_upload(p, sizeof p), *d_v = test_upload(v, sizeof v);
     float *d_g = test_upload(g, sizeof g);
     const float lr = 0.1f;
     float *d_lr = test_upload(&lr, sizeof lr);
-    ck_assert_int_eq(sgd_update(d_p, d_v, d_g, counts[t], d_lr, 0.9f, 0), 0);
+    sgd_slabs slabs = {.d_params = d_p,
+                       .d_velocity = d_v,
+                       .d_grads = d_g,
+                       .type = LT_DTYPE_F32,
+                       .count = counts[t]};
+    ck_assert_int_eq(sgd_update(&slabs, d_lr, 0.9f, 1.0f, 0), 0);
     float got_p[COUNT], got_v[COUNT];
     test_download(got_p, d_p, sizeof got_p);
     test_download(got_v, d_v, sizeof got_v);
@@ -181,11 +199,11 @@ START_TEST(nan_weights_reach_the_loss_in_both_modes) {
     gpu_context *ctx = test_context(GPU_AUTOTUNE_OFF, 0);
     ck_assert_ptr_nonnull(ctx);
     mlp *net = NULL;
-    ck_assert_int_eq(mlp_create(&net, widths, 2, N), 0);
+    ck_assert_int_eq(mlp_create(&net, widths, 2, N, LT_DTYPE_F32), 0);
     ck_assert_int_eq(mlp_init_params(net, ctx, seed), 0);
     test_rng rng;
     test_rng_init(&rng, seed);
-    test_batch b = test_batch_make(&rng, 784, N, 10);
+    test_batch b = test_batch_make(&rng, 784, N, 10, LT_DTYPE_F32);
     const float not_a_number = NAN;
     double stats[2];
     double *d_stats = test_upload(NULL, sizeof stats);
@@ -204,7 +222,8 @@ START_TEST(nan_weights_reach_the_loss_in_both_modes) {
     test_download(mask, net->layers[0].d_mask, sizeof mask);
     for (int j = 0; j < N; j++) {
       float y = 0;
-      test_download(&y, net->layers[0].d_y + (size_t)j * 100, sizeof y);
+      test_download(&y, (float *)net->layers[0].d_y + (size_t)j * lt_ld(100),
+                    sizeof y);
       ck_assert_msg(isnan(y), "mode %d: ReLU(NaN) gave %g", mode, y);
       bits[mode][j] = (uint8_t)(mask[j * 16] & 1);
     }
@@ -226,8 +245,9 @@ int main(void) {
   Suite *suite = suite_create("mlp_train");
   TCase *tc = tcase_create("train");
   tcase_set_timeout(tc, 600);
-  tcase_add_loop_test(tc, identical_runs_are_bitwise_identical, 0, 2);
-  tcase_add_loop_test(tc, training_drives_the_loss_down, 0, 2);
+  tcase_add_loop_test(tc, identical_runs_are_bitwise_identical, 0, 6);
+  /* fused, unfused, auto x fp32, tf32, bf16, fp16 */
+  tcase_add_loop_test(tc, training_drives_the_loss_down, 0, 12);
   tcase_add_test(tc, sgd_update_matches_formula);
   tcase_add_test(tc, nan_weights_reach_the_loss_in_both_modes);
   suite_add_tcase(suite, tc);

@@ -34,15 +34,38 @@ END_TEST
 START_TEST(every_flag) {
   train_options o;
   char err[256];
-  char *argv[] = {
-      "mnist_train", "--epochs",  "3",           "--batch=256",
-      "--lr",        "0.1",       "--momentum",  "0",
-      "--hidden",    "100,50,25", "--seed",      "18446744073709551615",
-      "--mode",      "unfused",   "--data-dir",  "/x",
-      "--tf32",      "--device",  "2",           "--log",
-      "l.csv",       "--quiet",   "--no-graphs", "--autotune",
-      "fast",        "--help",    "--schedule",  "constant",
-      "--show-plans"};
+  char *argv[] = {"mnist_train",
+                  "--epochs",
+                  "3",
+                  "--batch=256",
+                  "--lr",
+                  "0.1",
+                  "--momentum",
+                  "0",
+                  "--hidden",
+                  "100,50,25",
+                  "--seed",
+                  "18446744073709551615",
+                  "--mode",
+                  "unfused",
+                  "--data-dir",
+                  "/x",
+                  "--precision",
+                  "bf16",
+                  "--loss-scale",
+                  "256",
+                  "--device",
+                  "2",
+                  "--log",
+                  "l.csv",
+                  "--quiet",
+                  "--no-graphs",
+                  "--autotune",
+                  "fast",
+                  "--help",
+                  "--schedule",
+                  "constant",
+                  "--show-plans"};
   int argc = (int)(sizeof argv / sizeof argv[0]);
   ck_assert_msg(train_options_parse(&o, argc, argv, err, sizeof err) == 0, "%s",
                 err);
@@ -56,7 +79,8 @@ START_TEST(every_flag) {
   ck_assert(o.config.seed == 18446744073709551615ull);
   ck_assert_int_eq(o.config.mode, MLP_MODE_UNFUSED);
   ck_assert_str_eq(o.data_dir, "/x");
-  ck_assert_int_eq(o.gpu.tf32, 1);
+  ck_assert_int_eq(o.gpu.precision, GPU_PRECISION_BF16);
+  ck_assert_float_eq(o.config.loss_scale, 256.0f);
   ck_assert_int_eq(o.gpu.device, 2);
   ck_assert_str_eq(o.log_path, "l.csv");
   ck_assert_int_eq(o.quiet, 1);
@@ -75,6 +99,33 @@ START_TEST(hidden_none) {
   ck_assert_int_eq(train_options_parse(&o, 3, argv, err, sizeof err), 0);
   ck_assert_int_eq(o.config.depth, 1);
   ck_assert_int_eq(o.config.widths[1], 10);
+}
+END_TEST
+
+/* Every mode and precision by name; the default loss scale is left 0 (the
+ * network's own: 1024 for fp16). */
+START_TEST(modes_and_precisions) {
+  const char *modes[] = {"fused", "unfused", "auto"};
+  const mlp_mode mode_values[] = {MLP_MODE_FUSED, MLP_MODE_UNFUSED,
+                                  MLP_MODE_AUTO};
+  const char *precisions[] = {"fp32", "tf32", "bf16", "fp16"};
+  char err[256];
+  for (int m = 0; m < 3; m++)
+    for (int p = 0; p < 4; p++) {
+      train_options o;
+      char *argv[] = {"mnist_train", "--mode", (char *)modes[m], "--precision",
+                      (char *)precisions[p]};
+      ck_assert_msg(train_options_parse(&o, 5, argv, err, sizeof err) == 0,
+                    "%s", err);
+      ck_assert_int_eq(o.config.mode, mode_values[m]);
+      ck_assert_int_eq(o.gpu.precision, p);
+      ck_assert_str_eq(gpu_precision_name(o.gpu.precision), precisions[p]);
+      ck_assert_float_eq(o.config.loss_scale, 0.0f);
+    }
+  ck_assert_int_eq(gpu_precision_dtype(GPU_PRECISION_TF32), LT_DTYPE_F32);
+  ck_assert_int_eq(gpu_precision_dtype(GPU_PRECISION_BF16), LT_DTYPE_BF16);
+  ck_assert_int_eq(gpu_precision_dtype(GPU_PRECISION_FP16), LT_DTYPE_F16);
+  ck_assert_int_eq(gpu_precision_parse("fp64"), -1);
 }
 END_TEST
 
@@ -99,7 +150,13 @@ static const bad_flags bad[] = {
     {{"--hidden", "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16"}, "--hidden"},
     {{"--hidden", "abc"}, "found 'abc'"},
     {{"--seed", "-3"}, "--seed"},
-    {{"--mode", "fast"}, "'fused' or 'unfused'"},
+    {{"--mode", "fast"}, "'fused', 'unfused' or 'auto'"},
+    {{"--precision", "fp8"}, "'fp32', 'tf32', 'bf16' or 'fp16'"},
+    {{"--loss-scale", "1000"}, "--loss-scale: expected a power of two"},
+    {{"--loss-scale", "0"}, "--loss-scale"},
+    {{"--loss-scale", "-4"}, "--loss-scale"},
+    {{"--loss-scale", "2x"}, "--loss-scale"},
+    {{"--loss-scale", "1e30"}, "--loss-scale"},
     {{"--schedule", "step"}, "'cosine' or 'constant'"},
     {{"--autotune", "on"}, "'exact', 'fast' or 'off'"},
     {{"--no-autotune"}, "unknown flag"},
@@ -107,7 +164,9 @@ static const bad_flags bad[] = {
     {{"--data-dir", ""}, "--data-dir"},
     {{"--bogus"}, "unknown flag '--bogus'"},
     {{"-e", "5"}, "expected a flag starting with --"},
-    {{"--tf32=1"}, "takes no value"},
+    {{"--quiet=1"}, "takes no value"},
+    /* Gone: named with its replacement. */
+    {{"--tf32"}, "'--tf32' is gone: use --precision tf32"},
     {{"--"}, "unknown flag"},
     /* Values that once parsed into nonsense. */
     {{"--lr", "1e-300"}, "--lr: expected a number > 0"}, /* was 0 as float */
@@ -181,6 +240,7 @@ int main(void) {
   TCase *tc = tcase_create("parse");
   tcase_add_test(tc, defaults);
   tcase_add_test(tc, every_flag);
+  tcase_add_test(tc, modes_and_precisions);
   tcase_add_test(tc, hidden_none);
   tcase_add_test(tc, bench_flags_are_strict);
   tcase_add_loop_test(tc, bad_flags_are_named, 0,

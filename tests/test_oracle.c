@@ -44,18 +44,21 @@ START_TEST(gradients_match_finite_differences) {
   double *params = calloc(layout.slab_floats, sizeof(double));
   double *grads = calloc(layout.slab_floats, sizeof(double));
   double *scratch = calloc(layout.slab_floats, sizeof(double));
-  double *x = malloc((size_t)c->widths[0] * c->n * sizeof(double));
+  /* x and the weights with the builders' leading dimensions (lt_ld); the
+   * padding is filled too: no call may read it. */
+  size_t x_count = (size_t)lt_ld(c->widths[0]) * c->n;
+  double *x = malloc(x_count * sizeof(double));
   int *labels = malloc((size_t)c->n * sizeof(int));
   size_t mask_bytes = oracle_mask_bytes(&layout, c->n) + 1;
   uint8_t *mask0 = calloc(mask_bytes, 1), *mask1 = calloc(mask_bytes, 1);
   for (int l = 0; l < c->depth; l++) {
-    size_t count = (size_t)c->widths[l] * c->widths[l + 1];
+    size_t count = (size_t)lt_ld(c->widths[l]) * c->widths[l + 1];
     for (size_t i = 0; i < count; i++)
       params[layout.w_offset[l] + i] = test_rng_uniform(&rng, -1, 1);
     for (int i = 0; i < c->widths[l + 1]; i++)
       params[layout.b_offset[l] + i] = test_rng_uniform(&rng, -0.5, 0.5);
   }
-  for (int i = 0; i < c->widths[0] * c->n; i++)
+  for (size_t i = 0; i < x_count; i++)
     x[i] = test_rng_uniform(&rng, -1, 1);
   for (int j = 0; j < c->n; j++)
     labels[j] = (int)(test_rng_next(&rng) % c->widths[c->depth]);
@@ -63,7 +66,8 @@ START_TEST(gradients_match_finite_differences) {
   ck_assert_int_eq(oracle_mlp_step(&base, &layout, params, x, labels, c->n), 0);
   int checked = 0, skipped = 0;
   for (int l = 0; l < c->depth; l++) {
-    size_t count = (size_t)c->widths[l] * c->widths[l + 1];
+    /* Padding rows included: their gradient and finite difference are 0. */
+    size_t count = (size_t)lt_ld(c->widths[l]) * c->widths[l + 1];
     size_t ranges[2][2] = {{layout.w_offset[l], count},
                            {layout.b_offset[l], (size_t)c->widths[l + 1]}};
     for (int r = 0; r < 2; r++)
@@ -118,12 +122,13 @@ START_TEST(relu_mask_layout_and_zero_rule) {
     b[i] = 1.0;
   for (int i = 0; i < M; i++)
     bias[i] = i % 3 == 0 ? 0.0 : (i % 3 == 1 ? 1.0 : -1.0);
-  oracle_call call = {.shape = lt_shape_forward(K, M, N, 1),
-                      .a = a,
-                      .b = b,
-                      .d = d,
-                      .bias = bias,
-                      .aux = aux};
+  /* Unpadded leading dimensions (any ld >= the rows is a valid shape). */
+  lt_shape shape = lt_shape_forward(K, M, N, 1);
+  shape.lda = K;
+  shape.ldb = K;
+  shape.ldd = M;
+  oracle_call call = {
+      .shape = shape, .a = a, .b = b, .d = d, .bias = bias, .aux = aux};
   oracle_matmul(&call);
   for (int j = 0; j < N; j++)
     for (int i = 0; i < M; i++) {
@@ -143,7 +148,7 @@ END_TEST
 START_TEST(xent_gradient_sums_to_zero) {
   double logits[6] = {1, 2, 3, -1, 0, 1000}, grad[6];
   int labels[2] = {2, 0}, correct = 0;
-  double loss = oracle_xent(grad, &correct, logits, labels, 3, 2);
+  double loss = oracle_xent(grad, &correct, logits, 3, labels, 3, 2);
   ck_assert(isfinite(loss));
   ck_assert_int_eq(correct, 1);
   for (int j = 0; j < 2; j++)
@@ -161,6 +166,9 @@ START_TEST(shape_builders_follow_the_recipe) {
     int in = sizes[i][0], out = sizes[i][1], n = sizes[i][2];
     lt_shape f = lt_shape_forward(in, out, n, 1);
     ck_assert(f.m == out && f.n == n && f.k == in && f.transa && !f.transb);
+    /* Leading dimensions: the rows rounded up to 8 (16 bytes in 16-bit). */
+    ck_assert(f.lda == lt_ld(in) && f.ldd == lt_ld(out) && f.lda % 8 == 0 &&
+              f.lda >= in && f.lda < in + 8 && f.type == LT_DTYPE_F32);
     ck_assert_int_eq(f.aux_ld, lt_aux_ld(out));
     lt_shape d = lt_shape_backward_data(in, out, n);
     ck_assert(d.m == in && d.n == n && d.k == out && !d.transa && !d.transb);
@@ -201,11 +209,11 @@ START_TEST(step_outputs_agree) {
   test_rng rng;
   test_rng_init(&rng, seed);
   double *params = calloc(layout.slab_floats, sizeof(double));
-  double x[11 * N], logits[4 * N];
+  double x[16 * N], logits[8 * N]; /* ld lt_ld(11) = 16, lt_ld(4) = 8 */
   int labels[N];
   for (size_t i = 0; i < layout.slab_floats; i++)
     params[i] = test_rng_uniform(&rng, -1, 1);
-  for (int i = 0; i < 11 * N; i++)
+  for (int i = 0; i < 16 * N; i++)
     x[i] = test_rng_uniform(&rng, -1, 1);
   for (int j = 0; j < N; j++)
     labels[j] = (int)(test_rng_next(&rng) % 4);
@@ -215,20 +223,20 @@ START_TEST(step_outputs_agree) {
       .preacts = calloc(oracle_preact_count(&layout, N), sizeof(double)),
       .logits = logits};
   ck_assert_int_eq(oracle_mlp_step(&out, &layout, params, x, labels, N), 0);
-  ck_assert_int_eq(oracle_preact_count(&layout, N), (9 + 6) * N);
+  ck_assert_int_eq(oracle_preact_count(&layout, N), (16 + 8) * N);
   const uint8_t *mask = out.masks;
   const double *z = out.preacts;
   for (int l = 0; l < 2; l++) {
-    int rows = widths[l + 1];
+    int rows = widths[l + 1], ld = lt_ld(rows);
     for (int j = 0; j < N; j++)
       for (int i = 0; i < rows; i++)
         ck_assert_int_eq(oracle_mask_bit(mask, lt_aux_ld(rows), i, j),
-                         !(z[j * rows + i] < 0));
+                         !(z[j * ld + i] < 0));
     mask += lt_aux_bytes(rows, N);
-    z += rows * N;
+    z += ld * N;
   }
   int correct = 0;
-  double loss = oracle_xent(NULL, &correct, logits, labels, 4, N);
+  double loss = oracle_xent(NULL, &correct, logits, 8, labels, 4, N);
   ck_assert(loss == out.loss_sum && correct == out.correct);
   ck_assert_int_eq(out.decisions_differ, 0);
   /* Given decisions: its own change nothing; one flipped bit is counted,

@@ -5,6 +5,7 @@
  * leaves an existing log alone; Fashion-MNIST learns. Skips (77) without a
  * GPU or without the data, saying which. */
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +85,31 @@ START_TEST(one_epoch_fused_unfused_and_determinism) {
 }
 END_TEST
 
+/* Every other precision, fused, unfused and auto: one epoch of the seed
+ * network lands within 0.3 points of FP32 fused (95.06 % on the H200: one
+ * epoch is short of converged, so the comparison, not a fixed threshold,
+ * is what can fail). */
+START_TEST(every_precision_and_mode_learns) {
+  const char *precisions[3] = {"tf32", "bf16", "fp16"};
+  const char *modes[3] = {"fused", "unfused", "auto"};
+  const char *base = "--hidden 100 --batch 256 --epochs 1";
+  run_result fp32 = run_train(mnist_dir, base, "fp32-reference");
+  ck_assert_int_eq(fp32.code, 0);
+  ck_assert(fp32.test_accuracy >= 0.94);
+  for (int m = 0; m < 3; m++) {
+    char args[256], label[64];
+    snprintf(args, sizeof args, "%s --precision %s --mode %s", base,
+             precisions[_i], modes[m]);
+    snprintf(label, sizeof label, "%s-%s", precisions[_i], modes[m]);
+    run_result r = run_train(mnist_dir, args, label);
+    ck_assert_msg(r.code == 0, "%s: exit %d", label, r.code);
+    ck_assert_msg(fabs(r.test_accuracy - fp32.test_accuracy) <= 0.003,
+                  "%s: %.4f after one epoch, FP32 fused %.4f", label,
+                  r.test_accuracy, fp32.test_accuracy);
+  }
+}
+END_TEST
+
 START_TEST(graphs_do_not_change_the_numbers) {
   const char *args = "--hidden 100 --batch 96 --epochs 1";
   char no_graphs[256];
@@ -109,15 +135,16 @@ static int capture(const char *command, char *out, size_t size) {
 }
 
 /* A learning rate far too large, held constant: the loss becomes NaN or
- * infinite in the first epoch (measured on the H200: NaN for every network
- * tried at lr 10 to 100 with the constant schedule), the run stops with
+ * infinite in the first epoch (measured on the H200 for the default
+ * network at lr 100; the 784-100-10 network instead stalls at 10 % with
+ * dead units, a finite loss), the run stops with
  * exit 1 and its advice, and the log keeps the rows. (The guard itself is
  * tested deterministically in test_trainer.) */
 START_TEST(divergence_stops_training) {
   char command[8192], out[8192], log[4300], rows[4096] = "";
   snprintf(log, sizeof log, "%s/diverged.csv", dir);
   snprintf(command, sizeof command,
-           "'%s' --data-dir '%s' --hidden 100 --epochs 2 --lr 100 "
+           "'%s' --data-dir '%s' --epochs 2 --lr 100 "
            "--schedule constant --log '%s' 2>&1",
            MNIST_TRAIN_PATH, mnist_dir, log);
   ck_assert_int_eq(capture(command, out, sizeof out), 1);
@@ -194,6 +221,7 @@ int main(void) {
   tcase_set_timeout(tc, 600);
   tcase_add_test(tc, one_epoch_fused_unfused_and_determinism);
   tcase_add_test(tc, graphs_do_not_change_the_numbers);
+  tcase_add_loop_test(tc, every_precision_and_mode_learns, 0, 3);
   tcase_add_test(tc, missing_device_is_named);
   tcase_add_test(tc, divergence_stops_training);
   if (fashion_dir) tcase_add_test(tc, fashion_mnist_learns);

@@ -1,0 +1,115 @@
+/* lt_auto.c: the per-call choice between fused and unfused (lt_auto.h). */
+#include "lt_auto.h"
+
+#include <stdlib.h>
+
+#include "gpu_check.h"
+#include "lt_plan.h"
+#include "lt_unfused.h"
+
+/* Calls per graph and replays timed (the median counts). */
+enum { LT_AUTO_REPS = 20, LT_AUTO_REPLAYS = 5 };
+
+static int run(gpu_context *ctx, int lane, const lt_matmul_call *call,
+               int unfused) {
+  return unfused ? lt_matmul_unfused_on(ctx, lane, call)
+                 : lt_matmul_on(ctx, lane, call);
+}
+
+static int compare_floats(const void *x, const void *y) {
+  float a = *(const float *)x, b = *(const float *)y;
+  return (a > b) - (a < b);
+}
+
+/* Captures LT_AUTO_REPS calls on the lane's stream into a graph. */
+static int capture_reps(gpu_context *ctx, int lane, const lt_matmul_call *call,
+                        int unfused, cudaGraphExec_t *exec) {
+  cudaStream_t stream = gpu_lane_stream(ctx, lane);
+  cudaGraph_t graph = NULL;
+  CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  int status = 0;
+  for (int r = 0; r < LT_AUTO_REPS && status == 0; r++)
+    status = run(ctx, lane, call, unfused);
+  cudaError_t end = cudaStreamEndCapture(stream, &graph);
+  if (status != 0 || end != cudaSuccess) {
+    if (graph) cudaGraphDestroy(graph);
+    if (end != cudaSuccess)
+      return lt_refuse(ctx, &call->shape,
+                       "capturing the auto timing failed: %s",
+                       cudaGetErrorString(end));
+    return -1;
+  }
+  cudaError_t made = cudaGraphInstantiate(exec, graph, 0);
+  cudaGraphDestroy(graph);
+  CUDA_CHECK(made);
+  return 0;
+}
+
+/* Median time of one call (microseconds), run as graph replays. */
+static int time_call(gpu_context *ctx, int lane, const lt_matmul_call *call,
+                     int unfused, float *us) {
+  cudaStream_t stream = gpu_lane_stream(ctx, lane);
+  cudaGraphExec_t exec = NULL;
+  cudaEvent_t ev[2] = {NULL, NULL};
+  float times[LT_AUTO_REPLAYS];
+  int status = capture_reps(ctx, lane, call, unfused, &exec);
+  if (status == 0 && (cudaEventCreate(&ev[0]) != cudaSuccess ||
+                      cudaEventCreate(&ev[1]) != cudaSuccess))
+    status = lt_refuse(ctx, &call->shape, "could not create timing events");
+  /* Replay 0 warms up (first launch uploads the graph). */
+  for (int r = -1; r < LT_AUTO_REPLAYS && status == 0; r++) {
+    float ms = 0.0f;
+    if (cudaEventRecord(ev[0], stream) != cudaSuccess ||
+        cudaGraphLaunch(exec, stream) != cudaSuccess ||
+        cudaEventRecord(ev[1], stream) != cudaSuccess ||
+        cudaEventSynchronize(ev[1]) != cudaSuccess ||
+        cudaEventElapsedTime(&ms, ev[0], ev[1]) != cudaSuccess)
+      status = lt_refuse(ctx, &call->shape, "timing the call failed: %s",
+                         cudaGetErrorString(cudaGetLastError()));
+    else if (r >= 0)
+      times[r] = ms * 1000.0f / LT_AUTO_REPS;
+  }
+  if (ev[1]) cudaEventDestroy(ev[1]);
+  if (ev[0]) cudaEventDestroy(ev[0]);
+  if (exec) cudaGraphExecDestroy(exec);
+  if (status != 0) return -1;
+  qsort(times, LT_AUTO_REPLAYS, sizeof times[0], compare_floats);
+  *us = times[LT_AUTO_REPLAYS / 2];
+  return 0;
+}
+
+static int decide(gpu_context *ctx, int lane, const lt_matmul_call *call,
+                  float *fused_us, float *unfused_us) {
+  enum cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  CUDA_CHECK(cudaStreamIsCapturing(gpu_lane_stream(ctx, lane), &capture));
+  if (capture != cudaStreamCaptureStatusNone)
+    return lt_refuse(ctx, &call->shape,
+                     "--mode auto decides outside graph capture; run the "
+                     "step once before capturing it");
+  /* Both ways once (builds the unfused twin's plain plan), and an idle
+   * device: the other lane's work must not share the timing. */
+  if (run(ctx, lane, call, 0) != 0 || run(ctx, lane, call, 1) != 0) return -1;
+  CUDA_CHECK(cudaDeviceSynchronize());
+  if (time_call(ctx, lane, call, 0, fused_us) != 0 ||
+      time_call(ctx, lane, call, 1, unfused_us) != 0)
+    return -1;
+  return 0;
+}
+
+int lt_matmul_auto_on(gpu_context *ctx, int lane, const lt_matmul_call *call) {
+  if (call->shape.epilogue == LT_EPILOGUE_DEFAULT)
+    return lt_matmul_on(ctx, lane, call);
+  lt_plan *p = lt_plan_for(ctx, lane, call);
+  if (!p) return -1;
+  if (p->info.auto_choice == 0) {
+    float fused_us = 0.0f, unfused_us = 0.0f;
+    if (decide(ctx, lane, call, &fused_us, &unfused_us) != 0) return -1;
+    /* Building the twin's plan may have moved the cache: look again. */
+    p = lt_plan_for(ctx, lane, call);
+    if (!p) return -1;
+    p->info.fused_us = fused_us;
+    p->info.unfused_us = unfused_us;
+    p->info.auto_choice = unfused_us < fused_us ? 2 : 1;
+  }
+  return run(ctx, lane, call, p->info.auto_choice == 2);
+}
