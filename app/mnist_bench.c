@@ -45,26 +45,30 @@ typedef struct variant {
   mlp_mode mode;
   gpu_precision precision; /* the context: one per precision */
   int graphs;
+  int pad_units; /* widths padded to 8 (mlp_create_padded) */
 } variant;
 
 /* Every precision fused, unfused and auto with graphs (interleaved, so
- * twins run side by side), then FP32 fused and unfused launched from the
- * host. */
+ * twins run side by side), BF16 again with the widths padded to 8 (pad),
+ * then FP32 fused and unfused launched from the host. */
 static const variant variants[] = {
-    {MLP_MODE_FUSED, GPU_PRECISION_FP32, 1},
-    {MLP_MODE_UNFUSED, GPU_PRECISION_FP32, 1},
-    {MLP_MODE_AUTO, GPU_PRECISION_FP32, 1},
-    {MLP_MODE_FUSED, GPU_PRECISION_TF32, 1},
-    {MLP_MODE_UNFUSED, GPU_PRECISION_TF32, 1},
-    {MLP_MODE_AUTO, GPU_PRECISION_TF32, 1},
-    {MLP_MODE_FUSED, GPU_PRECISION_BF16, 1},
-    {MLP_MODE_UNFUSED, GPU_PRECISION_BF16, 1},
-    {MLP_MODE_AUTO, GPU_PRECISION_BF16, 1},
-    {MLP_MODE_FUSED, GPU_PRECISION_FP16, 1},
-    {MLP_MODE_UNFUSED, GPU_PRECISION_FP16, 1},
-    {MLP_MODE_AUTO, GPU_PRECISION_FP16, 1},
-    {MLP_MODE_FUSED, GPU_PRECISION_FP32, 0},
-    {MLP_MODE_UNFUSED, GPU_PRECISION_FP32, 0},
+    {MLP_MODE_FUSED, GPU_PRECISION_FP32, 1, 0},
+    {MLP_MODE_UNFUSED, GPU_PRECISION_FP32, 1, 0},
+    {MLP_MODE_AUTO, GPU_PRECISION_FP32, 1, 0},
+    {MLP_MODE_FUSED, GPU_PRECISION_TF32, 1, 0},
+    {MLP_MODE_UNFUSED, GPU_PRECISION_TF32, 1, 0},
+    {MLP_MODE_AUTO, GPU_PRECISION_TF32, 1, 0},
+    {MLP_MODE_FUSED, GPU_PRECISION_BF16, 1, 0},
+    {MLP_MODE_UNFUSED, GPU_PRECISION_BF16, 1, 0},
+    {MLP_MODE_AUTO, GPU_PRECISION_BF16, 1, 0},
+    {MLP_MODE_FUSED, GPU_PRECISION_FP16, 1, 0},
+    {MLP_MODE_UNFUSED, GPU_PRECISION_FP16, 1, 0},
+    {MLP_MODE_AUTO, GPU_PRECISION_FP16, 1, 0},
+    {MLP_MODE_FUSED, GPU_PRECISION_BF16, 1, 1},
+    {MLP_MODE_UNFUSED, GPU_PRECISION_BF16, 1, 1},
+    {MLP_MODE_AUTO, GPU_PRECISION_BF16, 1, 1},
+    {MLP_MODE_FUSED, GPU_PRECISION_FP32, 0, 0},
+    {MLP_MODE_UNFUSED, GPU_PRECISION_FP32, 0, 0},
 };
 enum { VARIANTS = sizeof variants / sizeof variants[0] };
 
@@ -111,6 +115,7 @@ static int bench_network(FILE *json, const bench_net *net,
     if (!wanted(o, v)) continue;
     c.mode = variants[v].mode;
     c.graphs = variants[v].graphs;
+    c.pad_units = variants[v].pad_units;
     status = trainer_create(&t[v], contexts[variants[v].precision], data, &c);
     if (status == 0)
       status = trainer_kernels_per_step(t[v], &r[v].kernels, &r[v].critical);
@@ -145,7 +150,9 @@ static int bench_network(FILE *json, const bench_net *net,
     double speedup = r[v].median / r[twin].median;
     double tflops = flops / (r[v].median * 1e-3) / 1e12;
     double peak = peaks[variants[v].precision];
-    const char *mode = mlp_mode_name(variants[v].mode);
+    char mode[16];
+    snprintf(mode, sizeof mode, "%s%s", mlp_mode_name(variants[v].mode),
+             variants[v].pad_units ? "+pad" : "");
     const char *precision = gpu_precision_name(variants[v].precision);
     const char *graphs = variants[v].graphs ? "true" : "false";
     /* The floor: the longest chain of dependent kernels, each costing
@@ -168,12 +175,12 @@ static int bench_network(FILE *json, const bench_net *net,
               "\"kernels_per_step\": %d, \"critical_path_kernels\": %d, "
               "\"launch_floor_ms\": %.4f, \"tflops\": %.3f, "
               "\"fraction_of_peak\": %.4f, \"speedup_vs_fused\": %.4f, "
-              "\"test_accuracy\": %.4f, \"repeats\": %d}",
+              "\"test_accuracy\": %.4f, \"repeats\": %d, \"pad_units\": %s}",
               first && !printed ? "" : ",\n", name, net->batch, mode, precision,
               graphs, r[v].median, r[v].lo, r[v].hi,
               1000.0 * r[v].median / steps, r[v].kernels, r[v].critical,
               floor_ms, tflops, tflops / peak, speedup, r[v].accuracy,
-              o->repeats);
+              o->repeats, variants[v].pad_units ? "true" : "false");
     printed = 1;
   }
   for (int v = 0; v < VARIANTS; v++)

@@ -49,9 +49,15 @@ static void print_header(const gpu_context *ctx, const train_options *o,
   trainer_config_name(name, sizeof name, c);
   printf("mnist_train: %s (%d SMs), device %d\n", ctx->device_name,
          ctx->sm_count, o->gpu.device);
-  printf("network    %s, %zu parameters\n", name,
-         trainer_network(t)->layout.param_count);
   const mlp *net = trainer_network(t);
+  printf("network    %s, %zu parameters", name, net->unit_params);
+  if (c->pad_units) {
+    printf("; run as");
+    for (int l = 0; l <= net->layout.depth; l++)
+      printf("%s%d", l ? "-" : " ", net->layout.widths[l]);
+    printf(" (padded units stay 0)");
+  }
+  printf("\n");
   printf("training   %s, %s, batch %d, lr %g (%s), momentum %g, seed %llu, "
          "%d epochs, graphs %s, autotune %s",
          mlp_mode_name(c->mode), gpu_precision_name(o->gpu.precision), c->batch,

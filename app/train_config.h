@@ -23,6 +23,8 @@ typedef struct trainer_config {
   mlp_mode mode;
   int graphs;       /* 1: replay each epoch as a CUDA graph */
   float loss_scale; /* 0: the network's default (mlp.h) */
+  int pad_units;    /* 1: widths padded to multiples of 8 with units that
+                       stay zero (mlp_create_padded) */
 } trainer_config;
 
 /* The defaults: 784-1024-1024-10, batch 128, 5 epochs, lr 0.05 with the

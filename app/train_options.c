@@ -50,6 +50,10 @@ void train_options_usage(FILE *out, const char *program) {
       "                     momentum (default %s)\n"
       "  --loss-scale S     loss-gradient scale, a power of two (default\n"
       "                     %g for fp16, 1 otherwise)\n"
+      "  --pad-units        run every layer at a width rounded up to 8\n"
+      "                     (784-100-10 as 784-104-16) with extra units\n"
+      "                     that stay zero: the same function, on the\n"
+      "                     GEMM kernels that need 16-byte widths\n"
       "  --data-dir DIR     MNIST-format files (default $MNIST_DIR, else\n"
       "                     data/mnist)\n"
       "  --device N         CUDA device (default %d)\n"
@@ -229,6 +233,10 @@ int train_options_parse(train_options *out, int argc, char **argv, char *err,
        .kind = CLI_CUSTOM,
        .target = &c->loss_scale,
        .parse = parse_loss_scale},
+      {.name = "pad-units",
+       .kind = CLI_SWITCH,
+       .target = &c->pad_units,
+       .switch_value = 1},
       {.name = "tf32", .kind = CLI_SWITCH, .replaced_by = "--precision tf32"},
       {.name = "autotune",
        .kind = CLI_CHOICE,

@@ -44,6 +44,9 @@ static int mlp_allocate(mlp *net) {
   }
   CUDA_CHECK(cudaMalloc(&net->d_activations, act_bytes));
   CUDA_CHECK(cudaMalloc((void **)&net->d_masks, mask_bytes));
+  size_t scratch = xent_scratch_bytes(net->max_batch);
+  CUDA_CHECK(cudaMalloc(&net->d_xent_scratch, scratch));
+  CUDA_CHECK(cudaMemset(net->d_xent_scratch, 0, scratch));
   CUDA_CHECK(cudaMemset(net->d_activations, 0, act_bytes));
   CUDA_CHECK(cudaMemset(net->d_masks, 0, mask_bytes));
   CUDA_CHECK(cudaDeviceSynchronize());
@@ -79,8 +82,9 @@ static int mlp_allocate(mlp *net) {
   return 0;
 }
 
-int mlp_create(mlp **out, const int *widths, int depth, int max_batch,
-               lt_dtype type) {
+/* The MLP for `units`, its logical widths padded to 8 when `pad`. */
+static int create(mlp **out, const int *units, int depth, int max_batch,
+                  lt_dtype type, int pad) {
   *out = NULL;
   if (max_batch < 1) {
     fprintf(stderr, "mlp: expected a batch size >= 1, found %d\n", max_batch);
@@ -92,11 +96,18 @@ int mlp_create(mlp **out, const int *widths, int depth, int max_batch,
     return -1;
   }
   char err[128];
-  if (mlp_layout_init(&net->layout, widths, depth, err, sizeof err) != 0) {
+  mlp_layout real;
+  int widths[MLP_MAX_LAYERS + 1] = {0};
+  for (int l = 0; l <= depth && l <= MLP_MAX_LAYERS; l++)
+    widths[l] = pad && l > 0 ? lt_ld(units[l]) : units[l];
+  if (mlp_layout_init(&real, units, depth, err, sizeof err) != 0 ||
+      mlp_layout_init(&net->layout, widths, depth, err, sizeof err) != 0) {
     fprintf(stderr, "mlp: %s\n", err);
     free(net);
     return -1;
   }
+  memcpy(net->units, real.widths, sizeof net->units);
+  net->unit_params = real.param_count;
   net->max_batch = max_batch;
   net->type = type;
   net->loss_scale = type == LT_DTYPE_F16 ? GPU_FP16_LOSS_SCALE : 1.0f;
@@ -108,11 +119,22 @@ int mlp_create(mlp **out, const int *widths, int depth, int max_batch,
   return 0;
 }
 
+int mlp_create(mlp **out, const int *widths, int depth, int max_batch,
+               lt_dtype type) {
+  return create(out, widths, depth, max_batch, type, 0);
+}
+
+int mlp_create_padded(mlp **out, const int *widths, int depth, int max_batch,
+                      lt_dtype type) {
+  return create(out, widths, depth, max_batch, type, 1);
+}
+
 void mlp_destroy(mlp *net) {
   if (!net) return;
   if (net->weights_done) cudaEventDestroy(net->weights_done);
   for (int l = 0; l < MLP_MAX_LAYERS; l++)
     if (net->dz_ready[l]) cudaEventDestroy(net->dz_ready[l]);
+  cudaFree(net->d_xent_scratch);
   cudaFree(net->d_masks);
   cudaFree(net->d_activations);
   cudaFree(net->d_velocity);
@@ -130,17 +152,23 @@ int mlp_init_params(mlp *net, gpu_context *ctx, unsigned long long seed) {
   CUDA_CHECK(cudaMemsetAsync(net->d_params, 0, slab, ctx->stream));
   CUDA_CHECK(cudaMemsetAsync(net->d_velocity, 0, slab, ctx->stream));
   for (int l = 0; l < lay->depth; l++) {
-    int in = lay->widths[l], outs = lay->widths[l + 1];
+    int in = net->units[l], outs = net->units[l + 1];
+    int ld = lt_ld(lay->widths[l]), columns = lay->widths[l + 1];
     float *wt = net->d_params + lay->w_offset[l];
-    /* The whole (lt_ld(in), out) block is drawn (an even count, as
-     * cuRAND's normal generator wants), then its padding rows zeroed. */
-    size_t count = (size_t)lt_ld(in) * outs;
+    /* The whole (ld, columns) block is drawn (an even count, as cuRAND's
+     * normal generator wants), then zeroed where no real unit is: the
+     * rows from padded inputs and the columns of padded outputs. */
+    size_t count = (size_t)ld * columns;
     float std = sqrtf((net->layers[l].relu ? 2.0f : 1.0f) / (float)in);
     CURAND_CHECK(curandGenerateNormal(ctx->rng, wt, count, 0.0f, std));
-    if (lt_ld(in) > in)
-      CUDA_CHECK(cudaMemset2DAsync(wt + in, (size_t)lt_ld(in) * sizeof(float),
-                                   0, (size_t)(lt_ld(in) - in) * sizeof(float),
-                                   (size_t)outs, ctx->stream));
+    if (ld > in)
+      CUDA_CHECK(cudaMemset2DAsync(wt + in, (size_t)ld * sizeof(float), 0,
+                                   (size_t)(ld - in) * sizeof(float),
+                                   (size_t)columns, ctx->stream));
+    if (columns > outs)
+      CUDA_CHECK(cudaMemsetAsync(wt + (size_t)ld * outs, 0,
+                                 (size_t)ld * (columns - outs) * sizeof(float),
+                                 ctx->stream));
   }
   sgd_slabs slabs = mlp_sgd_slabs(net);
   return sgd_write_copy(&slabs, ctx->stream);
@@ -171,7 +199,8 @@ int mlp_backward(mlp *net, gpu_context *ctx, const void *d_x,
   int depth = net->layout.depth;
   linear_layer *top = &net->layers[depth - 1];
   if (xent_loss_grad(net->type, top->d_dz, d_stats, top->d_y, lt_ld(top->out),
-                     d_labels, top->out, n, net->loss_scale, ctx->stream) != 0)
+                     d_labels, net->units[depth], n, net->loss_scale,
+                     net->d_xent_scratch, ctx->stream) != 0)
     return -1;
   /* Layer by layer from the top: once a layer's dZ is ready on the main
    * lane, its weight gradient starts on the side lane while the main lane
@@ -223,7 +252,8 @@ int mlp_evaluate(mlp *net, gpu_context *ctx, const void *d_x,
   if (mlp_forward(net, ctx, d_x, n, mode) != 0) return -1;
   const linear_layer *top = &net->layers[net->layout.depth - 1];
   return xent_loss_grad(net->type, NULL, d_stats, top->d_y, lt_ld(top->out),
-                        d_labels, top->out, n, 1.0f, ctx->stream);
+                        d_labels, net->units[net->layout.depth], n, 1.0f,
+                        net->d_xent_scratch, ctx->stream);
 }
 
 const void *mlp_logits(const mlp *net) {

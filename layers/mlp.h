@@ -29,7 +29,10 @@
 #include "sgd.h"
 
 typedef struct mlp {
-  mlp_layout layout;
+  mlp_layout layout;             /* of the logical widths the calls use */
+  int units[MLP_MAX_LAYERS + 1]; /* the widths asked for (layout.widths
+                                    unless padded: mlp_create_padded) */
+  size_t unit_params;            /* parameters of those units */
   int max_batch;
   lt_dtype type; /* of the matmuls' operands (see above) */
   float loss_scale;
@@ -42,6 +45,7 @@ typedef struct mlp {
   float *d_velocity;                    /* FP32 slab, same offsets */
   void *d_activations;                  /* every layer's d_y and d_dz */
   uint8_t *d_masks;                     /* every hidden layer's ReLU bit-mask */
+  void *d_xent_scratch;                 /* the loss kernel's (xent.h) */
   cudaEvent_t dz_ready[MLP_MAX_LAYERS]; /* layer l's d_dz written (main) */
   cudaEvent_t weights_done;             /* side lane finished (side) */
 } mlp;
@@ -54,6 +58,17 @@ typedef struct mlp {
  * message on stderr and *out NULL. */
 int mlp_create(mlp **out, const int *widths, int depth, int max_batch,
                lt_dtype type);
+
+/* The same network with every layer's output width padded to a multiple
+ * of 8 (784-100-10 runs as 784-104-16): the extra units' weights in and
+ * out and biases start at 0 and provably stay 0 (their pre-activation is
+ * 0, so their output ReLU(0) = 0 and no weight out of them gets a
+ * gradient; no loss gradient reaches them: the loss reads only the real
+ * logits, and the padded rows of its gradient are never written, zero
+ * since allocation), so it computes the same function and
+ * gradients, with every call at widths cuBLASLt's sm90 kernels take. */
+int mlp_create_padded(mlp **out, const int *widths, int depth, int max_batch,
+                      lt_dtype type);
 void mlp_destroy(mlp *net);
 
 /* Weights ~ N(0, 2 / in) for ReLU layers (He), N(0, 1 / in) for the output

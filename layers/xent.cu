@@ -7,21 +7,38 @@
 #include "../gpu/lt_types.cuh"
 #include "xent.h"
 
-enum { XENT_THREADS = 256, XENT_WARPS = XENT_THREADS / 32 };
+enum { XENT_THREADS = 128, XENT_WARPS = XENT_THREADS / 32 };
 
-/* One block: thread t takes samples t, t + 256, ...; then loss and hit
- * count are reduced with warp shuffles and the 8 warp sums added by one
- * thread in warp order: a fixed order, so the result is deterministic. */
+/* The scratch: a counter of finished blocks, then one partial per block. */
+typedef struct xent_partial {
+  double loss;
+  double correct;
+} xent_partial;
+
+extern "C" size_t xent_scratch_bytes(int max_n) {
+  size_t blocks = ((size_t)max_n + XENT_THREADS - 1) / XENT_THREADS;
+  return sizeof(xent_partial) * (blocks + 1);
+}
+
+/* One thread per sample, XENT_THREADS per block. Each block reduces its
+ * loss and hit count with warp shuffles and adds the warp sums in warp
+ * order into its partial; the last block to finish (a counter, after a
+ * fence) adds the partials in block order and resets the counter. Every
+ * sum has a fixed order, so the result is deterministic. */
 template <typename T>
 __global__ void xent_kernel(T *dlogits, double *stats, const T *logits, int ld,
                             const int *labels, int classes, int n,
-                            float grad_scale) {
+                            float grad_scale, xent_partial *scratch) {
   __shared__ double loss_part[XENT_WARPS];
   __shared__ int correct_part[XENT_WARPS];
+  __shared__ bool last;
+  unsigned *finished = (unsigned *)scratch;
+  xent_partial *partials = scratch + 1;
   double loss = 0.0;
   int correct = 0;
   float scale = grad_scale / (float)n;
-  for (int j = threadIdx.x; j < n; j += blockDim.x) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j < n) {
     const T *z = logits + (size_t)j * ld;
     int label = labels[j];
     float zmax = lt_to_float(z[0]);
@@ -35,8 +52,8 @@ __global__ void xent_kernel(T *dlogits, double *stats, const T *logits, int ld,
     for (int c = 0; c < classes; c++)
       sum += expf(lt_to_float(z[c]) - zmax);
     float log_sum = logf(sum);
-    loss += (double)(log_sum - (lt_to_float(z[label]) - zmax));
-    correct += argmax == label;
+    loss = (double)(log_sum - (lt_to_float(z[label]) - zmax));
+    correct = argmax == label;
     if (dlogits) {
       T *g = dlogits + (size_t)j * ld;
       for (int c = 0; c < classes; c++) {
@@ -56,24 +73,38 @@ __global__ void xent_kernel(T *dlogits, double *stats, const T *logits, int ld,
   }
   __syncthreads();
   if (threadIdx.x == 0) {
-    double total_loss = 0.0;
-    int total_correct = 0;
+    xent_partial mine = {0.0, 0.0};
     for (int w = 0; w < XENT_WARPS; w++) {
-      total_loss += loss_part[w];
-      total_correct += correct_part[w];
+      mine.loss += loss_part[w];
+      mine.correct += (double)correct_part[w];
+    }
+    partials[blockIdx.x] = mine;
+    __threadfence();
+    last = atomicAdd(finished, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (last && threadIdx.x == 0) {
+    __threadfence();
+    double total_loss = 0.0, total_correct = 0.0;
+    for (unsigned b = 0; b < gridDim.x; b++) {
+      total_loss += ((volatile xent_partial *)partials)[b].loss;
+      total_correct += ((volatile xent_partial *)partials)[b].correct;
     }
     stats[0] += total_loss;
-    stats[1] += (double)total_correct;
+    stats[1] += total_correct;
+    *finished = 0;
   }
 }
 
 extern "C" int xent_loss_grad(lt_dtype type, void *d_dlogits, double *d_stats,
                               const void *d_logits, int ld, const int *d_labels,
                               int classes, int n, float grad_scale,
-                              cudaStream_t stream) {
-  LT_DISPATCH(type, xent_kernel<T><<<1, XENT_THREADS, 0, stream>>>(
-                        (T *)d_dlogits, d_stats, (const T *)d_logits, ld,
-                        d_labels, classes, n, grad_scale));
+                              void *d_scratch, cudaStream_t stream) {
+  int blocks = (n + XENT_THREADS - 1) / XENT_THREADS;
+  LT_DISPATCH(type,
+              xent_kernel<T><<<blocks, XENT_THREADS, 0, stream>>>(
+                  (T *)d_dlogits, d_stats, (const T *)d_logits, ld, d_labels,
+                  classes, n, grad_scale, (xent_partial *)d_scratch));
   CUDA_CHECK_KERNEL("xent_kernel");
   return 0;
 }

@@ -4,6 +4,7 @@
 #define MNIST_EPILOGS_XENT_H
 
 #include <cuda_runtime_api.h>
+#include <stddef.h>
 
 #include "../gpu/lt_shape.h"
 
@@ -16,11 +17,18 @@ extern "C" {
  * = (softmax - onehot(label)) * grad_scale / n (grad_scale: the loss scale,
  * 1 unless FP16 needs one; a power of two, so the scaling is exact); adds
  * the summed (unscaled) loss to d_stats[0] and the number of argmax ==
- * label to d_stats[1] (+=). One block, fixed reduction order:
- * deterministic. On `stream`; returns 0 or -1 (message on stderr). */
+ * label to d_stats[1] (+=). One thread per sample; the blocks' sums are
+ * added in block order by the last block: deterministic. d_scratch holds
+ * xent_scratch_bytes(n) bytes, zeroed once before the first call (each
+ * call leaves it zeroed); calls sharing it must not overlap. On `stream`;
+ * returns 0 or -1 (message on stderr). */
 int xent_loss_grad(lt_dtype type, void *d_dlogits, double *d_stats,
                    const void *d_logits, int ld, const int *d_labels,
-                   int classes, int n, float grad_scale, cudaStream_t stream);
+                   int classes, int n, float grad_scale, void *d_scratch,
+                   cudaStream_t stream);
+
+/* Bytes of scratch for batches of up to max_n samples. */
+size_t xent_scratch_bytes(int max_n);
 
 #ifdef __cplusplus
 }

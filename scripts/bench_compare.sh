@@ -47,7 +47,8 @@ mine = {}
 for o in ours:
     if o["graphs"]:
         key = (o["network"], o["batch"], o.get("precision", o.get("math", "").lower()))
-        mine.setdefault(key, {})[o["mode"]] = o
+        mode = o["mode"] + ("+pad" if o.get("pad_units") else "")
+        mine.setdefault(key, {})[mode] = dict(o, mode=mode)
 peer = {(t["network"], t["batch"], t["precision"], t["variant"]): t for t in torch}
 nets = list(dict.fromkeys([k[:2] for k in mine] + [k[:2] for k in peer]))
 

@@ -5,11 +5,13 @@
 # elsewhere (build/, with tests) and the data in data/mnist and
 # data/fashion-mnist:
 #   1. the whole ctest suite (GPU suites included);
-#   2. mnist_train --epochs 5: the default network fused and unfused, the
-#      seed network, Fashion-MNIST; with --old DIR (a folder holding an
+#   2. mnist_train --epochs 5: the default network fused and unfused, in
+#      BF16 (fused, unfused, auto) and FP16, the seed network,
+#      Fashion-MNIST; with --old DIR (a folder holding an
 #      earlier build's mnist_train and mnist_bench) the same runs with the
 #      old binary and their logs compared (loss and accuracy columns);
-#   3. compute-sanitizer memcheck on two short trainings (when installed);
+#   3. compute-sanitizer memcheck on short trainings (FP32, BF16 auto,
+#      FP16 unfused with padded units; when installed);
 #   4. mnist_bench --no-layers, and with --old the old one, alternated
 #      --bench-rounds N times (default 2; skip with --no-bench);
 #   5. a soak: the GPU suites run again and again, several at a time, for
@@ -51,7 +53,10 @@ train() { # train TAG BINARY ARGS...
   printf '%-22s %s\n' "$tag" "$(grep -E '^done|error|diverged' "$logs/$tag.out" | tail -1)"
 }
 runs=("default|" "unfused|--mode unfused" "seed|--hidden 100 --batch 256"
-      "fashion|--data-dir $FASHION_MNIST_DIR")
+      "fashion|--data-dir $FASHION_MNIST_DIR" "bf16|--precision bf16"
+      "bf16-unfused|--precision bf16 --mode unfused"
+      "bf16-auto|--precision bf16 --mode auto" "fp16|--precision fp16"
+      "fp16-auto|--precision fp16 --mode auto")
 for r in "${runs[@]}"; do
   tag=${r%%|*}; args=${r#*|}
   # shellcheck disable=SC2086
@@ -70,7 +75,9 @@ head -4 "$logs/new-default.out"
 
 part "3. compute-sanitizer memcheck"
 if command -v compute-sanitizer >/dev/null; then
-  for args in "--hidden 100,50 --batch 100" "--hidden 100 --batch 65536 --no-graphs"; do
+  for args in "--hidden 100,50 --batch 100" "--hidden 100 --batch 65536 --no-graphs" \
+              "--hidden 100,50 --batch 100 --precision bf16 --mode auto" \
+              "--hidden 100 --batch 96 --precision fp16 --mode unfused --pad-units"; do
     # shellcheck disable=SC2086
     compute-sanitizer --tool memcheck --leak-check full --error-exitcode 1 \
       build/mnist_train --epochs 1 --autotune off $args >"$logs/memcheck.log" 2>&1 || failed=$((failed + 1))
@@ -96,7 +103,8 @@ if [ "$soak" -gt 0 ]; then
   part "5. soak: GPU suites for ${soak} s, 10 at a time"
   # test_mlp (once flaky: 1 failure in 150 runs) three times a round.
   suites=(test_mlp test_lt_rules test_mlp test_mlp_train test_mlp test_trainer
-          test_lt_autotune test_lt_epilogues)
+          test_lt_autotune test_lt_epilogues test_lt_precision test_mlp_precision
+          test_lt_auto)
   end=$(( $(date +%s) + soak ))
   mkdir -p "$logs/soak"
   worker() {

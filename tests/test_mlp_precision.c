@@ -31,13 +31,15 @@ typedef struct net_case {
   int widths[5];
   int depth;
   int max_batch, n;
+  int pad; /* mlp_create_padded */
 } net_case;
 
 static const net_case cases[] = {
-    {{784, 129, 100, 10}, 3, 96, 96},
-    {{784, 129, 100, 10}, 3, 96, 37}, /* partial last batch */
-    {{37, 7, 10}, 2, 256, 256},
-    {{784, 1, 10}, 2, 1, 1},
+    {{784, 129, 100, 10}, 3, 96, 96, 0},
+    {{784, 129, 100, 10}, 3, 96, 37, 0}, /* partial last batch */
+    {{37, 7, 10}, 2, 256, 256, 0},
+    {{784, 1, 10}, 2, 1, 1, 0},
+    {{784, 100, 10}, 2, 256, 256, 1}, /* run as 784-104-16 */
 };
 enum { CASES = sizeof cases / sizeof cases[0], TYPES = 3, MODES = 3 };
 static const gpu_precision precisions[TYPES] = {
@@ -86,7 +88,7 @@ static void free_step(step_buffers *s, int depth) {
  * the largest term, scale / n). */
 static void check_xent(const step_buffers *s, const mlp *net, const int *labels,
                        int n, const char *label) {
-  int top = net->layout.depth - 1, classes = net->layers[top].out;
+  int top = net->layout.depth - 1, classes = net->units[top + 1];
   int ld = lt_ld(classes);
   double *want = calloc((size_t)ld * n, sizeof(double));
   int correct = 0;
@@ -157,7 +159,8 @@ START_TEST(every_call_of_a_step_matches_the_oracle) {
   gpu_context *ctx = test_context(GPU_AUTOTUNE_EXACT, precision);
   ck_assert_ptr_nonnull(ctx);
   mlp *net = NULL;
-  ck_assert_int_eq(mlp_create(&net, c->widths, c->depth, c->max_batch, type),
+  ck_assert_int_eq((c->pad ? mlp_create_padded : mlp_create)(
+                       &net, c->widths, c->depth, c->max_batch, type),
                    0);
   ck_assert_int_eq(mlp_init_params(net, ctx, seed + (uint64_t)_i), 0);
   test_rng rng;
@@ -200,6 +203,61 @@ END_TEST
  * 16-bit gradients, and the copy is the new master rounded to the type
  * (exactly: the same rounding on both sides), on the 8-wide and the scalar
  * paths. */
+/* Padded units (784-100-10 run as 784-104-16) start at zero and stay
+ * exactly zero through training: the weights into and out of them, their
+ * biases; the loss falls as it does without them. */
+START_TEST(padded_units_stay_zero) {
+  int widths[3] = {784, 100, 10};
+  enum { N = 256, STEPS = 30 };
+  gpu_context *ctx = test_context(GPU_AUTOTUNE_EXACT, GPU_PRECISION_BF16);
+  ck_assert_ptr_nonnull(ctx);
+  mlp *net = NULL;
+  ck_assert_int_eq(mlp_create_padded(&net, widths, 2, N, LT_DTYPE_BF16), 0);
+  ck_assert_int_eq(net->layout.widths[1], 104);
+  ck_assert_int_eq(net->layout.widths[2], 16);
+  ck_assert_int_eq(net->unit_params, 784 * 100 + 100 + 100 * 10 + 10);
+  ck_assert_int_eq(mlp_init_params(net, ctx, seed), 0);
+  test_rng rng;
+  test_rng_init(&rng, seed);
+  test_batch b = test_batch_make(&rng, 784, N, 10, LT_DTYPE_BF16);
+  double *d_stats = test_upload(NULL, 2 * STEPS * sizeof(double));
+  test_fill_device(d_stats, 0, 2 * STEPS * sizeof(double));
+  const float lr = 0.05f;
+  float *d_lr = test_upload(&lr, sizeof lr);
+  for (int s = 0; s < STEPS; s++)
+    ck_assert_int_eq(mlp_train_step(net, ctx, b.d_x, b.d_labels, N,
+                                    MLP_MODE_AUTO, d_lr, 0.9f, d_stats + 2 * s),
+                     0);
+  const mlp_layout *lay = &net->layout;
+  float *p = malloc(lay->slab_floats * sizeof(float));
+  test_download(p, net->d_params, lay->slab_floats * sizeof(float));
+  int nonzero = 0;
+  for (int l = 0; l < 2; l++) {
+    int ld = lt_ld(lay->widths[l]);
+    for (int o = 0; o < lay->widths[l + 1]; o++) {
+      int padded_out = o >= net->units[l + 1];
+      for (int i = 0; i < ld; i++)
+        if ((padded_out || i >= net->units[l]) &&
+            p[lay->w_offset[l] + (size_t)o * ld + i] != 0.0f)
+          nonzero++;
+      if (padded_out && p[lay->b_offset[l] + o] != 0.0f) nonzero++;
+    }
+  }
+  ck_assert_int_eq(nonzero, 0);
+  double stats[2 * STEPS];
+  test_download(stats, d_stats, sizeof stats);
+  ck_assert_msg(stats[2 * (STEPS - 1)] < 0.5 * stats[0],
+                "loss %g -> %g: the padded network does not learn",
+                stats[0] / N, stats[2 * (STEPS - 1)] / N);
+  free(p);
+  test_free(d_stats);
+  test_free(d_lr);
+  test_batch_free(&b);
+  mlp_destroy(net);
+  gpu_context_destroy(ctx);
+}
+END_TEST
+
 START_TEST(sgd_writes_master_and_copy) {
   enum { COUNT = 1003 };
   lt_dtype type = _i ? LT_DTYPE_F16 : LT_DTYPE_BF16;
@@ -256,6 +314,7 @@ int main(void) {
   tcase_add_loop_test(tc, every_call_of_a_step_matches_the_oracle, 0,
                       CASES * TYPES * MODES);
   tcase_add_loop_test(tc, sgd_writes_master_and_copy, 0, 2);
+  tcase_add_test(tc, padded_units_stay_zero);
   suite_add_tcase(suite, tc);
   return test_run_suite(suite, 1);
 }

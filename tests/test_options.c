@@ -54,6 +54,7 @@ START_TEST(every_flag) {
                   "bf16",
                   "--loss-scale",
                   "256",
+                  "--pad-units",
                   "--device",
                   "2",
                   "--log",
@@ -81,6 +82,7 @@ START_TEST(every_flag) {
   ck_assert_str_eq(o.data_dir, "/x");
   ck_assert_int_eq(o.gpu.precision, GPU_PRECISION_BF16);
   ck_assert_float_eq(o.config.loss_scale, 256.0f);
+  ck_assert_int_eq(o.config.pad_units, 1);
   ck_assert_int_eq(o.gpu.device, 2);
   ck_assert_str_eq(o.log_path, "l.csv");
   ck_assert_int_eq(o.quiet, 1);
