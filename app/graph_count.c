@@ -21,11 +21,14 @@ int graph_count_kernels(cudaGraph_t graph, int *count, int *critical_path) {
   cudaGraphNode_t *list = calloc(nodes + 1, sizeof *list);
   cudaGraphNode_t *from = calloc(edges + 1, sizeof *from);
   cudaGraphNode_t *to = calloc(edges + 1, sizeof *to);
+  /* Edge data must be read too: cuBLASLt's sm90 kernels may be joined by
+   * programmatic-launch edges, and without it the query fails as lossy. */
+  cudaGraphEdgeData *data = calloc(edges + 1, sizeof *data);
   int *depth = calloc(nodes + 1, sizeof *depth);
-  int status = list && from && to && depth ? 0 : -1;
+  int status = list && from && to && data && depth ? 0 : -1;
   if (status == 0 &&
       (cudaGraphGetNodes(graph, list, &nodes) != cudaSuccess ||
-       cudaGraphGetEdges(graph, from, to, NULL, &edges) != cudaSuccess))
+       cudaGraphGetEdges(graph, from, to, data, &edges) != cudaSuccess))
     status = -1;
   *count = 0;
   *critical_path = 0;
@@ -50,6 +53,7 @@ int graph_count_kernels(cudaGraph_t graph, int *count, int *critical_path) {
   free(list);
   free(from);
   free(to);
+  free(data);
   free(depth);
   if (status != 0) fprintf(stderr, "graph_count: could not read the graph\n");
   return status;
