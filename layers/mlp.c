@@ -55,8 +55,6 @@ static int mlp_allocate(mlp *net) {
         cudaEventCreateWithFlags(&net->dz_ready[l], cudaEventDisableTiming));
   CUDA_CHECK(
       cudaEventCreateWithFlags(&net->weights_done, cudaEventDisableTiming));
-  CUDA_CHECK(
-      cudaEventCreateWithFlags(&net->upper_grads_done, cudaEventDisableTiming));
   size_t size = lt_dtype_size(net->type);
   char *weights =
       net->d_params_copy ? (char *)net->d_params_copy : (char *)net->d_params;
@@ -133,7 +131,6 @@ int mlp_create_padded(mlp **out, const int *widths, int depth, int max_batch,
 
 void mlp_destroy(mlp *net) {
   if (!net) return;
-  if (net->upper_grads_done) cudaEventDestroy(net->upper_grads_done);
   if (net->weights_done) cudaEventDestroy(net->weights_done);
   for (int l = 0; l < MLP_MAX_LAYERS; l++)
     if (net->dz_ready[l]) cudaEventDestroy(net->dz_ready[l]);
@@ -197,12 +194,8 @@ int mlp_forward(mlp *net, gpu_context *ctx, const void *d_x, int n,
   return 0;
 }
 
-/* The backward pass, leaving the side lane's last weight gradient (layer
- * 0's) unjoined: upper_grads_done marks the side lane after every other
- * layer's. */
-static int backward(mlp *net, gpu_context *ctx, const void *d_x,
-                    const int *d_labels, int n, mlp_mode mode,
-                    double *d_stats) {
+int mlp_backward(mlp *net, gpu_context *ctx, const void *d_x,
+                 const int *d_labels, int n, mlp_mode mode, double *d_stats) {
   int depth = net->layout.depth;
   linear_layer *top = &net->layers[depth - 1];
   if (xent_loss_grad(net->type, top->d_dz, d_stats, top->d_y, lt_ld(top->out),
@@ -218,8 +211,6 @@ static int backward(mlp *net, gpu_context *ctx, const void *d_x,
     const void *input = l == 0 ? d_x : net->layers[l - 1].d_y;
     CUDA_CHECK(cudaEventRecord(net->dz_ready[l], ctx->stream));
     CUDA_CHECK(cudaStreamWaitEvent(ctx->side_stream, net->dz_ready[l], 0));
-    if (l == 0)
-      CUDA_CHECK(cudaEventRecord(net->upper_grads_done, ctx->side_stream));
     if (linear_backward_weights(ctx, GPU_LANE_SIDE, layer, input, n, mode) != 0)
       return -1;
     if (l > 0 && linear_backward_data(ctx, GPU_LANE_MAIN, layer,
@@ -227,12 +218,6 @@ static int backward(mlp *net, gpu_context *ctx, const void *d_x,
       return -1;
   }
   CUDA_CHECK(cudaEventRecord(net->weights_done, ctx->side_stream));
-  return 0;
-}
-
-int mlp_backward(mlp *net, gpu_context *ctx, const void *d_x,
-                 const int *d_labels, int n, mlp_mode mode, double *d_stats) {
-  if (backward(net, ctx, d_x, d_labels, n, mode, d_stats) != 0) return -1;
   CUDA_CHECK(cudaStreamWaitEvent(ctx->stream, net->weights_done, 0));
   return 0;
 }
@@ -247,45 +232,19 @@ sgd_slabs mlp_sgd_slabs(const mlp *net) {
   return s;
 }
 
-/* SGD over slab elements [first, first + count) on the main lane. */
-static int update_range(mlp *net, gpu_context *ctx, size_t first, size_t count,
-                        const float *d_lr, float momentum) {
+int mlp_update(mlp *net, gpu_context *ctx, const float *d_lr, float momentum) {
   sgd_slabs slabs = mlp_sgd_slabs(net);
-  size_t size = lt_dtype_size(net->type);
-  slabs.d_params += first;
-  slabs.d_velocity += first;
-  slabs.d_grads = (const char *)slabs.d_grads + first * size;
-  if (slabs.d_copy) slabs.d_copy = (char *)slabs.d_copy + first * size;
-  slabs.count = count;
   return sgd_update(&slabs, d_lr, momentum, 1.0f / net->loss_scale,
                     ctx->stream);
 }
 
-int mlp_update(mlp *net, gpu_context *ctx, const float *d_lr, float momentum) {
-  return update_range(net, ctx, 0, net->layout.slab_floats, d_lr, momentum);
-}
-
-/* The update in two parts: layers 1 and up (the slab from layer 1's
- * weights on) once their gradients are done, overlapping layer 0's weight
- * gradient on the side lane; then layer 0. Layer 0's weights are not read
- * by the backward pass (it has no data gradient), so nothing waits for
- * them but the next step. */
 int mlp_train_step(mlp *net, gpu_context *ctx, const void *d_x,
                    const int *d_labels, int n, mlp_mode mode, const float *d_lr,
                    float momentum, double *d_stats) {
   if (mlp_forward(net, ctx, d_x, n, mode) != 0 ||
-      backward(net, ctx, d_x, d_labels, n, mode, d_stats) != 0)
+      mlp_backward(net, ctx, d_x, d_labels, n, mode, d_stats) != 0)
     return -1;
-  const mlp_layout *lay = &net->layout;
-  size_t split = lay->depth > 1 ? lay->w_offset[1] : lay->slab_floats;
-  if (split < lay->slab_floats) {
-    CUDA_CHECK(cudaStreamWaitEvent(ctx->stream, net->upper_grads_done, 0));
-    if (update_range(net, ctx, split, lay->slab_floats - split, d_lr,
-                     momentum) != 0)
-      return -1;
-  }
-  CUDA_CHECK(cudaStreamWaitEvent(ctx->stream, net->weights_done, 0));
-  return update_range(net, ctx, 0, split, d_lr, momentum);
+  return mlp_update(net, ctx, d_lr, momentum);
 }
 
 int mlp_evaluate(mlp *net, gpu_context *ctx, const void *d_x,

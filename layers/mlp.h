@@ -16,10 +16,7 @@
  *   mlp_forward   hidden layers RELU_AUX_BIAS, output layer BIAS
  *   mlp_backward  softmax cross-entropy kernel, then output layer BGRADB,
  *                 then per hidden layer DRELU_BGRAD and a DEFAULT matmul
- *   mlp_update    one SGD kernel over the whole parameter slab (in
- *                 mlp_train_step two: layers 1 and up as soon as their
- *                 gradients are done, overlapping layer 0's weight
- *                 gradient, then layer 0)
+ *   mlp_update    one SGD kernel over the whole parameter slab
  * All work is enqueued on ctx->stream; inside mlp_backward the weight
  * gradients run on the side lane, overlapping the data gradients (joined
  * before it returns). Nothing waits for the host.
@@ -51,8 +48,6 @@ typedef struct mlp {
   void *d_xent_scratch;                 /* the loss kernel's (xent.h) */
   cudaEvent_t dz_ready[MLP_MAX_LAYERS]; /* layer l's d_dz written (main) */
   cudaEvent_t weights_done;             /* side lane finished (side) */
-  cudaEvent_t upper_grads_done;         /* side lane done with every weight
-                                           gradient but layer 0's */
 } mlp;
 
 /* Allocates an MLP for widths[0..depth], batches up to max_batch and
@@ -98,9 +93,7 @@ int mlp_backward(mlp *net, gpu_context *ctx, const void *d_x,
  * whole slab. */
 int mlp_update(mlp *net, gpu_context *ctx, const float *d_lr, float momentum);
 
-/* mlp_forward + mlp_backward + mlp_update, the update split in two (see
- * above): the same arithmetic per parameter, less of it on the critical
- * path. */
+/* mlp_forward + mlp_backward + mlp_update. */
 int mlp_train_step(mlp *net, gpu_context *ctx, const void *d_x,
                    const int *d_labels, int n, mlp_mode mode, const float *d_lr,
                    float momentum, double *d_stats);
