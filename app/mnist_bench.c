@@ -176,11 +176,12 @@ static int bench_network(FILE *json, const bench_net *net,
               "\"launch_floor_ms\": %.4f, \"tflops\": %.3f, "
               "\"fraction_of_peak\": %.4f, \"speedup_vs_fused\": %.4f, "
               "\"test_accuracy\": %.4f, \"repeats\": %d, \"pad_units\": %s}",
-              first && !printed ? "" : ",\n", name, net->batch, mode, precision,
-              graphs, r[v].median, r[v].lo, r[v].hi,
-              1000.0 * r[v].median / steps, r[v].kernels, r[v].critical,
-              floor_ms, tflops, tflops / peak, speedup, r[v].accuracy,
-              o->repeats, variants[v].pad_units ? "true" : "false");
+              first && !printed ? "" : ",\n", name, net->batch,
+              mlp_mode_name(variants[v].mode), precision, graphs, r[v].median,
+              r[v].lo, r[v].hi, 1000.0 * r[v].median / steps, r[v].kernels,
+              r[v].critical, floor_ms, tflops, tflops / peak, speedup,
+              r[v].accuracy, o->repeats,
+              variants[v].pad_units ? "true" : "false");
     printed = 1;
   }
   for (int v = 0; v < VARIANTS; v++)
