@@ -10,13 +10,15 @@ void bench_options_usage(FILE *out) {
   fprintf(
       out,
       "usage: mnist_bench [--repeats N] [--json FILE] [--data-dir DIR]\n"
-      "                   [--device N] [--precision P] [--no-layers]\n"
+      "                   [--device N] [--precision P] [--activation A]\n"
+      "                   [--no-layers]\n"
       "                   [--profile-step]\n"
       "Trains fused, unfused and auto side by side (one warm-up epoch, then\n"
       "N interleaved timed epochs each, default 5, at most %d) at\n"
       "784-100-10 batch 256, 784-1024-1024-10 batch 256 and\n"
       "784-4096-4096-10 batch 4096, in every precision (fp32, tf32, bf16,\n"
-      "fp16) or only in --precision P, then times single FP32 layers.\n"
+      "fp16) or only in --precision P, with ReLU and GELU hidden layers\n"
+      "or only --activation A, then times single FP32 layers.\n"
       "--json writes the same numbers. Each flag at most once.\n"
       "--profile-step: instead, after a warm-up epoch, runs one fused and\n"
       "then one unfused step of each network (precision P, default fp32)\n"
@@ -33,11 +35,18 @@ static void store_precision(void *target, int index) {
   *(int *)target = gpu_precision_parse(precision_names[index]);
 }
 
+static const char *const activation_names[] = {"relu", "gelu", NULL};
+
+static void store_activation(void *target, int index) {
+  *(int *)target = index ? LT_ACTIVATION_GELU : LT_ACTIVATION_RELU;
+}
+
 int bench_options_parse(bench_options *out, int argc, char **argv, char *err,
                         size_t err_size) {
   memset(out, 0, sizeof *out);
   out->repeats = 5;
   out->precision = -1;
+  out->activation = -1;
   const cli_flag flags[] = {
       {.name = "repeats",
        .kind = CLI_INT,
@@ -56,6 +65,11 @@ int bench_options_parse(bench_options *out, int argc, char **argv, char *err,
        .target = &out->precision,
        .choices = precision_names,
        .store = store_precision},
+      {.name = "activation",
+       .kind = CLI_CHOICE,
+       .target = &out->activation,
+       .choices = activation_names,
+       .store = store_activation},
       {.name = "no-layers",
        .kind = CLI_SWITCH,
        .target = &out->skip_layers,

@@ -102,8 +102,13 @@ int bench_matmul_rate(gpu_context *ctx, int size, double *tflops) {
     fprintf(stderr, "bench: could not fill the matmul operands\n");
     status = -1;
   }
-  if (type != LT_DTYPE_F32) {
-    CUDA_CHECK(cudaMalloc(&d16, 3 * count * lt_dtype_size(type)));
+  if (type != LT_DTYPE_F32 &&
+      cudaMalloc(&d16, 3 * count * lt_dtype_size(type)) != cudaSuccess) {
+    fprintf(stderr, "bench: out of GPU memory for the 16-bit operands\n");
+    d16 = NULL;
+    status = -1;
+  }
+  if (d16) {
     sgd_slabs convert = {
         .d_params = d, .d_copy = d16, .type = type, .count = 3 * count};
     if (status == 0) status = sgd_write_copy(&convert, ctx->stream);

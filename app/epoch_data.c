@@ -100,7 +100,7 @@ int epoch_data_gather(epoch_data *d, const epoch_split *split) {
 }
 
 static int data_init(epoch_data *d, const mnist_dataset *data) {
-  d->batch_stride = mlp_align_floats((size_t)MNIST_PIXELS * d->batch);
+  d->batch_stride = mlp_align_floats((size_t)lt_ld(MNIST_PIXELS) * d->batch);
   mnist_pixel_transform(&d->pixel_scale, &d->pixel_shift, data);
   if (split_upload(d, &d->train, &data->train) != 0 ||
       split_upload(d, &d->test, &data->test) != 0)

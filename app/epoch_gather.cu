@@ -12,12 +12,11 @@ template <typename T>
 __global__ void gather_kernel(T *x, int *y, const uint8_t *images,
                               const uint8_t *labels, const int *order,
                               int batch, size_t batch_stride, int features,
-                              float scale, float shift) {
+                              int ld, float scale, float shift) {
   int j = blockIdx.x;
   int sample = order[j];
   const uint8_t *src = images + (size_t)sample * features;
-  T *dst =
-      x + (size_t)(j / batch) * batch_stride + (size_t)(j % batch) * features;
+  T *dst = x + (size_t)(j / batch) * batch_stride + (size_t)(j % batch) * ld;
   for (int p = threadIdx.x; p < features; p += blockDim.x)
     dst[p] = lt_from_float<T>(src[p] * scale + shift);
   if (threadIdx.x == 0) y[j] = labels[sample];
@@ -31,7 +30,7 @@ extern "C" int epoch_gather_batches(lt_dtype type, void *d_x, int *d_y,
                                     cudaStream_t stream) {
   LT_DISPATCH(type, gather_kernel<T><<<count, 256, 0, stream>>>(
                         (T *)d_x, d_y, d_images, d_labels, d_order, batch,
-                        batch_stride, features, scale, shift));
+                        batch_stride, features, lt_ld(features), scale, shift));
   CUDA_CHECK_KERNEL("gather_kernel");
   return 0;
 }

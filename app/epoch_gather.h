@@ -16,7 +16,8 @@ extern "C" {
 
 /* Gathers samples d_order[0 .. count) in batches of `batch`: sample j
  * lands in column j % batch of batch j / batch, a (features, batch)
- * col-major matrix starting at d_x + (j / batch) * batch_stride, each
+ * col-major matrix with ld lt_ld(features) (padding rows left as they
+ * are) starting at d_x + (j / batch) * batch_stride, each
  * pixel as pixel * scale + shift (mnist_pixel_transform) stored in
  * `type`; batch_stride is in elements. d_y[j] = d_labels[d_order[j]]. One
  * launch for a whole epoch, on `stream`. Returns 0 or -1 (message on

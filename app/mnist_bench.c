@@ -46,35 +46,51 @@ typedef struct variant {
   gpu_precision precision; /* the context: one per precision */
   int graphs;
   int pad_units; /* widths padded to 8 (mlp_create_padded) */
+  lt_activation activation;
 } variant;
 
 /* Every precision fused, unfused and auto with graphs (interleaved, so
  * twins run side by side), BF16 again with the widths padded to 8 (pad),
- * then FP32 fused and unfused launched from the host. */
+ * FP32 fused and unfused launched from the host, then every precision
+ * fused, unfused and auto with GELU. A fused row always comes first of
+ * its group: the unfused and auto rows compare with it. */
 static const variant variants[] = {
-    {MLP_MODE_FUSED, GPU_PRECISION_FP32, 1, 0},
-    {MLP_MODE_UNFUSED, GPU_PRECISION_FP32, 1, 0},
-    {MLP_MODE_AUTO, GPU_PRECISION_FP32, 1, 0},
-    {MLP_MODE_FUSED, GPU_PRECISION_TF32, 1, 0},
-    {MLP_MODE_UNFUSED, GPU_PRECISION_TF32, 1, 0},
-    {MLP_MODE_AUTO, GPU_PRECISION_TF32, 1, 0},
-    {MLP_MODE_FUSED, GPU_PRECISION_BF16, 1, 0},
-    {MLP_MODE_UNFUSED, GPU_PRECISION_BF16, 1, 0},
-    {MLP_MODE_AUTO, GPU_PRECISION_BF16, 1, 0},
-    {MLP_MODE_FUSED, GPU_PRECISION_FP16, 1, 0},
-    {MLP_MODE_UNFUSED, GPU_PRECISION_FP16, 1, 0},
-    {MLP_MODE_AUTO, GPU_PRECISION_FP16, 1, 0},
-    {MLP_MODE_FUSED, GPU_PRECISION_BF16, 1, 1},
-    {MLP_MODE_UNFUSED, GPU_PRECISION_BF16, 1, 1},
-    {MLP_MODE_AUTO, GPU_PRECISION_BF16, 1, 1},
-    {MLP_MODE_FUSED, GPU_PRECISION_FP32, 0, 0},
-    {MLP_MODE_UNFUSED, GPU_PRECISION_FP32, 0, 0},
+    {MLP_MODE_FUSED, GPU_PRECISION_FP32, 1, 0, LT_ACTIVATION_RELU},
+    {MLP_MODE_UNFUSED, GPU_PRECISION_FP32, 1, 0, LT_ACTIVATION_RELU},
+    {MLP_MODE_AUTO, GPU_PRECISION_FP32, 1, 0, LT_ACTIVATION_RELU},
+    {MLP_MODE_FUSED, GPU_PRECISION_TF32, 1, 0, LT_ACTIVATION_RELU},
+    {MLP_MODE_UNFUSED, GPU_PRECISION_TF32, 1, 0, LT_ACTIVATION_RELU},
+    {MLP_MODE_AUTO, GPU_PRECISION_TF32, 1, 0, LT_ACTIVATION_RELU},
+    {MLP_MODE_FUSED, GPU_PRECISION_BF16, 1, 0, LT_ACTIVATION_RELU},
+    {MLP_MODE_UNFUSED, GPU_PRECISION_BF16, 1, 0, LT_ACTIVATION_RELU},
+    {MLP_MODE_AUTO, GPU_PRECISION_BF16, 1, 0, LT_ACTIVATION_RELU},
+    {MLP_MODE_FUSED, GPU_PRECISION_FP16, 1, 0, LT_ACTIVATION_RELU},
+    {MLP_MODE_UNFUSED, GPU_PRECISION_FP16, 1, 0, LT_ACTIVATION_RELU},
+    {MLP_MODE_AUTO, GPU_PRECISION_FP16, 1, 0, LT_ACTIVATION_RELU},
+    {MLP_MODE_FUSED, GPU_PRECISION_BF16, 1, 1, LT_ACTIVATION_RELU},
+    {MLP_MODE_UNFUSED, GPU_PRECISION_BF16, 1, 1, LT_ACTIVATION_RELU},
+    {MLP_MODE_AUTO, GPU_PRECISION_BF16, 1, 1, LT_ACTIVATION_RELU},
+    {MLP_MODE_FUSED, GPU_PRECISION_FP32, 0, 0, LT_ACTIVATION_RELU},
+    {MLP_MODE_UNFUSED, GPU_PRECISION_FP32, 0, 0, LT_ACTIVATION_RELU},
+    {MLP_MODE_FUSED, GPU_PRECISION_FP32, 1, 0, LT_ACTIVATION_GELU},
+    {MLP_MODE_UNFUSED, GPU_PRECISION_FP32, 1, 0, LT_ACTIVATION_GELU},
+    {MLP_MODE_AUTO, GPU_PRECISION_FP32, 1, 0, LT_ACTIVATION_GELU},
+    {MLP_MODE_FUSED, GPU_PRECISION_TF32, 1, 0, LT_ACTIVATION_GELU},
+    {MLP_MODE_UNFUSED, GPU_PRECISION_TF32, 1, 0, LT_ACTIVATION_GELU},
+    {MLP_MODE_AUTO, GPU_PRECISION_TF32, 1, 0, LT_ACTIVATION_GELU},
+    {MLP_MODE_FUSED, GPU_PRECISION_BF16, 1, 0, LT_ACTIVATION_GELU},
+    {MLP_MODE_UNFUSED, GPU_PRECISION_BF16, 1, 0, LT_ACTIVATION_GELU},
+    {MLP_MODE_AUTO, GPU_PRECISION_BF16, 1, 0, LT_ACTIVATION_GELU},
+    {MLP_MODE_FUSED, GPU_PRECISION_FP16, 1, 0, LT_ACTIVATION_GELU},
+    {MLP_MODE_UNFUSED, GPU_PRECISION_FP16, 1, 0, LT_ACTIVATION_GELU},
+    {MLP_MODE_AUTO, GPU_PRECISION_FP16, 1, 0, LT_ACTIVATION_GELU},
 };
 enum { VARIANTS = sizeof variants / sizeof variants[0] };
 
-/* Whether --precision keeps variant v. */
+/* Whether --precision and --activation keep variant v. */
 static int wanted(const bench_options *o, int v) {
-  return o->precision < 0 || (int)variants[v].precision == o->precision;
+  return (o->precision < 0 || (int)variants[v].precision == o->precision) &&
+         (o->activation < 0 || (int)variants[v].activation == o->activation);
 }
 
 /* Matmul FLOPs of one epoch: forward 2 n in out per layer, weight
@@ -116,6 +132,7 @@ static int bench_network(FILE *json, const bench_net *net,
     c.mode = variants[v].mode;
     c.graphs = variants[v].graphs;
     c.pad_units = variants[v].pad_units;
+    c.activation = variants[v].activation;
     status = trainer_create(&t[v], contexts[variants[v].precision], data, &c);
     if (status == 0)
       status = trainer_kernels_per_step(t[v], &r[v].kernels, &r[v].critical);
@@ -137,7 +154,12 @@ static int bench_network(FILE *json, const bench_net *net,
     }
   char name[64];
   trainer_config_name(name, sizeof name, &c);
-  int steps = status == 0 ? trainer_steps_per_epoch(t[0]) : 1;
+  int first_wanted = 0;
+  while (first_wanted < VARIANTS && !t[first_wanted])
+    first_wanted++;
+  int steps = status == 0 && first_wanted < VARIANTS
+                  ? trainer_steps_per_epoch(t[first_wanted])
+                  : 1;
   double flops = epoch_flops(&c, data->train.count);
   int printed = 0;
   for (int v = 0; v < VARIANTS && status == 0; v++) {
@@ -150,9 +172,10 @@ static int bench_network(FILE *json, const bench_net *net,
     double speedup = r[v].median / r[twin].median;
     double tflops = flops / (r[v].median * 1e-3) / 1e12;
     double peak = peaks[variants[v].precision];
-    char mode[16];
-    snprintf(mode, sizeof mode, "%s%s", mlp_mode_name(variants[v].mode),
-             variants[v].pad_units ? "+pad" : "");
+    char mode[32];
+    snprintf(mode, sizeof mode, "%s%s%s", mlp_mode_name(variants[v].mode),
+             variants[v].pad_units ? "+pad" : "",
+             variants[v].activation == LT_ACTIVATION_GELU ? "+gelu" : "");
     const char *precision = gpu_precision_name(variants[v].precision);
     const char *graphs = variants[v].graphs ? "true" : "false";
     /* The floor: the longest chain of dependent kernels, each costing
@@ -175,13 +198,15 @@ static int bench_network(FILE *json, const bench_net *net,
               "\"kernels_per_step\": %d, \"critical_path_kernels\": %d, "
               "\"launch_floor_ms\": %.4f, \"tflops\": %.3f, "
               "\"fraction_of_peak\": %.4f, \"speedup_vs_fused\": %.4f, "
-              "\"test_accuracy\": %.4f, \"repeats\": %d, \"pad_units\": %s}",
+              "\"test_accuracy\": %.4f, \"repeats\": %d, \"pad_units\": %s, "
+              "\"activation\": \"%s\"}",
               first && !printed ? "" : ",\n", name, net->batch,
               mlp_mode_name(variants[v].mode), precision, graphs, r[v].median,
               r[v].lo, r[v].hi, 1000.0 * r[v].median / steps, r[v].kernels,
               r[v].critical, floor_ms, tflops, tflops / peak, speedup,
               r[v].accuracy, o->repeats,
-              variants[v].pad_units ? "true" : "false");
+              variants[v].pad_units ? "true" : "false",
+              lt_activation_name(variants[v].activation));
     printed = 1;
   }
   for (int v = 0; v < VARIANTS; v++)
@@ -192,7 +217,8 @@ static int bench_network(FILE *json, const bench_net *net,
 /* One fused then one unfused step of each network named by --profile-step
  * in the context's precision, each after a warm-up epoch, inside
  * cudaProfilerStart/Stop (for Nsight Compute). */
-static int profile_steps(const mnist_dataset *data, gpu_context *ctx) {
+static int profile_steps(const mnist_dataset *data, gpu_context *ctx,
+                         lt_activation activation) {
   mlp_mode modes[2] = {MLP_MODE_FUSED, MLP_MODE_UNFUSED};
   for (int n = 0; n < NETS; n++) {
     trainer_config c = trainer_config_defaults();
@@ -202,6 +228,7 @@ static int profile_steps(const mnist_dataset *data, gpu_context *ctx) {
       return -1;
     c.batch = nets[n].batch;
     c.epochs = 1;
+    c.activation = activation;
     trainer_config_name(name, sizeof name, &c);
     for (int i = 0; i < 2; i++) {
       trainer *t = NULL;
@@ -210,8 +237,9 @@ static int profile_steps(const mnist_dataset *data, gpu_context *ctx) {
       int status = trainer_create(&t, ctx, data, &c);
       if (status == 0) status = trainer_run_epoch(t, 0, &s);
       if (status == 0) {
-        printf("profiling one %s %s step of %s\n", mlp_mode_name(c.mode),
-               gpu_precision_name(ctx->options.precision), name);
+        printf("profiling one %s %s %s step of %s\n", mlp_mode_name(c.mode),
+               gpu_precision_name(ctx->options.precision),
+               lt_activation_name(activation), name);
         fflush(stdout);
         cudaProfilerStart();
         status = trainer_step_once(t);
@@ -232,7 +260,8 @@ static void print_preamble(FILE *json, const gpu_context *ctx,
          "through the wrapper, TFLOP/s):",
          ctx->device_name, ctx->sm_count);
   for (int p = 0; p < GPU_PRECISION_COUNT; p++)
-    printf(" %s %.1f", gpu_precision_name((gpu_precision)p), peaks[p]);
+    if (peaks[p] > 0) /* measured: --precision keeps it */
+      printf(" %s %.1f", gpu_precision_name((gpu_precision)p), peaks[p]);
   printf("\none dependent kernel in a CUDA graph (empty kernel): %.2f us\n",
          launch_us);
   printf("%d timed epochs per row after one warm-up epoch, rows interleaved "
@@ -249,9 +278,11 @@ static void print_preamble(FILE *json, const gpu_context *ctx,
   if (json) {
     fprintf(json, "{\n  \"gpu\": \"%s\",\n  \"matmul_tflops\": {",
             ctx->device_name);
+    int listed = 0;
     for (int p = 0; p < GPU_PRECISION_COUNT; p++)
-      fprintf(json, "%s\"%s\": %.3f", p ? ", " : "",
-              gpu_precision_name((gpu_precision)p), peaks[p]);
+      if (peaks[p] > 0)
+        fprintf(json, "%s\"%s\": %.3f", listed++ ? ", " : "",
+                gpu_precision_name((gpu_precision)p), peaks[p]);
     fprintf(json, "},\n  \"launch_us\": %.3f,\n  \"training\": [\n", launch_us);
   }
 }
@@ -270,7 +301,9 @@ static int run(const bench_options *o, const mnist_dataset *data) {
     if (gpu_context_create(&contexts[p], &options) != 0) goto done;
   }
   if (o->profile) {
-    if (profile_steps(data, contexts[o->precision < 0 ? 0 : o->precision]) == 0)
+    if (profile_steps(data, contexts[o->precision < 0 ? 0 : o->precision],
+                      o->activation < 0 ? LT_ACTIVATION_RELU
+                                        : (lt_activation)o->activation) == 0)
       status = EXIT_SUCCESS;
     goto done;
   }

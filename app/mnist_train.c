@@ -58,12 +58,12 @@ static void print_header(const gpu_context *ctx, const train_options *o,
     printf(" (padded units stay 0)");
   }
   printf("\n");
-  printf("training   %s, %s, batch %d, lr %g (%s), momentum %g, seed %llu, "
+  printf("training   %s, %s, %s, batch %d, lr %g (%s), momentum %g, seed %llu, "
          "%d epochs, graphs %s, autotune %s",
-         mlp_mode_name(c->mode), gpu_precision_name(o->gpu.precision), c->batch,
-         c->lr, c->cosine ? "cosine" : "constant", c->momentum, c->seed,
-         c->epochs, c->graphs ? "on" : "off",
-         gpu_autotune_name(o->gpu.autotune));
+         mlp_mode_name(c->mode), gpu_precision_name(o->gpu.precision),
+         lt_activation_name(c->activation), c->batch, c->lr,
+         c->cosine ? "cosine" : "constant", c->momentum, c->seed, c->epochs,
+         c->graphs ? "on" : "off", gpu_autotune_name(o->gpu.autotune));
   if (net->loss_scale != 1.0f) printf(", loss scale %g", net->loss_scale);
   printf("\n");
   print_data_line(data, dir, trainer_steps_per_epoch(t));
@@ -121,12 +121,19 @@ static int run_epochs(trainer *t, const train_options *o,
                      s.train_loss, s.train_accuracy, s.test_loss,
                      s.test_accuracy, s.train_ms, s.test_ms, rate);
     fflush(stdout);
-    if (status > 0)
+    if (status > 0) {
       fprintf(stderr,
               "mnist_train: the training loss became %g in epoch %d: "
               "training diverged; try a smaller --lr (now %g) or "
-              "--momentum (now %g)\n",
+              "--momentum (now %g)",
               s.train_loss, e + 1, o->config.lr, o->config.momentum);
+      if (o->gpu.precision == GPU_PRECISION_FP16)
+        fprintf(stderr,
+                ", or a smaller --loss-scale (now %g: FP16 overflows "
+                "above 65504)",
+                (double)trainer_network(t)->loss_scale);
+      fprintf(stderr, "\n");
+    }
     times[e] = s.train_ms;
     total_ms += s.train_ms;
   }

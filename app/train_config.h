@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "../data/mnist.h"
+#include "../gpu/lt_shape.h"
 #include "../layers/mlp_layout.h"
 #include "../layers/mlp_mode.h"
 
@@ -21,10 +22,11 @@ typedef struct trainer_config {
                               step t of T; 0: constant lr */
   unsigned long long seed; /* initial weights and batch order */
   mlp_mode mode;
-  int graphs;       /* 1: replay each epoch as a CUDA graph */
-  float loss_scale; /* 0: the network's default (mlp.h) */
-  int pad_units;    /* 1: widths padded to multiples of 8 with units that
-                       stay zero (mlp_create_padded) */
+  int graphs;               /* 1: replay each epoch as a CUDA graph */
+  float loss_scale;         /* 0: the network's default (mlp.h) */
+  lt_activation activation; /* of the hidden layers */
+  int pad_units; /* 1: widths padded to multiples of 8 with units that
+                    stay zero (mlp_create_padded) */
 } trainer_config;
 
 /* The defaults: 784-1024-1024-10, batch 128, 5 epochs, lr 0.05 with the

@@ -50,6 +50,9 @@ void train_options_usage(FILE *out, const char *program) {
       "                     momentum (default %s)\n"
       "  --loss-scale S     loss-gradient scale, a power of two (default\n"
       "                     %g for fp16, 1 otherwise)\n"
+      "  --activation A     hidden layers' activation: relu (RELU_AUX_BIAS,\n"
+      "                     DRELU_BGRAD) or gelu (GELU_AUX_BIAS, DGELU_BGRAD)\n"
+      "                     (default relu)\n"
       "  --pad-units        run every layer at a width rounded up to 8\n"
       "                     (784-100-10 as 784-104-16) with extra units\n"
       "                     that stay zero: the same function, on the\n"
@@ -144,6 +147,12 @@ static void store_mode(void *target, int index) {
   *(mlp_mode *)target = values[index];
 }
 
+static const char *const activation_names[] = {"relu", "gelu", NULL};
+
+static void store_activation(void *target, int index) {
+  *(lt_activation *)target = index ? LT_ACTIVATION_GELU : LT_ACTIVATION_RELU;
+}
+
 static void store_precision(void *target, int index) {
   *(gpu_precision *)target =
       (gpu_precision)gpu_precision_parse(precision_names[index]);
@@ -233,6 +242,11 @@ int train_options_parse(train_options *out, int argc, char **argv, char *err,
        .kind = CLI_CUSTOM,
        .target = &c->loss_scale,
        .parse = parse_loss_scale},
+      {.name = "activation",
+       .kind = CLI_CHOICE,
+       .target = &c->activation,
+       .choices = activation_names,
+       .store = store_activation},
       {.name = "pad-units",
        .kind = CLI_SWITCH,
        .target = &c->pad_units,

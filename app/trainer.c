@@ -133,8 +133,9 @@ static int trainer_init(trainer *t, const mnist_dataset *data) {
   CUDA_CHECK(cudaEventCreate(&t->start));
   CUDA_CHECK(cudaEventCreate(&t->stop));
   CUDA_CHECK(cudaEventCreate(&t->test_stop));
-  if ((c->pad_units ? mlp_create_padded : mlp_create)(
-          &t->net, c->widths, c->depth, c->batch, type) != 0)
+  mlp_options options = {
+      .type = type, .activation = c->activation, .pad_units = c->pad_units};
+  if (mlp_create_with(&t->net, c->widths, c->depth, c->batch, &options) != 0)
     return -1;
   if (c->loss_scale > 0.0f) t->net->loss_scale = c->loss_scale;
   if (mlp_init_params(t->net, t->ctx, c->seed) != 0 || warm_up(t) != 0)

@@ -9,6 +9,10 @@
 
 /* Calls per graph and replays timed (the median counts). */
 enum { LT_AUTO_REPS = 20, LT_AUTO_REPLAYS = 5 };
+/* The unfused twin must beat the fused call by this factor to be chosen:
+ * near-ties stay fused, so timing noise rarely flips a choice between
+ * runs (a flip changes the last bits of the results). */
+#define LT_AUTO_MARGIN 1.03f
 
 static int run(gpu_context *ctx, int lane, const lt_matmul_call *call,
                int unfused) {
@@ -109,7 +113,7 @@ int lt_matmul_auto_on(gpu_context *ctx, int lane, const lt_matmul_call *call) {
     if (!p) return -1;
     p->info.fused_us = fused_us;
     p->info.unfused_us = unfused_us;
-    p->info.auto_choice = unfused_us < fused_us ? 2 : 1;
+    p->info.auto_choice = unfused_us * LT_AUTO_MARGIN < fused_us ? 2 : 1;
   }
   return run(ctx, lane, call, p->info.auto_choice == 2);
 }

@@ -8,7 +8,9 @@
  * device otherwise idle; the median of a few replays counts. The choice is
  * kept on the plan (lt_plan_info: fused_us, unfused_us, auto_choice), so
  * every later call of that shape goes the same way and --show-plans
- * prints both times. Both ways compute the same numbers within rounding
+ * prints both times. The twin is chosen only when it is 3 % faster. The
+ * choice follows timing, so two runs are bitwise identical only when they
+ * choose alike (near-ties are what the margin keeps fused). Both ways compute the same numbers within rounding
  * (summation order), and write the same mask layout, so layers may mix
  * them. DEFAULT calls have no twin: they run fused. */
 #ifndef MNIST_EPILOGS_LT_AUTO_H

@@ -36,29 +36,31 @@ int lt_autotune_accepts(gpu_autotune autotune, lt_dtype type, int tf32,
 }
 
 /* The first candidate's outputs, and room for the comparisons:
- * [0] D, [1] bias gradient, [2] mask. */
+ * [0] D, [1] bias gradient, [2] the aux written (ReLU mask, or the GELU
+ * input). */
 struct lt_tune_reference {
   lt_shape shape;
-  void *d_ref;         /* (m, n), ld = m: copy of D */
-  void *d_ref_bias;    /* copy of the bias gradient, or NULL */
-  uint8_t *d_ref_mask; /* copy of the ReLU mask (RELU_AUX_BIAS), or NULL */
+  void *d_ref;               /* (m, n), ld = m: copy of D */
+  void *d_ref_bias;          /* copy of the bias gradient, or NULL */
+  void *d_ref_aux;           /* copy of the aux a forward epilogue writes, or
+                                NULL */
   lt_comparison *d_compared; /* [3] */
   int bias_len;
-  size_t mask_bytes;
+  size_t aux_bytes;
 };
 
 static int reference_init(lt_tune_reference *r, const lt_shape *shape) {
   r->shape = *shape;
   r->bias_len = lt_bias_grad_length(shape);
-  if (shape->epilogue == LT_EPILOGUE_RELU_AUX_BIAS)
-    r->mask_bytes = (size_t)shape->aux_ld / 8 * (size_t)shape->n;
+  if (shape->epilogue == LT_EPILOGUE_RELU_AUX_BIAS ||
+      shape->epilogue == LT_EPILOGUE_GELU_AUX_BIAS)
+    r->aux_bytes = lt_call_aux_bytes(shape);
   size_t size = lt_dtype_size(shape->type);
   CUDA_CHECK(cudaMalloc(&r->d_ref, (size_t)shape->m * shape->n * size));
   CUDA_CHECK(cudaMalloc((void **)&r->d_compared, 3 * sizeof(lt_comparison)));
   if (r->bias_len)
     CUDA_CHECK(cudaMalloc(&r->d_ref_bias, (size_t)r->bias_len * size));
-  if (r->mask_bytes)
-    CUDA_CHECK(cudaMalloc((void **)&r->d_ref_mask, r->mask_bytes));
+  if (r->aux_bytes) CUDA_CHECK(cudaMalloc(&r->d_ref_aux, r->aux_bytes));
   return 0;
 }
 
@@ -75,7 +77,7 @@ int lt_tune_reference_create(lt_tune_reference **out, const lt_shape *shape) {
 
 void lt_tune_reference_destroy(lt_tune_reference *r) {
   if (!r) return;
-  cudaFree(r->d_ref_mask);
+  cudaFree(r->d_ref_aux);
   cudaFree(r->d_ref_bias);
   cudaFree(r->d_compared);
   cudaFree(r->d_ref);
@@ -93,8 +95,8 @@ int lt_tune_reference_keep(lt_tune_reference *r, const lt_matmul_call *c,
     CUDA_CHECK(cudaMemcpyAsync(r->d_ref_bias, c->d_bias_grad,
                                (size_t)r->bias_len * size,
                                cudaMemcpyDeviceToDevice, stream));
-  if (r->mask_bytes)
-    CUDA_CHECK(cudaMemcpyAsync(r->d_ref_mask, c->d_aux, r->mask_bytes,
+  if (r->aux_bytes)
+    CUDA_CHECK(cudaMemcpyAsync(r->d_ref_aux, c->d_aux, r->aux_bytes,
                                cudaMemcpyDeviceToDevice, stream));
   return 0;
 }
@@ -112,9 +114,13 @@ int lt_tune_reference_matches(lt_tune_reference *r, const lt_matmul_call *c,
        lt_compare_values(&r->d_compared[1], sh->type, c->d_bias_grad,
                          r->bias_len, r->d_ref_bias, r->bias_len, r->bias_len,
                          1, stream) != 0) ||
-      (r->mask_bytes &&
+      (r->aux_bytes && lt_epilogue_aux_is_mask(sh->epilogue) &&
        lt_compare_masks(&r->d_compared[2], (const uint8_t *)c->d_aux,
-                        r->d_ref_mask, sh->aux_ld, sh->m, sh->n, stream) != 0))
+                        (const uint8_t *)r->d_ref_aux, sh->aux_ld, sh->m, sh->n,
+                        stream) != 0) ||
+      (r->aux_bytes && !lt_epilogue_aux_is_mask(sh->epilogue) &&
+       lt_compare_values(&r->d_compared[2], sh->type, c->d_aux, sh->aux_ld,
+                         r->d_ref_aux, sh->aux_ld, sh->m, sh->n, stream) != 0))
     return -1;
   CUDA_CHECK(cudaMemcpyAsync(h, r->d_compared, sizeof h, cudaMemcpyDeviceToHost,
                              stream));

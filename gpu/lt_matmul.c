@@ -73,7 +73,9 @@ int lt_matmul_check(gpu_context *ctx, const lt_matmul_call *c) {
   if (lt_epilogue_uses_aux(e) != (c->d_aux != NULL))
     return lt_refuse(ctx, s,
                      c->d_aux ? "%s takes no aux pointer"
-                              : "%s expects an aux (ReLU bit-mask) pointer",
+                     : lt_epilogue_aux_is_mask(e)
+                         ? "%s expects an aux (ReLU bit-mask) pointer"
+                         : "%s expects an aux (GELU input) pointer",
                      name);
   return 0;
 }
@@ -84,6 +86,8 @@ static cublasLtEpilogue_t to_cublas(lt_epilogue epilogue) {
   case LT_EPILOGUE_RELU_AUX_BIAS: return CUBLASLT_EPILOGUE_RELU_AUX_BIAS;
   case LT_EPILOGUE_DRELU_BGRAD: return CUBLASLT_EPILOGUE_DRELU_BGRAD;
   case LT_EPILOGUE_BGRADB: return CUBLASLT_EPILOGUE_BGRADB;
+  case LT_EPILOGUE_GELU_AUX_BIAS: return CUBLASLT_EPILOGUE_GELU_AUX_BIAS;
+  case LT_EPILOGUE_DGELU_BGRAD: return CUBLASLT_EPILOGUE_DGELU_BGRAD;
   default: return CUBLASLT_EPILOGUE_DEFAULT;
   }
 }

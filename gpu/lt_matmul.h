@@ -22,6 +22,11 @@
  *                  bias_grad[i] = sum_j D[i, j]   (written, length m)
  *   BGRADB         D = op(A) op(B); bias_grad[j] = sum_p op(B)[p, j]
  *                  (written, length n); needs transb = T
+ *   GELU_AUX_BIAS  Z = op(A) op(B) + bias[m]; aux = Z stored in the
+ *                  storage type, (aux_ld, n) with aux_ld in elements;
+ *                  D = GELU(Z) (the tanh form, gpu/lt_gelu.h)
+ *   DGELU_BGRAD    G = op(A) op(B); D = G * GELU'(aux);
+ *                  bias_grad[i] = sum_j D[i, j]   (written, length m)
  *
  * Bias gradients are written, never accumulated, whatever beta is. The
  * aux bit-mask is column-major: bit (i, j) is bit i % 8 of byte
@@ -53,8 +58,9 @@ typedef struct lt_matmul_call {
   void *d_d;          /* D (m, n) col-major, ld = ldd, written */
   const void *d_bias; /* BIAS, RELU_AUX_BIAS: [m], read; else NULL */
   void *d_bias_grad;  /* DRELU_BGRAD: [m], BGRADB: [n], written; else NULL */
-  void *d_aux;        /* RELU_AUX_BIAS: written, DRELU_BGRAD: read;
-                         (aux_ld / 8, n) bytes; else NULL */
+  void *d_aux;        /* RELU_AUX_BIAS / GELU_AUX_BIAS: written,
+                         DRELU_BGRAD / DGELU_BGRAD: read; lt_call_aux_bytes
+                         (a bit-mask, or the GELU input); else NULL */
 } lt_matmul_call;
 
 /* The vector the epilogue reads or writes through cuBLASLt's one

@@ -10,6 +10,8 @@ const char *lt_epilogue_name(lt_epilogue epilogue) {
   case LT_EPILOGUE_RELU_AUX_BIAS: return "RELU_AUX_BIAS";
   case LT_EPILOGUE_DRELU_BGRAD: return "DRELU_BGRAD";
   case LT_EPILOGUE_BGRADB: return "BGRADB";
+  case LT_EPILOGUE_GELU_AUX_BIAS: return "GELU_AUX_BIAS";
+  case LT_EPILOGUE_DGELU_BGRAD: return "DGELU_BGRAD";
   case LT_EPILOGUE_COUNT: break;
   }
   return "(unknown epilogue)";
@@ -39,23 +41,54 @@ int lt_ld(int rows) {
   return (rows + 7) / 8 * 8;
 }
 
+const char *lt_activation_name(lt_activation activation) {
+  return activation == LT_ACTIVATION_GELU ? "gelu" : "relu";
+}
+
 int lt_epilogue_reads_bias(lt_epilogue epilogue) {
-  return epilogue == LT_EPILOGUE_BIAS || epilogue == LT_EPILOGUE_RELU_AUX_BIAS;
+  return epilogue == LT_EPILOGUE_BIAS ||
+         epilogue == LT_EPILOGUE_RELU_AUX_BIAS ||
+         epilogue == LT_EPILOGUE_GELU_AUX_BIAS;
 }
 
 int lt_epilogue_writes_bias_grad(lt_epilogue epilogue) {
-  return epilogue == LT_EPILOGUE_DRELU_BGRAD || epilogue == LT_EPILOGUE_BGRADB;
+  return epilogue == LT_EPILOGUE_DRELU_BGRAD ||
+         epilogue == LT_EPILOGUE_DGELU_BGRAD || epilogue == LT_EPILOGUE_BGRADB;
 }
 
-int lt_epilogue_uses_aux(lt_epilogue epilogue) {
+int lt_epilogue_aux_is_mask(lt_epilogue epilogue) {
   return epilogue == LT_EPILOGUE_RELU_AUX_BIAS ||
          epilogue == LT_EPILOGUE_DRELU_BGRAD;
 }
 
+int lt_epilogue_uses_aux(lt_epilogue epilogue) {
+  return lt_epilogue_aux_is_mask(epilogue) ||
+         epilogue == LT_EPILOGUE_GELU_AUX_BIAS ||
+         epilogue == LT_EPILOGUE_DGELU_BGRAD;
+}
+
 int lt_bias_grad_length(const lt_shape *shape) {
-  return shape->epilogue == LT_EPILOGUE_DRELU_BGRAD ? shape->m
-         : shape->epilogue == LT_EPILOGUE_BGRADB    ? shape->n
-                                                    : 0;
+  if (shape->epilogue == LT_EPILOGUE_BGRADB) return shape->n;
+  return lt_epilogue_writes_bias_grad(shape->epilogue) ? shape->m : 0;
+}
+
+size_t lt_call_aux_bytes(const lt_shape *shape) {
+  if (!lt_epilogue_uses_aux(shape->epilogue)) return 0;
+  if (lt_epilogue_aux_is_mask(shape->epilogue))
+    return (size_t)shape->aux_ld / 8 * (size_t)shape->n;
+  return (size_t)shape->aux_ld * (size_t)shape->n * lt_dtype_size(shape->type);
+}
+
+lt_shape lt_shape_activation(lt_shape shape, lt_activation activation) {
+  if (activation != LT_ACTIVATION_GELU) return shape;
+  if (shape.epilogue == LT_EPILOGUE_RELU_AUX_BIAS)
+    shape.epilogue = LT_EPILOGUE_GELU_AUX_BIAS;
+  else if (shape.epilogue == LT_EPILOGUE_DRELU_BGRAD)
+    shape.epilogue = LT_EPILOGUE_DGELU_BGRAD;
+  else
+    return shape;
+  shape.aux_ld = lt_ld(shape.m);
+  return shape;
 }
 
 int lt_aux_ld(int rows) {
@@ -128,11 +161,18 @@ int lt_shape_check(const lt_shape *s, char *why, size_t why_size) {
     snprintf(why, why_size,
              "expected lda >= %d, ldb >= %d, ldd >= %d, found %d, %d, %d",
              a_rows, b_rows, s->m, s->lda, s->ldb, s->ldd);
-  else if (lt_epilogue_uses_aux(s->epilogue) &&
+  else if (lt_epilogue_aux_is_mask(s->epilogue) &&
            (s->aux_ld % 128 != 0 || s->aux_ld < s->m))
     snprintf(why, why_size,
              "expected aux_ld a multiple of 128 bits and >= m = %d "
              "(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD), found %d",
+             s->m, s->aux_ld);
+  else if (lt_epilogue_uses_aux(s->epilogue) &&
+           !lt_epilogue_aux_is_mask(s->epilogue) &&
+           (s->aux_ld % 8 != 0 || s->aux_ld < s->m))
+    snprintf(why, why_size,
+             "expected aux_ld a multiple of 8 elements and >= m = %d for the "
+             "GELU input (CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD), found %d",
              s->m, s->aux_ld);
   else if (!lt_epilogue_uses_aux(s->epilogue) && s->aux_ld != 0)
     snprintf(why, why_size, "%s has no aux, expected aux_ld 0, found %d",

@@ -17,6 +17,10 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum lt_epilogue {
   LT_EPILOGUE_DEFAULT,       /* D = op(A) op(B) */
   LT_EPILOGUE_BIAS,          /* D = op(A) op(B) + bias[m] */
@@ -26,8 +30,25 @@ typedef enum lt_epilogue {
                                 bias_grad[m] = row sums of D */
   LT_EPILOGUE_BGRADB,        /* D = op(A) op(B); bias_grad[n] = column sums
                                 of op(B) */
+  LT_EPILOGUE_GELU_AUX_BIAS, /* Z = op(A) op(B) + bias[m]; D = GELU(Z);
+                                aux = Z (the GELU input, in the storage
+                                type) */
+  LT_EPILOGUE_DGELU_BGRAD,   /* D = op(A) op(B) * GELU'(aux);
+                                bias_grad[m] = row sums of D */
   LT_EPILOGUE_COUNT
 } lt_epilogue;
+
+/* The hidden layers' activation; each has a forward epilogue that saves
+ * what its backward epilogue reads (ReLU: a bit-mask; GELU: the
+ * pre-activation). */
+typedef enum lt_activation {
+  LT_ACTIVATION_RELU,
+  LT_ACTIVATION_GELU,
+  LT_ACTIVATION_COUNT
+} lt_activation;
+
+/* "relu", "gelu" (the --activation values). */
+const char *lt_activation_name(lt_activation activation);
 
 /* The storage type of a call's matrices A, B, D and of its bias and bias
  * gradient vectors (cuBLASLt: the bias type follows D; FP32 bias with
@@ -52,7 +73,8 @@ typedef struct lt_shape {
   int transa, transb; /* 0: N, 1: T */
   int lda, ldb, ldd;  /* leading dimensions, in elements */
   lt_epilogue epilogue;
-  int aux_ld; /* bits: RELU_AUX_BIAS and DRELU_BGRAD only, else 0 */
+  int aux_ld; /* RELU_AUX_BIAS, DRELU_BGRAD: bits; GELU_AUX_BIAS,
+                 DGELU_BGRAD: elements; else 0 */
 } lt_shape;
 
 const char *lt_epilogue_name(lt_epilogue epilogue);
@@ -63,6 +85,9 @@ const char *lt_epilogue_name(lt_epilogue epilogue);
 int lt_epilogue_reads_bias(lt_epilogue epilogue);
 int lt_epilogue_writes_bias_grad(lt_epilogue epilogue);
 int lt_epilogue_uses_aux(lt_epilogue epilogue);
+/* 1 for the ReLU epilogues, whose aux is a bit-mask; the GELU ones keep
+ * the pre-activation itself, a (aux_ld, n) matrix in the storage type. */
+int lt_epilogue_aux_is_mask(lt_epilogue epilogue);
 int lt_bias_grad_length(const lt_shape *shape);
 
 /* Leading dimension (elements) of a matrix with `rows` rows: rows rounded
@@ -74,6 +99,16 @@ int lt_ld(int rows);
 int lt_aux_ld(int rows);
 /* Bytes of such a mask for n columns: aux_ld / 8 * n. */
 size_t lt_aux_bytes(int rows, int n);
+
+/* Bytes of the aux buffer a call reads or writes: the mask's, or aux_ld *
+ * n elements of the storage type for GELU; 0 without an aux. */
+size_t lt_call_aux_bytes(const lt_shape *shape);
+
+/* The same call with the hidden layers' `activation`: RELU_AUX_BIAS and
+ * DRELU_BGRAD become GELU_AUX_BIAS and DGELU_BGRAD with aux_ld = lt_ld(m)
+ * (CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD for GELU: elements, divisible by 8,
+ * >= the rows of D); other shapes and ReLU are returned as they are. */
+lt_shape lt_shape_activation(lt_shape shape, lt_activation activation);
 
 /* The builders below return F32 shapes (set .type for 16-bit) whose leading
  * dimensions are lt_ld of the stored row counts.
@@ -99,12 +134,17 @@ lt_shape lt_shape_backward_data(int in, int out, int n);
 lt_shape lt_shape_backward_weights(int in, int out, int n, int with_bias_grad);
 
 /* Checks the shape against cuBLASLt's rules (a known type; m, n, k >= 1;
- * leading dimensions; aux_ld a multiple of 128 bits and >= m, and only where
- * the epilogue has an aux; BGRADB's transb = T). Returns 0, or -1 with the
- * broken rule in `why`. */
+ * leading dimensions; aux_ld, only where the epilogue has an aux: for ReLU
+ * a multiple of 128 bits and >= m, for GELU a multiple of 8 elements and
+ * >= m; BGRADB's transb = T). Returns 0, or -1 with the broken rule in
+ * `why`. */
 int lt_shape_check(const lt_shape *shape, char *why, size_t why_size);
 
 /* "RELU_AUX_BIAS bf16 m=100 n=256 k=784 transa=T transb=N" */
 void lt_shape_describe(char *out, size_t size, const lt_shape *shape);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

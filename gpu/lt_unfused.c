@@ -21,26 +21,31 @@ int lt_matmul_unfused_on(gpu_context *ctx, int lane,
   if (lt_epilogue_writes_bias_grad(s->epilogue) &&
       lt_row_sums_scratch(sum_rows, sum_cols) > GPU_WORKSPACE_BYTES)
     return lt_refuse(ctx, s,
-                     "the row sums need %zu bytes of scratch, more "
-                     "than the workspace",
+                     "expected the row sums' scratch to fit the %zu-byte "
+                     "workspace, found %zu bytes needed",
+                     (size_t)GPU_WORKSPACE_BYTES,
                      lt_row_sums_scratch(sum_rows, sum_cols));
   switch (s->epilogue) {
   case LT_EPILOGUE_BIAS:
-    return lt_bias_act_forward(s->type, call->d_d, s->ldd, call->d_bias, NULL,
-                               0, s->m, s->n, stream);
-  case LT_EPILOGUE_RELU_AUX_BIAS:
     return lt_bias_act_forward(s->type, call->d_d, s->ldd, call->d_bias,
-                               (uint8_t *)call->d_aux, s->aux_ld, s->m, s->n,
-                               stream);
+                               LT_ACT_NONE, NULL, 0, s->m, s->n, stream);
+  case LT_EPILOGUE_RELU_AUX_BIAS:
+  case LT_EPILOGUE_GELU_AUX_BIAS:
+    return lt_bias_act_forward(
+        s->type, call->d_d, s->ldd, call->d_bias,
+        s->epilogue == LT_EPILOGUE_GELU_AUX_BIAS ? LT_ACT_GELU : LT_ACT_RELU,
+        call->d_aux, s->aux_ld, s->m, s->n, stream);
   case LT_EPILOGUE_DRELU_BGRAD:
+  case LT_EPILOGUE_DGELU_BGRAD:
     return lt_row_sums(s->type, call->d_bias_grad, call->d_d, s->ldd,
-                       (const uint8_t *)call->d_aux, s->aux_ld, s->m, s->n,
-                       scratch, stream);
+                       s->epilogue == LT_EPILOGUE_DGELU_BGRAD ? LT_ACT_GELU
+                                                              : LT_ACT_RELU,
+                       call->d_aux, s->aux_ld, s->m, s->n, scratch, stream);
   case LT_EPILOGUE_BGRADB:
     /* op(B) (k, n) is B stored (n, k) (transb = T, checked): bias_grad[j]
-     * = sum over B's row j. Without a mask B is only read. */
+     * = sum over B's row j. Without an activation B is only read. */
     return lt_row_sums(s->type, call->d_bias_grad, (void *)call->d_b, s->ldb,
-                       NULL, 0, s->n, s->k, scratch, stream);
+                       LT_ACT_NONE, NULL, 0, s->n, s->k, scratch, stream);
   default: return 0;
   }
 }

@@ -5,7 +5,9 @@
  *
  *   BIAS            DEFAULT, lt_bias_act_forward (bias)
  *   RELU_AUX_BIAS   DEFAULT, lt_bias_act_forward (bias, ReLU and mask)
+ *   GELU_AUX_BIAS   DEFAULT, lt_bias_act_forward (bias, GELU, its input)
  *   DRELU_BGRAD     DEFAULT, lt_row_sums (mask, then row sums: 2 kernels)
+ *   DGELU_BGRAD     DEFAULT, lt_row_sums (times GELU', then row sums)
  *   BGRADB          DEFAULT, lt_row_sums over op(B) (2 kernels)
  *
  * The row sums keep their partial sums in the lane's cuBLASLt workspace,

@@ -6,6 +6,7 @@
 
 #include "gpu_check.h"
 #include "gpu_grid.h"
+#include "lt_gelu.h"
 #include "lt_types.cuh"
 
 #include "lt_unfused_kernels.h"
@@ -59,8 +60,8 @@ static bool vector_ok(const void *base, int ld) {
 }
 
 template <typename T>
-__global__ void bias_act_kernel(T *y, int ld, const T *bias, uint8_t *mask,
-                                int aux_bytes, int m, int n, bool vec) {
+__global__ void bias_act_kernel(T *y, int ld, const T *bias, lt_act_kernel act,
+                                void *aux, int aux_ld, int m, int n, bool vec) {
   int groups = (m + 7) / 8;
   size_t total = (size_t)groups * n;
   for (size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x; t < total;
@@ -75,9 +76,19 @@ __global__ void bias_act_kernel(T *y, int ld, const T *bias, uint8_t *mask,
     load8(b, bias + 8 * g, rows, full);
     unsigned bits = 0;
 #pragma unroll
-    for (int r = 0; r < 8; r++) {
+    for (int r = 0; r < 8; r++)
       z[r] += b[r];
-      if (mask) {
+    if (act == LT_ACT_GELU) {
+      /* The GELU input is kept as stored (rounded once), the output from
+       * the float z, as cuBLASLt's GELU_AUX_BIAS does. */
+      store8((T *)aux + j * aux_ld + 8 * g, z, rows, full);
+#pragma unroll
+      for (int r = 0; r < 8; r++)
+        z[r] = lt_gelu(z[r]);
+    }
+#pragma unroll
+    for (int r = 0; r < 8; r++) {
+      if (act == LT_ACT_RELU) {
         /* "not below 0", as cuBLASLt's RELU_AUX_BIAS (measured on the
          * H200): an exact zero passes the gradient, and a NaN passes
          * through as NaN, so divergence reaches the loss in both modes. */
@@ -87,20 +98,22 @@ __global__ void bias_act_kernel(T *y, int ld, const T *bias, uint8_t *mask,
       }
     }
     store8(col, z, rows, full);
-    if (mask) mask[j * aux_bytes + g] = (uint8_t)bits;
+    if (act == LT_ACT_RELU)
+      ((uint8_t *)aux)[j * (size_t)(aux_ld / 8) + g] = (uint8_t)bits;
   }
 }
 
 extern "C" int lt_bias_act_forward(lt_dtype type, void *d_y, int ld,
-                                   const void *d_bias, uint8_t *d_mask,
-                                   int aux_ld, int m, int n,
+                                   const void *d_bias, lt_act_kernel act,
+                                   void *d_aux, int aux_ld, int m, int n,
                                    cudaStream_t stream) {
   size_t total = (size_t)((m + 7) / 8) * n;
-  bool vec = vector_ok(d_y, ld) && aligned16(d_bias);
+  bool vec = vector_ok(d_y, ld) && aligned16(d_bias) &&
+             (act != LT_ACT_GELU || vector_ok(d_aux, aux_ld));
   LT_DISPATCH(
       type,
       bias_act_kernel<T><<<gpu_grid_blocks(total, 256), 256, 0, stream>>>(
-          (T *)d_y, ld, (const T *)d_bias, d_mask, aux_ld / 8, m, n, vec));
+          (T *)d_y, ld, (const T *)d_bias, act, d_aux, aux_ld, m, n, vec));
   CUDA_CHECK_KERNEL("bias_act_kernel");
   return 0;
 }
@@ -112,9 +125,9 @@ extern "C" int lt_bias_act_forward(lt_dtype type, void *d_y, int ld,
 enum { SUM_GROUPS = 32, SUM_SLICES = 8, SUM_TARGET_BLOCKS = 264 };
 
 template <typename T>
-__global__ void row_sums_kernel(float *partial, T *g, int ld,
-                                const uint8_t *mask, int aux_bytes, int m,
-                                int n, int chunk, bool vec) {
+__global__ void row_sums_kernel(float *partial, T *g, int ld, lt_act_kernel act,
+                                const void *aux, int aux_ld, int m, int n,
+                                int chunk, bool vec) {
   __shared__ float part[SUM_SLICES][SUM_GROUPS * 8];
   int group = blockIdx.x * SUM_GROUPS + threadIdx.x;
   int rows = group * 8 < m ? min(8, m - 8 * group) : 0;
@@ -126,11 +139,19 @@ __global__ void row_sums_kernel(float *partial, T *g, int ld,
       float v[8];
       T *col = g + (size_t)j * ld + 8 * group;
       load8(v, col, rows, full);
-      if (mask) {
-        unsigned bits = mask[(size_t)j * aux_bytes + group];
+      if (act == LT_ACT_RELU) {
+        unsigned bits =
+            ((const uint8_t *)aux)[(size_t)j * (aux_ld / 8) + group];
 #pragma unroll
         for (int r = 0; r < 8; r++)
           v[r] = (bits >> r & 1u) ? v[r] : 0.0f;
+        store8(col, v, rows, full);
+      } else if (act == LT_ACT_GELU) {
+        float z[8];
+        load8(z, (const T *)aux + (size_t)j * aux_ld + 8 * group, rows, full);
+#pragma unroll
+        for (int r = 0; r < 8; r++)
+          v[r] *= lt_gelu_grad(z[r]);
         store8(col, v, rows, full);
       }
 #pragma unroll
@@ -182,16 +203,18 @@ extern "C" size_t lt_row_sums_scratch(int m, int n) {
 }
 
 extern "C" int lt_row_sums(lt_dtype type, void *d_db, void *d_g, int ld,
-                           const uint8_t *d_mask, int aux_ld, int m, int n,
-                           float *d_scratch, cudaStream_t stream) {
+                           lt_act_kernel act, const void *d_aux, int aux_ld,
+                           int m, int n, float *d_scratch,
+                           cudaStream_t stream) {
   int chunks, chunk;
   row_sums_split(m, n, &chunks, &chunk);
   dim3 block(SUM_GROUPS, SUM_SLICES);
   dim3 grid((m + SUM_GROUPS * 8 - 1) / (SUM_GROUPS * 8), chunks);
-  bool vec = vector_ok(d_g, ld);
+  bool vec =
+      vector_ok(d_g, ld) && (act != LT_ACT_GELU || vector_ok(d_aux, aux_ld));
   LT_DISPATCH(type, row_sums_kernel<T>
-              <<<grid, block, 0, stream>>>(d_scratch, (T *)d_g, ld, d_mask,
-                                           aux_ld / 8, m, n, chunk, vec));
+              <<<grid, block, 0, stream>>>(d_scratch, (T *)d_g, ld, act, d_aux,
+                                           aux_ld, m, n, chunk, vec));
   CUDA_CHECK_KERNEL("row_sums_kernel");
   LT_DISPATCH(type, add_partials_kernel<T><<<(m + 255) / 256, 256, 0, stream>>>(
                         (T *)d_db, d_scratch, m, chunks));

@@ -21,27 +21,40 @@
 extern "C" {
 #endif
 
-/* In place, one pass: z = y + bias[i] (broadcast over columns); without a
- * mask y = z (the BIAS step); with one, as cuBLASLt's RELU_AUX_BIAS: bit
- * (i, j) = !(z < 0) and y = bit ? z : 0 (exact zeros pass, NaN stays NaN),
- * in cuBLASLt's layout (aux_ld bits per column; bytes past row m
- * untouched). */
+/* What the kernels apply besides the bias or the sum. */
+typedef enum lt_act_kernel {
+  LT_ACT_NONE, /* nothing: BIAS, BGRADB */
+  LT_ACT_RELU, /* the ReLU and its bit-mask (aux_ld bits per column) */
+  LT_ACT_GELU  /* GELU, keeping its input (aux_ld elements per column) */
+} lt_act_kernel;
+
+/* In place, one pass: z = y + bias[i] (broadcast over columns), then
+ *   NONE: y = z (the BIAS step);
+ *   RELU: as cuBLASLt's RELU_AUX_BIAS: bit (i, j) = !(z < 0), y = bit ? z :
+ *         0 (exact zeros pass, NaN stays NaN), in cuBLASLt's mask layout
+ *         (bytes past row m untouched);
+ *   GELU: as GELU_AUX_BIAS: aux (i, j) = z and y = GELU(z) (lt_gelu.h),
+ *         both stored in `type`.
+ * d_aux is the mask or the GELU input, or NULL for NONE. */
 int lt_bias_act_forward(lt_dtype type, void *d_y, int ld, const void *d_bias,
-                        uint8_t *d_mask, int aux_ld, int m, int n,
-                        cudaStream_t stream);
+                        lt_act_kernel act, void *d_aux, int aux_ld, int m,
+                        int n, cudaStream_t stream);
 
 /* Scratch the reduction below needs for (m, n): bytes of float partial
  * sums. */
 size_t lt_row_sums_scratch(int m, int n);
 
 /* db[i] = sum_j g[i, j] (written, not accumulated, in `type`), in one pass
- * over g; with a mask, first g[i, j] = 0 where bit (i, j) is 0 (in place:
- * the DRELU_BGRAD step), without one g is only read. Partial sums of
- * column chunks go to d_scratch (lt_row_sums_scratch bytes, 16-byte
- * aligned), then a second kernel adds them in chunk order. */
-int lt_row_sums(lt_dtype type, void *d_db, void *d_g, int ld,
-                const uint8_t *d_mask, int aux_ld, int m, int n,
-                float *d_scratch, cudaStream_t stream);
+ * over g, first applying in place
+ *   RELU: g[i, j] = 0 where mask bit (i, j) is 0 (the DRELU_BGRAD step);
+ *   GELU: g[i, j] *= GELU'(aux (i, j)) (the DGELU_BGRAD step);
+ *   NONE: nothing: g is only read (the BGRADB sum).
+ * Partial sums of column chunks go to d_scratch (lt_row_sums_scratch
+ * bytes, 16-byte aligned), then a second kernel adds them in chunk
+ * order. */
+int lt_row_sums(lt_dtype type, void *d_db, void *d_g, int ld, lt_act_kernel act,
+                const void *d_aux, int aux_ld, int m, int n, float *d_scratch,
+                cudaStream_t stream);
 
 #ifdef __cplusplus
 }

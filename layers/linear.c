@@ -8,10 +8,12 @@
 #include "../gpu/lt_matmul.h"
 #include "../gpu/lt_unfused.h"
 
-/* The call's shape in the layer's storage type. */
+/* The call's shape in the layer's storage type, with its activation's
+ * epilogues (ReLU or GELU). */
 static int matmul(gpu_context *ctx, int lane, lt_matmul_call *call,
                   const linear_layer *layer, mlp_mode mode) {
   call->shape.type = layer->type;
+  call->shape = lt_shape_activation(call->shape, layer->activation);
   switch (mode) {
   case MLP_MODE_UNFUSED: return lt_matmul_unfused_on(ctx, lane, call);
   case MLP_MODE_AUTO: return lt_matmul_auto_on(ctx, lane, call);
@@ -22,14 +24,15 @@ static int matmul(gpu_context *ctx, int lane, lt_matmul_call *call,
 int linear_forward(gpu_context *ctx, linear_layer *layer, const void *d_x,
                    int n, mlp_mode mode) {
   /* Y (out, n) = op(Wt) X + b [ReLU]: A = Wt (in, out) transposed, B = X
-   * (in, n); RELU_AUX_BIAS also writes the ReLU bits into d_mask. */
+   * (in, n); RELU_AUX_BIAS also writes the ReLU bits into d_aux
+   * (GELU_AUX_BIAS: the GELU input). */
   lt_matmul_call call = {
       .shape = lt_shape_forward(layer->in, layer->out, n, layer->relu),
       .d_a = layer->d_wt,
       .d_b = d_x,
       .d_d = layer->d_y,
       .d_bias = layer->d_b,
-      .d_aux = layer->relu ? layer->d_mask : NULL,
+      .d_aux = layer->relu ? layer->d_aux : NULL,
   };
   return matmul(ctx, GPU_LANE_MAIN, &call, layer, mode);
 }
@@ -45,7 +48,7 @@ int linear_backward_data(gpu_context *ctx, int lane, const linear_layer *layer,
       .d_b = layer->d_dz,
       .d_d = below->d_dz,
       .d_bias_grad = below->d_db,
-      .d_aux = below->d_mask,
+      .d_aux = below->d_aux,
   };
   return matmul(ctx, lane, &call, layer, mode);
 }

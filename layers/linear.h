@@ -1,6 +1,6 @@
 /* linear.h: one fully connected layer, forward and backward, fused
  * (cuBLASLt epilogues), unfused (plain matmul + one kernel per epilogue
- * step), or auto (the faster of the two per call, gpu/lt_auto.h). Both modes
+ * step), or auto (the faster of the two per call, gpu/lt_auto.h). All modes
  * compute the same numbers up to summation order. Each call's shape comes from
  * the builders in gpu/lt_shape.h, the same ones the oracle (oracle.h) uses.
  *
@@ -21,17 +21,21 @@
  * dimensions are lt_ld of the row count (gpu/lt_shape.h). */
 typedef struct linear_layer {
   int in, out;
-  int relu; /* 1 for hidden layers: ReLU after the bias */
+  int relu; /* 1 for hidden layers: the activation after the bias */
+  lt_activation activation; /* of hidden layers: ReLU or GELU */
   lt_dtype type;
-  void *d_wt;      /* Wt (in, out), ld lt_ld(in) = W[out][in] row-major */
-  void *d_b;       /* [out] */
-  void *d_dwt;     /* (in, out), ld lt_ld(in): gradient of d_wt */
-  void *d_db;      /* [out] */
-  void *d_y;       /* (out, max_batch), ld lt_ld(out): ReLU output, or
-                      logits */
-  void *d_dz;      /* (out, max_batch), ld lt_ld(out): loss gradient at
-                      the pre-activation (after the ReLU mask) */
-  uint8_t *d_mask; /* (aux_ld / 8, max_batch) bytes; hidden layers */
+  void *d_wt;  /* Wt (in, out), ld lt_ld(in) = W[out][in] row-major */
+  void *d_b;   /* [out] */
+  void *d_dwt; /* (in, out), ld lt_ld(in): gradient of d_wt */
+  void *d_db;  /* [out] */
+  void *d_y;   /* (out, max_batch), ld lt_ld(out): ReLU output, or
+                  logits */
+  void *d_dz;  /* (out, max_batch), ld lt_ld(out): loss gradient at
+                  the pre-activation (after the ReLU mask) */
+  void *d_aux; /* hidden layers: what the forward epilogue saves for the
+                 backward one: the ReLU bit-mask (aux_ld / 8, max_batch)
+                 bytes, or the GELU input (out, max_batch) in `type`,
+                 ld lt_ld(out) */
 } linear_layer;
 
 /* d_y (out, n) = [ReLU](Wt^T x + b), saving the ReLU mask: one call with

@@ -11,10 +11,15 @@
 #include "sgd.h"
 #include "xent.h"
 
-/* Bytes of one layer's mask for max_batch columns, rounded up to 256 so
- * the next mask stays aligned (cuBLASLt needs 16). */
-static size_t mask_stride(int rows, int max_batch) {
-  return (lt_aux_bytes(rows, max_batch) + 255) / 256 * 256;
+/* Bytes of one layer's aux for max_batch columns (a ReLU mask, or the GELU
+ * input in the storage type), rounded up to 256 so the next stays aligned
+ * (cuBLASLt needs 16). */
+static size_t aux_stride(const mlp *net, int rows) {
+  size_t bytes =
+      net->activation == LT_ACTIVATION_GELU
+          ? (size_t)lt_ld(rows) * net->max_batch * lt_dtype_size(net->type)
+          : lt_aux_bytes(rows, net->max_batch);
+  return (bytes + 255) / 256 * 256;
 }
 
 /* Bytes of `elements` of the net's type, rounded to the slab spacing. */
@@ -40,7 +45,7 @@ static int mlp_allocate(mlp *net) {
   for (int l = 0; l < lay->depth; l++) {
     int out = lay->widths[l + 1];
     act_bytes += 2 * tensor_bytes(net, (size_t)lt_ld(out) * net->max_batch);
-    mask_bytes += mask_stride(out, net->max_batch);
+    mask_bytes += aux_stride(net, out);
   }
   CUDA_CHECK(cudaMalloc(&net->d_activations, act_bytes));
   CUDA_CHECK(cudaMalloc((void **)&net->d_masks, mask_bytes));
@@ -76,15 +81,17 @@ static int mlp_allocate(mlp *net) {
     layer->d_y = act;
     layer->d_dz = act + act_size;
     act += 2 * act_size;
-    layer->d_mask = layer->relu ? mask : NULL;
-    mask += mask_stride(out, net->max_batch);
+    layer->activation = net->activation;
+    layer->d_aux = layer->relu ? (void *)mask : NULL;
+    mask += aux_stride(net, out);
   }
   return 0;
 }
 
 /* The MLP for `units`, its logical widths padded to 8 when `pad`. */
 static int create(mlp **out, const int *units, int depth, int max_batch,
-                  lt_dtype type, int pad) {
+                  const mlp_options *options) {
+  int pad = options->pad_units;
   *out = NULL;
   if (max_batch < 1) {
     fprintf(stderr, "mlp: expected a batch size >= 1, found %d\n", max_batch);
@@ -109,8 +116,9 @@ static int create(mlp **out, const int *units, int depth, int max_batch,
   memcpy(net->units, real.widths, sizeof net->units);
   net->unit_params = real.param_count;
   net->max_batch = max_batch;
-  net->type = type;
-  net->loss_scale = type == LT_DTYPE_F16 ? GPU_FP16_LOSS_SCALE : 1.0f;
+  net->type = options->type;
+  net->activation = options->activation;
+  net->loss_scale = options->type == LT_DTYPE_F16 ? GPU_FP16_LOSS_SCALE : 1.0f;
   if (mlp_allocate(net) != 0) {
     mlp_destroy(net);
     return -1;
@@ -121,12 +129,19 @@ static int create(mlp **out, const int *units, int depth, int max_batch,
 
 int mlp_create(mlp **out, const int *widths, int depth, int max_batch,
                lt_dtype type) {
-  return create(out, widths, depth, max_batch, type, 0);
+  mlp_options o = {.type = type};
+  return create(out, widths, depth, max_batch, &o);
 }
 
 int mlp_create_padded(mlp **out, const int *widths, int depth, int max_batch,
                       lt_dtype type) {
-  return create(out, widths, depth, max_batch, type, 1);
+  mlp_options o = {.type = type, .pad_units = 1};
+  return create(out, widths, depth, max_batch, &o);
+}
+
+int mlp_create_with(mlp **out, const int *widths, int depth, int max_batch,
+                    const mlp_options *options) {
+  return create(out, widths, depth, max_batch, options);
 }
 
 void mlp_destroy(mlp *net) {

@@ -19,7 +19,8 @@
  *   mlp_update    one SGD kernel over the whole parameter slab
  * All work is enqueued on ctx->stream; inside mlp_backward the weight
  * gradients run on the side lane, overlapping the data gradients (joined
- * before it returns). Nothing waits for the host.
+ * before it returns). Nothing waits for the host, except --mode auto's
+ * first call of each shape, which times both ways (gpu/lt_auto.h).
  */
 #ifndef MNIST_EPILOGS_MLP_H
 #define MNIST_EPILOGS_MLP_H
@@ -28,13 +29,22 @@
 #include "mlp_layout.h"
 #include "sgd.h"
 
+/* How a network is built (mlp_create_with); zeroed: FP32, ReLU, no
+ * padding. */
+typedef struct mlp_options {
+  lt_dtype type;            /* of the matmuls' operands */
+  lt_activation activation; /* of the hidden layers */
+  int pad_units;            /* widths padded to 8 (mlp_create_padded) */
+} mlp_options;
+
 typedef struct mlp {
   mlp_layout layout;             /* of the logical widths the calls use */
   int units[MLP_MAX_LAYERS + 1]; /* the widths asked for (layout.widths
                                     unless padded: mlp_create_padded) */
   size_t unit_params;            /* parameters of those units */
   int max_batch;
-  lt_dtype type; /* of the matmuls' operands (see above) */
+  lt_dtype type;            /* of the matmuls' operands (see above) */
+  lt_activation activation; /* of the hidden layers */
   float loss_scale;
   linear_layer layers[MLP_MAX_LAYERS];
   float *d_params;                      /* FP32 master slab:
@@ -44,7 +54,8 @@ typedef struct mlp {
   void *d_grads;                        /* `type` slab, same offsets */
   float *d_velocity;                    /* FP32 slab, same offsets */
   void *d_activations;                  /* every layer's d_y and d_dz */
-  uint8_t *d_masks;                     /* every hidden layer's ReLU bit-mask */
+  uint8_t *d_masks;                     /* every hidden layer's aux: ReLU
+                                           bit-mask or GELU input */
   void *d_xent_scratch;                 /* the loss kernel's (xent.h) */
   cudaEvent_t dz_ready[MLP_MAX_LAYERS]; /* layer l's d_dz written (main) */
   cudaEvent_t weights_done;             /* side lane finished (side) */
@@ -69,6 +80,10 @@ int mlp_create(mlp **out, const int *widths, int depth, int max_batch,
  * gradients, with every call at widths cuBLASLt's sm90 kernels take. */
 int mlp_create_padded(mlp **out, const int *widths, int depth, int max_batch,
                       lt_dtype type);
+
+/* Either of the above, with the activation: the general form. */
+int mlp_create_with(mlp **out, const int *widths, int depth, int max_batch,
+                    const mlp_options *options);
 void mlp_destroy(mlp *net);
 
 /* Weights ~ N(0, 2 / in) for ReLU layers (He), N(0, 1 / in) for the output

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../gpu/lt_gelu.h"
+
 int oracle_mask_bit(const uint8_t *aux, int aux_ld, int i, int j) {
   return (aux[(size_t)j * (size_t)(aux_ld / 8) + (size_t)(i / 8)] >> (i % 8)) &
          1;
@@ -29,6 +31,17 @@ static double op_b(const oracle_call *c, int p, int j) {
                    : c->b[(size_t)j * s->ldb + p];
 }
 
+double oracle_gelu(double z) {
+  return 0.5 * z *
+         (1.0 + tanh(LT_GELU_SCALE * (z + LT_GELU_CUBIC * z * z * z)));
+}
+
+double oracle_gelu_grad(double z) {
+  double t = tanh(LT_GELU_SCALE * (z + LT_GELU_CUBIC * z * z * z));
+  return 0.5 * (1.0 + t) + 0.5 * z * (1.0 - t * t) * LT_GELU_SCALE *
+                               (1.0 + 3.0 * LT_GELU_CUBIC * z * z);
+}
+
 void oracle_matmul(const oracle_call *c) {
   const lt_shape *s = &c->shape;
   for (int j = 0; j < s->n; j++)
@@ -50,10 +63,20 @@ void oracle_matmul(const oracle_call *c) {
       case LT_EPILOGUE_DRELU_BGRAD:
         *d = oracle_mask_bit(c->aux, s->aux_ld, i, j) ? g : 0.0;
         break;
+      case LT_EPILOGUE_GELU_AUX_BIAS: {
+        double z = g + c->bias[i];
+        c->gelu_input[(size_t)j * s->aux_ld + i] = z;
+        *d = oracle_gelu(z);
+        break;
+      }
+      case LT_EPILOGUE_DGELU_BGRAD:
+        *d = g * oracle_gelu_grad(c->gelu_input[(size_t)j * s->aux_ld + i]);
+        break;
       default: *d = g; break;
       }
     }
-  if (s->epilogue == LT_EPILOGUE_DRELU_BGRAD)
+  if (s->epilogue == LT_EPILOGUE_DRELU_BGRAD ||
+      s->epilogue == LT_EPILOGUE_DGELU_BGRAD)
     for (int i = 0; i < s->m; i++) {
       double sum = 0.0;
       for (int j = 0; j < s->n; j++)
@@ -134,23 +157,28 @@ static const double *layer_input(const double *x, double *const *acts, int l) {
 /* The forward pass: acts[l + 1] = layer l of its input, masks written; the
  * optional outputs copied out. */
 static void forward(oracle_step *out, double **acts, uint8_t **mask,
-                    const mlp_layout *layout, const double *params,
-                    const double *x, int n) {
+                    double **gelu_in, const mlp_layout *layout,
+                    const double *params, const double *x, int n) {
   int depth = layout->depth;
   const int *w = layout->widths;
   double *preacts = out->preacts;
   uint8_t *masks = out->masks;
   const uint8_t *decisions = out->decisions;
+  int gelu = out->activation == LT_ACTIVATION_GELU;
   out->decisions_differ = 0;
   for (int l = 0; l < depth; l++) {
     int hidden = l + 1 < depth;
-    oracle_call f = {.shape = lt_shape_forward(w[l], w[l + 1], n, hidden),
-                     .a = params + layout->w_offset[l],
-                     .b = layer_input(x, acts, l),
-                     .d = acts[l + 1],
-                     .bias = params + layout->b_offset[l],
-                     .aux = hidden ? mask[l] : NULL};
+    oracle_call f = {
+        .shape = lt_shape_activation(
+            lt_shape_forward(w[l], w[l + 1], n, hidden), out->activation),
+        .a = params + layout->w_offset[l],
+        .b = layer_input(x, acts, l),
+        .d = acts[l + 1],
+        .bias = params + layout->b_offset[l],
+        .aux = hidden && !gelu ? mask[l] : NULL,
+        .gelu_input = hidden && gelu ? gelu_in[l] : NULL};
     oracle_matmul(&f);
+    if (gelu) continue; /* no masks, no decisions, no preacts */
     if (hidden && preacts) {
       oracle_call z = f;
       z.shape.epilogue = LT_EPILOGUE_BIAS;
@@ -176,8 +204,9 @@ static void forward(oracle_step *out, double **acts, uint8_t **mask,
 
 /* The backward pass from dz[depth - 1] (the loss gradient at the logits). */
 static void backward(double *grads, double *const *acts, double **dz,
-                     uint8_t **mask, const mlp_layout *layout,
-                     const double *params, const double *x, int n) {
+                     uint8_t **mask, double **gelu_in, lt_activation activation,
+                     const mlp_layout *layout, const double *params,
+                     const double *x, int n) {
   int depth = layout->depth;
   const int *w = layout->widths;
   memset(grads, 0, layout->slab_floats * sizeof(double));
@@ -195,12 +224,16 @@ static void backward(double *grads, double *const *acts, double **dz,
     if (l == 0) break;
     /* Data: dZ_below = Wt dZ masked by the ReLU bits of the layer below,
      * and that layer's bias gradient. */
-    oracle_call dx = {.shape = lt_shape_backward_data(w[l], w[l + 1], n),
-                      .a = params + layout->w_offset[l],
-                      .b = dz[l],
-                      .d = dz[l - 1],
-                      .bias_grad = grads + layout->b_offset[l - 1],
-                      .aux = mask[l - 1]};
+    int gelu = activation == LT_ACTIVATION_GELU;
+    oracle_call dx = {
+        .shape = lt_shape_activation(lt_shape_backward_data(w[l], w[l + 1], n),
+                                     activation),
+        .a = params + layout->w_offset[l],
+        .b = dz[l],
+        .d = dz[l - 1],
+        .bias_grad = grads + layout->b_offset[l - 1],
+        .aux = gelu ? NULL : mask[l - 1],
+        .gelu_input = gelu ? gelu_in[l - 1] : NULL};
     oracle_matmul(&dx);
   }
 }
@@ -226,7 +259,8 @@ static int magnitudes(double *out, double **acts, double **dz, uint8_t **mask,
         acts[l][i] = fabs(acts[l][i]);
         if (l == layout->depth) dz[l - 1][i] = fabs(dz[l - 1][i]);
       }
-    backward(out, acts, dz, mask, layout, abs_params, abs_x, n);
+    backward(out, acts, dz, mask, NULL, LT_ACTIVATION_RELU, layout, abs_params,
+             abs_x, n);
   }
   int ok = abs_params && abs_x;
   free(abs_params);
@@ -243,20 +277,25 @@ int oracle_mlp_step(oracle_step *out, const mlp_layout *layout,
    * (layer 0 reads x). dz[l]: gradient at layer l's output, (w[l + 1], n). */
   double *acts[MLP_MAX_LAYERS + 1] = {0}, *dz[MLP_MAX_LAYERS] = {0};
   uint8_t *mask[MLP_MAX_LAYERS] = {0};
-  int ok = 1;
+  double *gelu_in[MLP_MAX_LAYERS] = {0};
+  int gelu = out->activation == LT_ACTIVATION_GELU;
+  int ok = !(gelu && out->grad_magnitudes); /* ReLU only */
   for (int l = 1; l <= depth; l++) {
     /* Zeroed: the padding rows (lt_ld) are never written. */
     acts[l] = calloc((size_t)lt_ld(w[l]) * n, sizeof(double));
     dz[l - 1] = calloc((size_t)lt_ld(w[l]) * n, sizeof(double));
     mask[l - 1] = calloc(lt_aux_bytes(w[l], n), 1);
-    ok = ok && acts[l] && dz[l - 1] && mask[l - 1];
+    gelu_in[l - 1] =
+        gelu ? calloc((size_t)lt_ld(w[l]) * n, sizeof(double)) : NULL;
+    ok = ok && acts[l] && dz[l - 1] && mask[l - 1] && (!gelu || gelu_in[l - 1]);
   }
   if (ok) {
     out->correct = 0;
-    forward(out, acts, mask, layout, params, x, n);
+    forward(out, acts, mask, gelu_in, layout, params, x, n);
     out->loss_sum = oracle_xent(dz[depth - 1], &out->correct, acts[depth],
                                 lt_ld(w[depth]), labels, w[depth], n);
-    backward(out->grads, acts, dz, mask, layout, params, x, n);
+    backward(out->grads, acts, dz, mask, gelu_in, out->activation, layout,
+             params, x, n);
     if (out->grad_magnitudes)
       ok = magnitudes(out->grad_magnitudes, acts, dz, mask, layout, params, x,
                       n) == 0;
@@ -265,6 +304,7 @@ int oracle_mlp_step(oracle_step *out, const mlp_layout *layout,
     free(acts[l]);
     free(dz[l - 1]);
     free(mask[l - 1]);
+    free(gelu_in[l - 1]);
   }
   return ok ? 0 : -1;
 }

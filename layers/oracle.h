@@ -24,13 +24,20 @@ typedef struct oracle_call {
   const double *bias; /* BIAS, RELU_AUX_BIAS: [m], read */
   double *bias_grad;  /* DRELU_BGRAD: [m], BGRADB: [n], written */
   uint8_t *aux;       /* RELU_AUX_BIAS: written; DRELU_BGRAD: read */
+  double *gelu_input; /* GELU_AUX_BIAS: Z written, (aux_ld, n);
+                         DGELU_BGRAD: read */
 } oracle_call;
 
 /* Computes what lt_matmul computes for the same call (see lt_matmul.h):
  * D = op(A) op(B) followed by the epilogue; writes only rows < m of D, only
  * the bits of rows < m of aux, and the bias gradient where one is due.
- * The ReLU bit is !(z < 0): exact zeros pass, NaN passes as NaN. */
+ * The ReLU bit is !(z < 0): exact zeros pass, NaN passes as NaN. GELU is
+ * the tanh form of gpu/lt_gelu.h, in double. */
 void oracle_matmul(const oracle_call *call);
+
+/* GELU (tanh form) and its derivative, in double. */
+double oracle_gelu(double z);
+double oracle_gelu_grad(double z);
 
 /* Bit (i, j) of a cuBLASLt ReLU mask with aux_ld bits per column. */
 int oracle_mask_bit(const uint8_t *aux, int aux_ld, int i, int j);
@@ -66,6 +73,9 @@ typedef struct oracle_step {
    * differ from them. */
   const uint8_t *decisions;
   int decisions_differ;
+  /* Input: the hidden layers' activation (zero: ReLU). With GELU there are
+   * no masks or decisions, and grad_magnitudes is not supported. */
+  lt_activation activation;
 } oracle_step;
 
 /* One whole MLP step, fused recipe (README.md, "One training step"):

@@ -41,7 +41,7 @@ template <typename T> struct __align__(16) sgd_pack8 {
 };
 
 /* Eight elements per thread, 16-byte loads and stores (the slab is padded
- * to a multiple of 64 elements and 256-byte aligned). */
+ * to a multiple of 128 elements and 256-byte aligned). */
 template <typename T>
 __global__ void sgd8_kernel(float4 *params, float4 *velocity,
                             const sgd_pack8<T> *grads, sgd_pack8<T> *copy,

@@ -46,28 +46,31 @@ def ms(row):
 mine = {}
 for o in ours:
     if o["graphs"]:
-        key = (o["network"], o["batch"], o.get("precision", o.get("math", "").lower()))
+        act = o.get("activation", "relu")
+        key = (o["network"], o["batch"], o.get("precision", o.get("math", "").lower()), act)
         mode = o["mode"] + ("+pad" if o.get("pad_units") else "")
         mine.setdefault(key, {})[mode] = dict(o, mode=mode)
-peer = {(t["network"], t["batch"], t["precision"], t["variant"]): t for t in torch}
+peer = {(t["network"], t["batch"], t["precision"], t.get("activation", "relu"),
+         t["variant"]): t for t in torch}
 nets = list(dict.fromkeys([k[:2] for k in mine] + [k[:2] for k in peer]))
 
 print("\nours (CUDA graphs) against PyTorch in the same precision, same GPU, same run;"
       " ms per epoch, speedup = PyTorch graph / our best")
 head = ("network", "batch", "prec", "ours fused", "ours auto", "ours best", "(mode)",
         "torch eager", "torch graph", "speedup")
-fmt = "{:18s} {:>6} {:5s} {:>10} {:>10} {:>10} {:8s} {:>11} {:>11} {:>8}"
+fmt = "{:18s} {:>6} {:7s} {:>10} {:>10} {:>10} {:8s} {:>11} {:>11} {:>8}"
 print(fmt.format(*head))
-for net, batch in nets:
-    for p in PRECISIONS:
-        modes = mine.get((net, batch, p), {})
-        eager, graph = (peer.get((net, batch, p, v)) for v in ("eager", "graph"))
-        if not modes and not eager and not graph:
-            continue
-        best = min(modes.values(), key=lambda r: r["ms_per_epoch"], default=None)
-        speedup = f"{graph['ms_per_epoch'] / best['ms_per_epoch']:.2f}x" \
-            if best and graph else "-"
-        print(fmt.format(net, batch, p, ms(modes.get("fused")), ms(modes.get("auto")),
-                         ms(best), best["mode"] if best else "-", ms(eager), ms(graph),
-                         speedup))
+for act in ("relu", "gelu"):
+    for net, batch in nets:
+        for p in PRECISIONS:
+            modes = mine.get((net, batch, p, act), {})
+            eager, graph = (peer.get((net, batch, p, act, v)) for v in ("eager", "graph"))
+            if not modes and not eager and not graph:
+                continue
+            best = min(modes.values(), key=lambda r: r["ms_per_epoch"], default=None)
+            speedup = f"{graph['ms_per_epoch'] / best['ms_per_epoch']:.2f}x" \
+                if best and graph else "-"
+            print(fmt.format(net, batch, p + ("/g" if act == "gelu" else ""),
+                             ms(modes.get("fused")), ms(modes.get("auto")), ms(best),
+                             best["mode"] if best else "-", ms(eager), ms(graph), speedup))
 PY

@@ -59,13 +59,20 @@ def parse_list(text, allowed, flag):
     return items
 
 
-def build_model(torch, widths, dev):
+ACTIVATIONS = ("relu", "gelu")
+
+
+def build_model(torch, widths, dev, activation="relu"):
+    """nn.Sequential of Linear layers with ReLU or GELU between them; GELU
+    in its tanh form, the one cuBLASLt's GELU epilogues compute (and so
+    mnist_bench's --activation gelu rows)."""
     torch.manual_seed(1)  # same weights and epoch permutations for every row
     layers = []
     for i in range(len(widths) - 1):
         layers.append(torch.nn.Linear(widths[i], widths[i + 1]))
         if i + 2 < len(widths):
-            layers.append(torch.nn.ReLU())
+            layers.append(torch.nn.GELU(approximate="tanh") if activation == "gelu"
+                          else torch.nn.ReLU())
     return torch.nn.Sequential(*layers).to(dev)
 
 
@@ -193,7 +200,7 @@ def test_accuracy(torch, model, x, y, dtype):
     return correct / len(y)
 
 
-def bench_row(torch, args, data, widths, batch, precision, variant):
+def bench_row(torch, args, data, widths, batch, precision, variant, activation):
     """Trains one fresh model for repeats + 1 epochs; returns its JSON row."""
     x_train, y_train, x_test, y_test = data
     tf32, dtype_name = PRECISIONS[precision]
@@ -204,7 +211,7 @@ def bench_row(torch, args, data, widths, batch, precision, variant):
     # the unscaled update (S a power of two: exact unless it overflows).
     scale = args.fp16_loss_scale if precision == "fp16" else 1.0
     with tf32_matmuls(torch, tf32):
-        model = build_model(torch, widths, "cuda")
+        model = build_model(torch, widths, "cuda", activation)
         opt, sgd = make_sgd(torch, model, LR / scale)
         step = make_step(torch, model, opt, dtype, scale)
         if variant == "graph":
@@ -214,14 +221,15 @@ def bench_row(torch, args, data, widths, batch, precision, variant):
         times = timed_epochs(torch, run, len(x_train), batch, args.repeats + 1)
         accuracy = test_accuracy(torch, model, x_test, y_test, dtype)
     return {"network": "-".join(str(w) for w in widths), "batch": batch,
-            "precision": precision, "variant": variant,
+            "precision": precision, "variant": variant, "activation": activation,
             "ms_per_epoch": statistics.median(times), "ms_min": min(times),
             "ms_max": max(times), "repeats": args.repeats, "test_accuracy": accuracy,
             "sgd": sgd, "loss_scale": scale}
 
 
 def print_row(row):
-    print(f"pytorch {row['variant']:5s} {row['precision']} {row['network']:18s} "
+    print(f"pytorch {row['variant']:5s} {row['precision']} {row['activation']} "
+          f"{row['network']:18s} "
           f"batch {row['batch']:5d}: {row['ms_per_epoch']:9.2f} ms/epoch "
           f"({row['ms_min']:.2f}-{row['ms_max']:.2f}) acc {100 * row['test_accuracy']:.2f}%",
           flush=True)
@@ -245,11 +253,13 @@ def parse_args():
                         help="hidden widths and batch, e.g. 100:256")
     parser.add_argument("--precisions", default=",".join(PRECISIONS))
     parser.add_argument("--variants", default=",".join(VARIANTS))
+    parser.add_argument("--activations", default=",".join(ACTIVATIONS))
     parser.add_argument("--fp16-loss-scale", type=float, default=1024.0,
                         help="static loss scale of the fp16 rows")
     args = parser.parse_args()
     args.precisions = parse_list(args.precisions, PRECISIONS, "--precisions")
     args.variants = parse_list(args.variants, VARIANTS, "--variants")
+    args.activations = parse_list(args.activations, ACTIVATIONS, "--activations")
     if args.repeats < 1:
         parser.error("--repeats must be at least 1")
     return args
@@ -271,10 +281,12 @@ def main():
     for spec in args.networks.split(","):
         hidden, batch = spec.split(":")
         widths = [784] + [int(w) for w in hidden.split("-")] + [10]
-        for precision in args.precisions:
-            for variant in args.variants:
-                rows.append(bench_row(torch, args, data, widths, int(batch), precision, variant))
-                print_row(rows[-1])
+        for activation in args.activations:
+            for precision in args.precisions:
+                for variant in args.variants:
+                    rows.append(bench_row(torch, args, data, widths, int(batch), precision,
+                                          variant, activation))
+                    print_row(rows[-1])
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"gpu": torch.cuda.get_device_name(), "torch": torch.__version__,

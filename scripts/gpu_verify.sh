@@ -6,7 +6,8 @@
 # data/fashion-mnist:
 #   1. the whole ctest suite (GPU suites included);
 #   2. mnist_train --epochs 5: the default network fused and unfused, in
-#      BF16 (fused, unfused, auto) and FP16, the seed network,
+#      BF16 (fused, unfused, auto) and FP16, with GELU (FP32 and BF16,
+#      fused, unfused, auto), the seed network,
 #      Fashion-MNIST; with --old DIR (a folder holding an
 #      earlier build's mnist_train and mnist_bench) the same runs with the
 #      old binary and their logs compared (loss and accuracy columns);
@@ -56,7 +57,11 @@ runs=("default|" "unfused|--mode unfused" "seed|--hidden 100 --batch 256"
       "fashion|--data-dir $FASHION_MNIST_DIR" "bf16|--precision bf16"
       "bf16-unfused|--precision bf16 --mode unfused"
       "bf16-auto|--precision bf16 --mode auto" "fp16|--precision fp16"
-      "fp16-auto|--precision fp16 --mode auto")
+      "fp16-auto|--precision fp16 --mode auto" "gelu|--activation gelu"
+      "gelu-unfused|--activation gelu --mode unfused"
+      "gelu-auto|--activation gelu --mode auto"
+      "gelu-bf16|--activation gelu --precision bf16"
+      "gelu-bf16-unfused|--activation gelu --precision bf16 --mode unfused")
 for r in "${runs[@]}"; do
   tag=${r%%|*}; args=${r#*|}
   # shellcheck disable=SC2086
@@ -104,7 +109,7 @@ if [ "$soak" -gt 0 ]; then
   # test_mlp (once flaky: 1 failure in 150 runs) three times a round.
   suites=(test_mlp test_lt_rules test_mlp test_mlp_train test_mlp test_trainer
           test_lt_autotune test_lt_epilogues test_lt_precision test_mlp_precision
-          test_lt_auto)
+          test_lt_auto test_lt_gelu)
   end=$(( $(date +%s) + soak ))
   mkdir -p "$logs/soak"
   worker() {

@@ -18,7 +18,10 @@
  * their stored ones, each within its bound), in FP32 (2 (n + 2) u of the
  * sum of magnitudes), and is stored (u_s, eta_s). BGRADB sums exact
  * inputs. A wrong index, a missing term or a wrong mask is off by
- * O(|a b|), outside these bounds. */
+ * O(|a b|): outside these bounds for D; a bias gradient's bound grows
+ * with n u_s |g|, which in 16-bit at n = 256 can exceed one term, so
+ * test_lt_precision also runs every call on small integers, where every
+ * result is exact and must match bit for bit. */
 #include "test_call_check.h"
 
 #include <check.h>
@@ -43,6 +46,31 @@ static double element_bound(double us, double eta, int k, double g, double z,
   return (1.0 + us) * (us * (fabs(g) + fabs(z)) + 2.0 * eta) + 2.0 * acc;
 }
 
+/* GELU is 1.13-Lipschitz (max |GELU'|), so an error e in its input moves
+ * its output by at most 1.13 e. The output of GELU_AUX_BIAS: the input's
+ * error before the last rounding (the fused epilogue applies GELU to the
+ * FP32 z, the twin to the float z from its rounded product), then one
+ * rounding, plus the float evaluation of tanh (a few units of 2^-24 of
+ * |z| + 1). DGELU_BGRAD: the product's error times |GELU'(z_in)| (z_in
+ * exact: both read the stored input), one rounding, and GELU''s float
+ * evaluation. */
+#define GELU_LIPSCHITZ 1.13
+
+static double gelu_out_bound(double us, double eta, int k, double g, double z,
+                             double size, double ref) {
+  double acc = 2.0 * (k + 2) * U32 * size;
+  return GELU_LIPSCHITZ * (us * fabs(g) + 2.0 * acc + eta) + us * fabs(ref) +
+         eta + 8.0 * U32 * (fabs(z) + 1.0);
+}
+
+static double dgelu_bound(double us, double eta, int k, double g, double mag,
+                          double ref, double z_in) {
+  double acc = 2.0 * (k + 2) * U32 * mag;
+  double slope = fabs(oracle_gelu_grad(z_in));
+  return slope * (us * fabs(g) + 2.0 * acc) + us * fabs(ref) + eta +
+         16.0 * U32 * fabs(g) * (1.0 + fabs(z_in * z_in * z_in));
+}
+
 int test_check_call(const test_call_result *r, const char *label) {
   const lt_shape *s = &r->shape;
   int m = s->m, n = s->n, k = s->k;
@@ -53,8 +81,13 @@ int test_check_call(const test_call_result *r, const char *label) {
   double *mag = calloc(d_count, sizeof(double));
   double *ref_bias_grad = calloc((size_t)(m > n ? m : n) + 1, sizeof(double));
   uint8_t *ref_aux = NULL;
-  size_t aux_bytes =
-      lt_epilogue_uses_aux(s->epilogue) ? (size_t)s->aux_ld / 8 * (size_t)n : 0;
+  size_t aux_bytes = lt_epilogue_aux_is_mask(s->epilogue)
+                         ? (size_t)s->aux_ld / 8 * (size_t)n
+                         : 0;
+  int gelu_fwd = s->epilogue == LT_EPILOGUE_GELU_AUX_BIAS;
+  int gelu_bwd = s->epilogue == LT_EPILOGUE_DGELU_BGRAD;
+  double *ref_gelu =
+      gelu_fwd ? calloc((size_t)s->aux_ld * n, sizeof(double)) : NULL;
   if (aux_bytes) {
     ref_aux = calloc(aux_bytes, 1);
     if (r->aux_in)
@@ -67,7 +100,8 @@ int test_check_call(const test_call_result *r, const char *label) {
                       .d = ref,
                       .bias = r->bias,
                       .bias_grad = ref_bias_grad,
-                      .aux = ref_aux};
+                      .aux = ref_aux,
+                      .gelu_input = gelu_fwd ? ref_gelu : (double *)r->gelu_in};
   oracle_matmul(&want);
   lt_shape plain = *s;
   plain.epilogue = LT_EPILOGUE_DEFAULT;
@@ -94,6 +128,17 @@ int test_check_call(const test_call_result *r, const char *label) {
       double size = mag[at] + (r->bias ? fabs(r->bias[i]) : 0.0);
       double z = g[at] + (r->bias ? r->bias[i] : 0.0);
       double bound = element_bound(us, eta, k, g[at], z, size);
+      if (gelu_fwd) {
+        size_t zat = (size_t)j * s->aux_ld + i;
+        ck_assert_msg(fabs(r->gelu_out[zat] - z) <= bound,
+                      "%s %s: GELU input (%d,%d) = %.9g, oracle %.9g, bound "
+                      "%.3g",
+                      label, what, i, j, r->gelu_out[zat], z, bound);
+        bound = gelu_out_bound(us, eta, k, g[at], z, size, ref[at]);
+      }
+      if (gelu_bwd)
+        bound = dgelu_bound(us, eta, k, g[at], mag[at], ref[at],
+                            r->gelu_in[(size_t)j * s->aux_ld + i]);
       int decided = 1;
       if (s->epilogue == LT_EPILOGUE_RELU_AUX_BIAS) {
         decided = fabs(z) > us * fabs(g[at]) + eta + 2.0 * (k + 2) * U32 * size;
@@ -119,15 +164,24 @@ int test_check_call(const test_call_result *r, const char *label) {
                     label, what, lt_dtype_name(s->type), m, n, k, i, j,
                     r->d[at], ref[at], bound);
     }
-  if (s->epilogue == LT_EPILOGUE_DRELU_BGRAD)
+  if (s->epilogue == LT_EPILOGUE_DRELU_BGRAD || gelu_bwd)
     for (int i = 0; i < m; i++) {
+      /* Each summed element is within e of exact: DRELU: one rounding of
+       * the product (us |g| + acc), and only where the mask is 1 (masked
+       * elements are exact zeros); DGELU: its element bound. Then the FP32
+       * sum and one rounding of the result. */
       double each = 0, sum = 0;
       for (int j = 0; j < n; j++) {
         size_t at = (size_t)j * s->ldd + i;
-        each += element_bound(us, eta, k, g[at], g[at], mag[at]);
+        if (gelu_bwd)
+          each += dgelu_bound(us, eta, k, g[at], mag[at], ref[at],
+                              r->gelu_in[(size_t)j * s->aux_ld + i]);
+        else if (oracle_mask_bit(r->aux_in, s->aux_ld, i, j))
+          each += us * fabs(g[at]) + eta + 2.0 * (k + 2) * U32 * mag[at];
         sum += fabs(ref[at]);
       }
-      double bound = each + (2.0 * (n + 2) * U32 + us) * (sum + each) + eta;
+      double bound = each + 2.0 * (n + 2) * U32 * (sum + each) +
+                     us * (fabs(ref_bias_grad[i]) + each) + eta;
       ck_assert_msg(fabs(r->bias_grad[i] - ref_bias_grad[i]) <= bound,
                     "%s %s: db[%d] = %.9g, oracle %.9g, bound %.3g", label,
                     what, i, r->bias_grad[i], ref_bias_grad[i], bound);
@@ -137,7 +191,9 @@ int test_check_call(const test_call_result *r, const char *label) {
       double sum = 0;
       for (int p = 0; p < k; p++)
         sum += fabs(r->b[(size_t)p * s->ldb + j]);
-      double bound = (2.0 * (k + 2) * U32 + 2.0 * us) * sum + 2.0 * eta;
+      /* Exact inputs summed in FP32, rounded once. */
+      double bound = 2.0 * (k + 2) * U32 * sum * (1.0 + us) +
+                     us * fabs(ref_bias_grad[j]) + eta;
       ck_assert_msg(fabs(r->bias_grad[j] - ref_bias_grad[j]) <= bound,
                     "%s %s: db[%d] = %.9g, oracle %.9g, bound %.3g", label,
                     what, j, r->bias_grad[j], ref_bias_grad[j], bound);
@@ -147,6 +203,7 @@ int test_check_call(const test_call_result *r, const char *label) {
   free(mag);
   free(ref_bias_grad);
   free(ref_aux);
+  free(ref_gelu);
   free(abs_a);
   free(abs_b);
   return skipped;

@@ -20,6 +20,8 @@ typedef struct test_call_result {
   const double *d;         /* D as written, ld = ldd */
   const double *bias_grad; /* DRELU_BGRAD [m], BGRADB [n]; else NULL */
   const uint8_t *aux_out;  /* RELU_AUX_BIAS: the mask written; else NULL */
+  const double *gelu_in;   /* DGELU_BGRAD: the GELU input read, (aux_ld, n) */
+  const double *gelu_out;  /* GELU_AUX_BIAS: the GELU input written */
 } test_call_result;
 
 /* Fails the running test (ck_assert) at the first element outside its

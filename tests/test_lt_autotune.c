@@ -167,7 +167,7 @@ END_TEST
 
 int main(void) {
   test_require_gpu("lt_autotune");
-  ctx_off = test_context(GPU_AUTOTUNE_OFF, 0);
+  ctx_off = test_context(GPU_AUTOTUNE_OFF, GPU_PRECISION_FP32);
   if (!ctx_off) {
     printf("lt_autotune: could not create the GPU context (see above)\n");
     return 1;

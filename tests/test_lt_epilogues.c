@@ -289,9 +289,9 @@ END_TEST
 int main(void) {
   test_require_gpu("lt_epilogues");
   seed = test_seed("lt_epilogues");
-  ctx_exact = test_context(GPU_AUTOTUNE_EXACT, 0);
-  ctx_fast = test_context(GPU_AUTOTUNE_FAST, 0);
-  ctx_off = test_context(GPU_AUTOTUNE_OFF, 0);
+  ctx_exact = test_context(GPU_AUTOTUNE_EXACT, GPU_PRECISION_FP32);
+  ctx_fast = test_context(GPU_AUTOTUNE_FAST, GPU_PRECISION_FP32);
+  ctx_off = test_context(GPU_AUTOTUNE_OFF, GPU_PRECISION_FP32);
   if (!ctx_exact || !ctx_fast || !ctx_off) {
     printf("lt_epilogues: could not create the GPU contexts (see above)\n");
     return 1;

@@ -303,10 +303,10 @@ END_TEST
 
 int main(void) {
   test_require_gpu("lt_rules");
-  ctx_exact = test_context(GPU_AUTOTUNE_EXACT, 0);
-  ctx_off = test_context(GPU_AUTOTUNE_OFF, 0);
-  ctx_fp32_off = test_context(GPU_AUTOTUNE_OFF, 0);
-  ctx_tf32 = test_context(GPU_AUTOTUNE_EXACT, 1);
+  ctx_exact = test_context(GPU_AUTOTUNE_EXACT, GPU_PRECISION_FP32);
+  ctx_off = test_context(GPU_AUTOTUNE_OFF, GPU_PRECISION_FP32);
+  ctx_fp32_off = test_context(GPU_AUTOTUNE_OFF, GPU_PRECISION_FP32);
+  ctx_tf32 = test_context(GPU_AUTOTUNE_EXACT, GPU_PRECISION_TF32);
   if (!ctx_exact || !ctx_off || !ctx_tf32 || !ctx_fp32_off) {
     printf("lt_rules: could not create the GPU contexts (see above)\n");
     return 1;

@@ -79,7 +79,7 @@ static void gpu_step(float *grads, uint8_t *masks, double *stats, mlp *net,
   test_download(stats, d_stats, 2 * sizeof(double));
   for (int l = 0; l + 1 < net->layout.depth; l++) {
     size_t bytes = lt_aux_bytes(net->layers[l].out, n);
-    test_download(masks, net->layers[l].d_mask, bytes);
+    test_download(masks, net->layers[l].d_aux, bytes);
     masks += bytes;
   }
   test_free(d_stats);
@@ -213,7 +213,8 @@ START_TEST(step_matches_oracle_fused_and_unfused) {
   const net_case *c = &cases[_i];
   test_rng rng;
   test_rng_init(&rng, seed + (uint64_t)_i);
-  gpu_context *ctx = test_context(GPU_AUTOTUNE_EXACT, c->tf32);
+  gpu_context *ctx = test_context(
+      GPU_AUTOTUNE_EXACT, c->tf32 ? GPU_PRECISION_TF32 : GPU_PRECISION_FP32);
   ck_assert_ptr_nonnull(ctx);
   mlp *net = NULL;
   ck_assert_int_eq(

@@ -32,14 +32,17 @@ typedef struct net_case {
   int depth;
   int max_batch, n;
   int pad; /* mlp_create_padded */
+  lt_activation activation;
 } net_case;
 
 static const net_case cases[] = {
-    {{784, 129, 100, 10}, 3, 96, 96, 0},
-    {{784, 129, 100, 10}, 3, 96, 37, 0}, /* partial last batch */
-    {{37, 7, 10}, 2, 256, 256, 0},
-    {{784, 1, 10}, 2, 1, 1, 0},
-    {{784, 100, 10}, 2, 256, 256, 1}, /* run as 784-104-16 */
+    {{784, 129, 100, 10}, 3, 96, 96, 0, LT_ACTIVATION_RELU},
+    {{784, 129, 100, 10}, 3, 96, 37, 0, LT_ACTIVATION_RELU}, /* partial */
+    {{37, 7, 10}, 2, 256, 256, 0, LT_ACTIVATION_RELU},
+    {{784, 1, 10}, 2, 1, 1, 0, LT_ACTIVATION_RELU},
+    {{784, 100, 10}, 2, 256, 256, 1, LT_ACTIVATION_RELU}, /* 784-104-16 */
+    {{784, 129, 100, 10}, 3, 96, 96, 0, LT_ACTIVATION_GELU},
+    {{37, 7, 10}, 2, 256, 37, 0, LT_ACTIVATION_GELU},
 };
 enum { CASES = sizeof cases / sizeof cases[0], TYPES = 3, MODES = 3 };
 static const gpu_precision precisions[TYPES] = {
@@ -52,7 +55,8 @@ typedef struct step_buffers {
   double *weights; /* the slab the matmuls read */
   double *grads;
   double *y[MLP_MAX_LAYERS], *dz[MLP_MAX_LAYERS]; /* (lt_ld(out), n) */
-  uint8_t *mask[MLP_MAX_LAYERS];
+  uint8_t *mask[MLP_MAX_LAYERS];                  /* ReLU */
+  double *gelu_in[MLP_MAX_LAYERS];                /* GELU: (lt_ld(out), n) */
 } step_buffers;
 
 static void download_step(step_buffers *s, const mlp *net, int n) {
@@ -66,9 +70,12 @@ static void download_step(step_buffers *s, const mlp *net, int n) {
     s->y[l] = test_download_as(net->type, layer->d_y, count);
     s->dz[l] = test_download_as(net->type, layer->d_dz, count);
     s->mask[l] = NULL;
-    if (layer->relu) {
+    s->gelu_in[l] = NULL;
+    if (layer->relu && net->activation == LT_ACTIVATION_GELU) {
+      s->gelu_in[l] = test_download_as(net->type, layer->d_aux, count);
+    } else if (layer->relu) {
       s->mask[l] = malloc(lt_aux_bytes(layer->out, n));
-      test_download(s->mask[l], layer->d_mask, lt_aux_bytes(layer->out, n));
+      test_download(s->mask[l], layer->d_aux, lt_aux_bytes(layer->out, n));
     }
   }
 }
@@ -80,6 +87,7 @@ static void free_step(step_buffers *s, int depth) {
     free(s->y[l]);
     free(s->dz[l]);
     free(s->mask[l]);
+    free(s->gelu_in[l]);
   }
 }
 
@@ -115,14 +123,17 @@ static void check_calls(const step_buffers *s, const mlp *net, const double *x,
   for (int l = 0; l < depth; l++) {
     const linear_layer *layer = &net->layers[l];
     const double *input = l == 0 ? x : s->y[l - 1];
-    lt_shape f = lt_shape_forward(layer->in, layer->out, n, layer->relu);
+    lt_shape f = lt_shape_activation(
+        lt_shape_forward(layer->in, layer->out, n, layer->relu),
+        net->activation);
     f.type = net->type;
     test_call_result fwd = {.shape = f,
                             .a = s->weights + lay->w_offset[l],
                             .b = input,
                             .bias = s->weights + lay->b_offset[l],
                             .d = s->y[l],
-                            .aux_out = s->mask[l]};
+                            .aux_out = s->mask[l],
+                            .gelu_out = s->gelu_in[l]};
     char what[128];
     snprintf(what, sizeof what, "%s layer %d forward", label, l);
     test_check_call(&fwd, what);
@@ -138,12 +149,14 @@ static void check_calls(const step_buffers *s, const mlp *net, const double *x,
     snprintf(what, sizeof what, "%s layer %d weights", label, l);
     test_check_call(&dw, what);
     if (l == 0) continue;
-    lt_shape d = lt_shape_backward_data(layer->in, layer->out, n);
+    lt_shape d = lt_shape_activation(
+        lt_shape_backward_data(layer->in, layer->out, n), net->activation);
     d.type = net->type;
     test_call_result dx = {.shape = d,
                            .a = s->weights + lay->w_offset[l],
                            .b = s->dz[l],
                            .aux_in = s->mask[l - 1],
+                           .gelu_in = s->gelu_in[l - 1],
                            .d = s->dz[l - 1],
                            .bias_grad = s->grads + lay->b_offset[l - 1]};
     snprintf(what, sizeof what, "%s layer %d data", label, l);
@@ -159,9 +172,10 @@ START_TEST(every_call_of_a_step_matches_the_oracle) {
   gpu_context *ctx = test_context(GPU_AUTOTUNE_EXACT, precision);
   ck_assert_ptr_nonnull(ctx);
   mlp *net = NULL;
-  ck_assert_int_eq((c->pad ? mlp_create_padded : mlp_create)(
-                       &net, c->widths, c->depth, c->max_batch, type),
-                   0);
+  mlp_options options = {
+      .type = type, .activation = c->activation, .pad_units = c->pad};
+  ck_assert_int_eq(
+      mlp_create_with(&net, c->widths, c->depth, c->max_batch, &options), 0);
   ck_assert_int_eq(mlp_init_params(net, ctx, seed + (uint64_t)_i), 0);
   test_rng rng;
   test_rng_init(&rng, seed + (uint64_t)_i);
@@ -177,8 +191,8 @@ START_TEST(every_call_of_a_step_matches_the_oracle) {
     download_step(r ? &again : &first, net, c->n);
   }
   char label[96];
-  snprintf(label, sizeof label, "case %d %s %s", _i, mlp_mode_name(mode),
-           gpu_precision_name(precision));
+  snprintf(label, sizeof label, "case %d %s %s %s", _i, mlp_mode_name(mode),
+           gpu_precision_name(precision), lt_activation_name(c->activation));
   size_t x_count = (size_t)lt_ld(c->widths[0]) * c->n;
   double *x = malloc(x_count * sizeof(double));
   for (size_t i = 0; i < x_count; i++)

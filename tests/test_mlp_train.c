@@ -196,7 +196,7 @@ START_TEST(nan_weights_reach_the_loss_in_both_modes) {
   enum { N = 64 };
   uint8_t bits[2][N];
   for (int mode = 0; mode < 2; mode++) {
-    gpu_context *ctx = test_context(GPU_AUTOTUNE_OFF, 0);
+    gpu_context *ctx = test_context(GPU_AUTOTUNE_OFF, GPU_PRECISION_FP32);
     ck_assert_ptr_nonnull(ctx);
     mlp *net = NULL;
     ck_assert_int_eq(mlp_create(&net, widths, 2, N, LT_DTYPE_F32), 0);
@@ -219,7 +219,7 @@ START_TEST(nan_weights_reach_the_loss_in_both_modes) {
     ck_assert_msg(isnan(stats[0]), "mode %d: loss %g with a NaN hidden weight",
                   mode, stats[0]);
     uint8_t mask[16 * N];
-    test_download(mask, net->layers[0].d_mask, sizeof mask);
+    test_download(mask, net->layers[0].d_aux, sizeof mask);
     for (int j = 0; j < N; j++) {
       float y = 0;
       test_download(&y, (float *)net->layers[0].d_y + (size_t)j * lt_ld(100),

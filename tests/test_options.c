@@ -44,7 +44,8 @@ START_TEST(every_flag) {
                   "--device",     "2",           "--log",
                   "l.csv",        "--quiet",     "--no-graphs",
                   "--autotune",   "fast",        "--help",
-                  "--schedule",   "constant",    "--show-plans"};
+                  "--schedule",   "constant",    "--show-plans",
+                  "--activation", "gelu"};
   int argc = (int)(sizeof argv / sizeof argv[0]);
   ck_assert_msg(train_options_parse(&o, argc, argv, err, sizeof err) == 0, "%s",
                 err);
@@ -61,6 +62,7 @@ START_TEST(every_flag) {
   ck_assert_int_eq(o.gpu.precision, GPU_PRECISION_BF16);
   ck_assert_float_eq(o.config.loss_scale, 256.0f);
   ck_assert_int_eq(o.config.pad_units, 1);
+  ck_assert_int_eq(o.config.activation, LT_ACTIVATION_GELU);
   ck_assert_int_eq(o.gpu.device, 2);
   ck_assert_str_eq(o.log_path, "l.csv");
   ck_assert_int_eq(o.quiet, 1);
@@ -132,6 +134,7 @@ static const bad_flags bad[] = {
     {{"--seed", "-3"}, "--seed"},
     {{"--mode", "fast"}, "'fused', 'unfused' or 'auto'"},
     {{"--precision", "fp8"}, "'fp32', 'tf32', 'bf16' or 'fp16'"},
+    {{"--activation", "tanh"}, "--activation: expected 'relu' or 'gelu'"},
     {{"--loss-scale", "1000"}, "--loss-scale: expected a power of two"},
     {{"--loss-scale", "0"}, "--loss-scale"},
     {{"--loss-scale", "-4"}, "--loss-scale"},

@@ -34,7 +34,10 @@ static const net_case cases[] = {
 };
 
 START_TEST(gradients_match_finite_differences) {
-  const net_case *c = &cases[_i];
+  enum { CASES = sizeof cases / sizeof cases[0] };
+  const net_case *c = &cases[_i % CASES];
+  /* ReLU, then GELU (smooth: no kinks to skip). */
+  lt_activation act = _i < CASES ? LT_ACTIVATION_RELU : LT_ACTIVATION_GELU;
   mlp_layout layout;
   char err[128];
   ck_assert_int_eq(
@@ -62,7 +65,7 @@ START_TEST(gradients_match_finite_differences) {
     x[i] = test_rng_uniform(&rng, -1, 1);
   for (int j = 0; j < c->n; j++)
     labels[j] = (int)(test_rng_next(&rng) % c->widths[c->depth]);
-  oracle_step base = {.grads = grads, .masks = mask0};
+  oracle_step base = {.grads = grads, .masks = mask0, .activation = act};
   ck_assert_int_eq(oracle_mlp_step(&base, &layout, params, x, labels, c->n), 0);
   int checked = 0, skipped = 0;
   for (int l = 0; l < c->depth; l++) {
@@ -74,8 +77,10 @@ START_TEST(gradients_match_finite_differences) {
       for (size_t i = ranges[r][0]; i < ranges[r][0] + ranges[r][1]; i++) {
         double saved = params[i];
         int kink = 0;
-        oracle_step plus = {.grads = scratch, .masks = mask1};
-        oracle_step minus = {.grads = scratch, .masks = mask1};
+        oracle_step plus = {
+            .grads = scratch, .masks = mask1, .activation = act};
+        oracle_step minus = {
+            .grads = scratch, .masks = mask1, .activation = act};
         params[i] = saved + FD_STEP;
         oracle_mlp_step(&plus, &layout, params, x, labels, c->n);
         kink |= memcmp(mask0, mask1, mask_bytes) != 0;
@@ -269,13 +274,36 @@ START_TEST(step_outputs_agree) {
 }
 END_TEST
 
+/* The GELU of the oracle: its derivative against central differences, its
+ * limits (GELU(z) -> z and 0 far out, GELU(0) = 0), and its distance to
+ * the erf form, which it approximates within 5e-4 (the tanh form's known
+ * error; cuBLASLt's choice between the two is measured in test_lt_gelu). */
+START_TEST(gelu_and_its_derivative) {
+  double worst = 0.0;
+  for (double z = -8.0; z <= 8.0; z += 0.0625) {
+    double h = 1e-5;
+    double numeric = (oracle_gelu(z + h) - oracle_gelu(z - h)) / (2 * h);
+    ck_assert_msg(fabs(oracle_gelu_grad(z) - numeric) <= 1e-8,
+                  "GELU'(%g) = %.12g, difference %.12g", z, oracle_gelu_grad(z),
+                  numeric);
+    double exact = 0.5 * z * (1.0 + erf(z / sqrt(2.0)));
+    worst = fmax(worst, fabs(oracle_gelu(z) - exact));
+  }
+  ck_assert(oracle_gelu(0.0) == 0.0);
+  ck_assert(fabs(oracle_gelu(10.0) - 10.0) < 1e-12);
+  ck_assert(fabs(oracle_gelu(-10.0)) < 1e-12);
+  ck_assert_msg(worst > 1e-5 && worst < 5e-4, "tanh vs erf GELU: %g", worst);
+}
+END_TEST
+
 int main(void) {
   seed = test_seed("oracle");
   Suite *suite = suite_create("oracle");
   TCase *tc = tcase_create("oracle");
   tcase_set_timeout(tc, 120);
   tcase_add_loop_test(tc, gradients_match_finite_differences, 0,
-                      (int)(sizeof cases / sizeof cases[0]));
+                      2 * (int)(sizeof cases / sizeof cases[0]));
+  tcase_add_test(tc, gelu_and_its_derivative);
   tcase_add_test(tc, relu_mask_layout_and_zero_rule);
   tcase_add_test(tc, xent_gradient_sums_to_zero);
   tcase_add_test(tc, shape_builders_follow_the_recipe);

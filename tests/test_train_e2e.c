@@ -110,6 +110,33 @@ START_TEST(every_precision_and_mode_learns) {
 }
 END_TEST
 
+/* GELU hidden layers, fused, unfused and auto, FP32 and BF16: one epoch
+ * of the seed network learns (>= 94 %) and the modes agree within 0.3
+ * points. */
+START_TEST(gelu_learns_in_every_mode) {
+  const char *precisions[2] = {"fp32", "bf16"};
+  const char *modes[3] = {"fused", "unfused", "auto"};
+  double accuracy[3];
+  for (int m = 0; m < 3; m++) {
+    char args[256], label[64];
+    snprintf(args, sizeof args,
+             "--hidden 100 --batch 256 --epochs 1 --activation gelu "
+             "--precision %s --mode %s",
+             precisions[_i], modes[m]);
+    snprintf(label, sizeof label, "gelu-%s-%s", precisions[_i], modes[m]);
+    run_result r = run_train(mnist_dir, args, label);
+    ck_assert_msg(r.code == 0, "%s: exit %d", label, r.code);
+    ck_assert_msg(r.test_accuracy >= 0.94, "%s: %.4f after one epoch", label,
+                  r.test_accuracy);
+    accuracy[m] = r.test_accuracy;
+  }
+  for (int m = 1; m < 3; m++)
+    ck_assert_msg(fabs(accuracy[m] - accuracy[0]) <= 0.003,
+                  "gelu %s: %s %.4f vs fused %.4f", precisions[_i], modes[m],
+                  accuracy[m], accuracy[0]);
+}
+END_TEST
+
 START_TEST(graphs_do_not_change_the_numbers) {
   const char *args = "--hidden 100 --batch 96 --epochs 1";
   char no_graphs[256];
@@ -222,6 +249,7 @@ int main(void) {
   tcase_add_test(tc, one_epoch_fused_unfused_and_determinism);
   tcase_add_test(tc, graphs_do_not_change_the_numbers);
   tcase_add_loop_test(tc, every_precision_and_mode_learns, 0, 3);
+  tcase_add_loop_test(tc, gelu_learns_in_every_mode, 0, 2);
   tcase_add_test(tc, missing_device_is_named);
   tcase_add_test(tc, divergence_stops_training);
   if (fashion_dir) tcase_add_test(tc, fashion_mnist_learns);
