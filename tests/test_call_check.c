@@ -50,25 +50,34 @@ static double element_bound(double us, double eta, int k, double g, double z,
  * its output by at most 1.13 e. The output of GELU_AUX_BIAS: the input's
  * error before the last rounding (the fused epilogue applies GELU to the
  * FP32 z, the twin to the float z from its rounded product), then one
- * rounding, plus the float evaluation of tanh (a few units of 2^-24 of
- * |z| + 1). DGELU_BGRAD: the product's error times |GELU'(z_in)| (z_in
- * exact: both read the stored input), one rounding, and GELU''s float
- * evaluation. */
+ * rounding, plus the evaluation of tanh: cuBLASLt's fused FP32 GELU is off
+ * the exactly computed tanh form by up to 5.3e-6 on [-8, 8] (measured,
+ * test_lt_gelu; the erf form is 90 times further), more than tanhf's
+ * rounding explains and consistent with the hardware tanh.approx.f32,
+ * whose relative error is at most 2^-10.987 (PTX ISA). So we allow an
+ * error dt <= 2^-10.987 |t| <= 2^-10.987 in t = tanh(...): GELU moves by
+ * |z| dt / 2, GELU' by dt (1/2 + |z| s (1 + 3 c z^2)). DGELU_BGRAD: the
+ * product's error times |GELU'(z_in)| (z_in exact: both read the stored
+ * input), one rounding, and GELU''s evaluation times |g|. */
 #define GELU_LIPSCHITZ 1.13
+#define TANH_APPROX 4.9e-4 /* 2^-10.987 */
 
 static double gelu_out_bound(double us, double eta, int k, double g, double z,
                              double size, double ref) {
   double acc = 2.0 * (k + 2) * U32 * size;
   return GELU_LIPSCHITZ * (us * fabs(g) + 2.0 * acc + eta) + us * fabs(ref) +
-         eta + 8.0 * U32 * (fabs(z) + 1.0);
+         eta + 0.5 * fabs(z) * TANH_APPROX;
 }
 
 static double dgelu_bound(double us, double eta, int k, double g, double mag,
                           double ref, double z_in) {
   double acc = 2.0 * (k + 2) * U32 * mag;
   double slope = fabs(oracle_gelu_grad(z_in));
+  double dslope =
+      TANH_APPROX *
+      (0.5 + fabs(z_in) * 0.7978845608 * (1.0 + 3.0 * 0.044715 * z_in * z_in));
   return slope * (us * fabs(g) + 2.0 * acc) + us * fabs(ref) + eta +
-         16.0 * U32 * fabs(g) * (1.0 + fabs(z_in * z_in * z_in));
+         dslope * fabs(g);
 }
 
 int test_check_call(const test_call_result *r, const char *label) {
