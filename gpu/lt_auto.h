@@ -10,9 +10,10 @@
  * every later call of that shape goes the same way and --show-plans
  * prints both times. The twin is chosen only when it is 3 % faster. The
  * choice follows timing, so two runs are bitwise identical only when they
- * choose alike (near-ties are what the margin keeps fused). Both ways compute the same numbers within rounding
- * (summation order), and write the same mask layout, so layers may mix
- * them. DEFAULT calls have no twin: they run fused. */
+ * choose alike (near-ties are what the margin keeps fused). Both ways compute
+ * the same numbers within rounding (summation order), and write the same mask
+ * layout, so layers may mix them. DEFAULT calls have no twin: they run fused.
+ */
 #ifndef MNIST_EPILOGS_LT_AUTO_H
 #define MNIST_EPILOGS_LT_AUTO_H
 
