@@ -49,7 +49,8 @@ int epoch_data_create(epoch_data **out, const mnist_dataset *data, int batch,
 void epoch_data_destroy(epoch_data *d);
 
 /* Draws the training order of `epoch`, a permutation that depends only on
- * seed and epoch (Fisher-Yates over splitmix64), and enqueues its upload.
+ * seed and epoch (Fisher-Yates over splitmix64; epoch < 0: the file's own
+ * order), and enqueues its upload.
  * The previous upload must have finished (the caller synchronises once per
  * epoch). Returns 0 or -1. */
 int epoch_data_shuffle(epoch_data *d, unsigned long long seed, int epoch);

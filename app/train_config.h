@@ -25,8 +25,11 @@ typedef struct trainer_config {
   int graphs;               /* 1: replay each epoch as a CUDA graph */
   float loss_scale;         /* 0: the network's default (mlp.h) */
   lt_activation activation; /* of the hidden layers */
-  int pad_units; /* 1: widths padded to multiples of 8 with units that
-                    stay zero (mlp_create_padded) */
+  int max_steps;            /* > 0: stop after this many optimiser steps (the
+                              schedule still spans `epochs`); 0: all */
+  int file_order; /* 1: batches in file order every epoch, no shuffle */
+  int pad_units;  /* 1: widths padded to multiples of 8 with units that
+                     stay zero (mlp_create_padded) */
 } trainer_config;
 
 /* The defaults: 784-1024-1024-10, batch 128, 5 epochs, lr 0.05 with the

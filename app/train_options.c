@@ -10,6 +10,7 @@
 void train_options_defaults(train_options *out) {
   memset(out, 0, sizeof *out);
   out->config = trainer_config_defaults();
+  out->steps = -1;
   out->gpu = gpu_options_defaults();
 }
 
@@ -32,7 +33,19 @@ void train_options_usage(FILE *out, const char *program) {
       "usage: %s [options]\n"
       "Trains a multilayer perceptron on MNIST with cuBLASLt epilogues.\n"
       "\n"
-      "  --epochs N         passes over the training set (default %d)\n"
+      "  --epochs N         passes over the training set (default %d); 0\n"
+      "                     with --load: evaluate only (loss, accuracy,\n"
+      "                     per-class accuracy, confusion matrix)\n"
+      "  --steps N          stop after N optimiser steps (the schedule\n"
+      "                     still spans --epochs; launched from the host)\n"
+      "  --order O          shuffle (a fresh order each epoch) or file\n"
+      "                     (batches in file order, no shuffle) (default\n"
+      "                     shuffle)\n"
+      "  --save FILE        after training, the parameters as safetensors\n"
+      "                     (PyTorch nn.Sequential names), written to a\n"
+      "                     temporary file and renamed\n"
+      "  --load FILE        start from a checkpoint (--save's format); the\n"
+      "                     widths come from it unless --hidden is given\n"
       "  --batch N          samples per step (default %d)\n"
       "  --lr X             SGD learning rate (default %g)\n"
       "  --schedule S       cosine (lr decays to 0 over the run, step by\n"
@@ -148,6 +161,11 @@ static void store_mode(void *target, int index) {
 }
 
 static const char *const activation_names[] = {"relu", "gelu", NULL};
+static const char *const order_names[] = {"shuffle", "file", NULL};
+
+static void store_order(void *target, int index) {
+  *(int *)target = index == 1;
+}
 
 static void store_activation(void *target, int index) {
   *(lt_activation *)target = index ? LT_ACTIVATION_GELU : LT_ACTIVATION_RELU;
@@ -194,7 +212,7 @@ int train_options_parse(train_options *out, int argc, char **argv, char *err,
       {.name = "epochs",
        .kind = CLI_INT,
        .target = &c->epochs,
-       .low = 1,
+       .low = 0,
        .high = 100000},
       {.name = "batch",
        .kind = CLI_INT,
@@ -242,6 +260,18 @@ int train_options_parse(train_options *out, int argc, char **argv, char *err,
        .kind = CLI_CUSTOM,
        .target = &c->loss_scale,
        .parse = parse_loss_scale},
+      {.name = "steps",
+       .kind = CLI_INT,
+       .target = &out->steps,
+       .low = 0,
+       .high = 100000000},
+      {.name = "order",
+       .kind = CLI_CHOICE,
+       .target = &c->file_order,
+       .choices = order_names,
+       .store = store_order},
+      {.name = "save", .kind = CLI_STRING, .target = &out->save_path},
+      {.name = "load", .kind = CLI_STRING, .target = &out->load_path},
       {.name = "activation",
        .kind = CLI_CHOICE,
        .target = &c->activation,

@@ -16,6 +16,9 @@ typedef struct train_options {
   gpu_options gpu;       /* gpu_options_defaults() unless given */
   const char *data_dir;  /* NULL: $MNIST_DIR, then data/mnist */
   const char *log_path;  /* NULL: no CSV */
+  const char *save_path; /* NULL: the trained network is not kept */
+  const char *load_path; /* NULL: start from random weights */
+  int steps;             /* --steps N (-1: not given) */
   int quiet;
   int show_plans; /* list the cuBLASLt plans after training */
   int help;

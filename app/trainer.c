@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../gpu/gpu_check.h"
+#include "../layers/sgd.h"
 #include "epoch_data.h"
 #include "graph_count.h"
 
@@ -31,6 +32,10 @@ struct trainer {
   double *d_stats;    /* [STAT_COUNT] */
   cudaEvent_t start, stop, test_stop;
   cudaGraphExec_t train_graph, test_graph;
+  int steps_done;  /* optimiser steps so far (config.max_steps) */
+  int epoch_steps; /* steps the epoch being enqueued runs */
+  int *d_pred;     /* [test count]: trainer_predict_test's */
+  float *d_prob;   /* (classes, test count) */
 };
 
 static int train_steps(const trainer *t) {
@@ -47,10 +52,11 @@ static int enqueue_step(trainer *t, int s) {
                         t->d_lr + s, c->momentum, t->d_stats + STAT_TRAIN_LOSS);
 }
 
-/* Enqueues one epoch: the shuffle, then every training step (no sync). */
+/* Enqueues one epoch: the shuffle, then its training steps (all of them,
+ * or up to config.max_steps in all) (no sync). */
 static int enqueue_train(trainer *t) {
   if (epoch_data_gather(t->data, &t->data->train) != 0) return -1;
-  for (int s = 0; s < train_steps(t); s++)
+  for (int s = 0; s < t->epoch_steps; s++)
     if (enqueue_step(t, s) != 0) return -1;
   return 0;
 }
@@ -140,6 +146,8 @@ static int trainer_init(trainer *t, const mnist_dataset *data) {
   if (c->loss_scale > 0.0f) t->net->loss_scale = c->loss_scale;
   if (mlp_init_params(t->net, t->ctx, c->seed) != 0 || warm_up(t) != 0)
     return -1;
+  if (c->max_steps > 0) t->config.graphs = 0; /* epochs may end early */
+  t->epoch_steps = steps;                     /* what a capture records */
   if (c->graphs && steps > TRAINER_MAX_GRAPH_STEPS) {
     fprintf(stderr,
             "trainer: note: %d steps per epoch; launching them from "
@@ -177,6 +185,7 @@ int trainer_create(trainer **out, gpu_context *ctx, const mnist_dataset *data,
   }
   t->ctx = ctx;
   t->config = *config;
+  t->epoch_steps = 0;
   if (trainer_init(t, data) != 0) {
     trainer_destroy(t);
     return -1;
@@ -194,6 +203,8 @@ void trainer_destroy(trainer *t) {
   if (t->test_stop) cudaEventDestroy(t->test_stop);
   if (t->stop) cudaEventDestroy(t->stop);
   if (t->start) cudaEventDestroy(t->start);
+  cudaFree(t->d_prob);
+  cudaFree(t->d_pred);
   cudaFree(t->d_stats);
   cudaFree(t->d_lr);
   cudaFreeHost(t->h_lr);
@@ -217,8 +228,13 @@ static void schedule_fill(trainer *t, int epoch) {
 
 int trainer_run_epoch(trainer *t, int epoch, epoch_stats *stats) {
   cudaStream_t stream = t->ctx->stream;
+  const trainer_config *c = &t->config;
+  t->epoch_steps = train_steps(t);
+  if (c->max_steps > 0 && t->steps_done + t->epoch_steps > c->max_steps)
+    t->epoch_steps = c->max_steps - t->steps_done;
   /* The previous epoch ended with a sync, so the pinned buffers are free. */
-  if (epoch_data_shuffle(t->data, t->config.seed, epoch) != 0) return -1;
+  if (epoch_data_shuffle(t->data, c->seed, c->file_order ? -1 : epoch) != 0)
+    return -1;
   schedule_fill(t, epoch);
   CUDA_CHECK(cudaMemcpyAsync(t->d_lr, t->h_lr,
                              (size_t)train_steps(t) * sizeof(float),
@@ -243,8 +259,14 @@ int trainer_run_epoch(trainer *t, int epoch, epoch_stats *stats) {
   epoch_stats s;
   CUDA_CHECK(cudaEventElapsedTime(&s.train_ms, t->start, t->stop));
   CUDA_CHECK(cudaEventElapsedTime(&s.test_ms, t->stop, t->test_stop));
-  s.train_loss = h_stats[STAT_TRAIN_LOSS] / t->data->train.count;
-  s.train_accuracy = h_stats[STAT_TRAIN_CORRECT] / t->data->train.count;
+  /* The samples this epoch trained on (all, unless max_steps ended it). */
+  double trained = (double)t->epoch_steps * c->batch;
+  if (trained > t->data->train.count || t->epoch_steps == train_steps(t))
+    trained = t->data->train.count;
+  t->steps_done += t->epoch_steps;
+  s.train_loss = t->epoch_steps ? h_stats[STAT_TRAIN_LOSS] / trained : 0.0;
+  s.train_accuracy =
+      t->epoch_steps ? h_stats[STAT_TRAIN_CORRECT] / trained : 0.0;
   s.test_loss = h_stats[STAT_TEST_LOSS] / t->data->test.count;
   s.test_accuracy = h_stats[STAT_TEST_CORRECT] / t->data->test.count;
   *stats = s;
@@ -277,4 +299,55 @@ int trainer_steps_per_epoch(const trainer *t) {
 
 const mlp *trainer_network(const trainer *t) {
   return t->net;
+}
+
+int trainer_steps_done(const trainer *t) {
+  return t->steps_done;
+}
+
+int trainer_set_params(trainer *t, const float *h_slab) {
+  mlp *net = t->net;
+  size_t bytes = net->layout.slab_floats * sizeof(float);
+  cudaStream_t stream = t->ctx->stream;
+  CUDA_CHECK(cudaMemcpyAsync(net->d_params, h_slab, bytes,
+                             cudaMemcpyHostToDevice, stream));
+  CUDA_CHECK(cudaMemsetAsync(net->d_velocity, 0, bytes, stream));
+  sgd_slabs slabs = mlp_sgd_slabs(net);
+  if (sgd_write_copy(&slabs, stream) != 0) return -1;
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  return 0;
+}
+
+int trainer_get_params(const trainer *t, float *h_slab) {
+  const mlp *net = t->net;
+  CUDA_CHECK(cudaStreamSynchronize(t->ctx->stream));
+  CUDA_CHECK(cudaMemcpy(h_slab, net->d_params,
+                        net->layout.slab_floats * sizeof(float),
+                        cudaMemcpyDeviceToHost));
+  return 0;
+}
+
+int trainer_predict_test(trainer *t, int *h_pred, float *h_prob) {
+  const epoch_data *d = t->data;
+  int count = d->test.count, classes = MNIST_CLASSES;
+  cudaStream_t stream = t->ctx->stream;
+  if (!t->d_pred) {
+    CUDA_CHECK(cudaMalloc((void **)&t->d_pred, (size_t)count * sizeof(int)));
+    CUDA_CHECK(cudaMalloc((void **)&t->d_prob,
+                          (size_t)count * classes * sizeof(float)));
+  }
+  for (int s = 0; s < epoch_data_steps(d, &d->test); s++)
+    if (mlp_predict(t->net, t->ctx, epoch_data_x(d, &d->test, s),
+                    epoch_data_batch_size(d, &d->test, s), t->config.mode,
+                    t->d_pred + (size_t)s * d->batch,
+                    t->d_prob + (size_t)s * d->batch * classes) != 0)
+      return -1;
+  CUDA_CHECK(cudaMemcpyAsync(h_pred, t->d_pred, (size_t)count * sizeof(int),
+                             cudaMemcpyDeviceToHost, stream));
+  if (h_prob)
+    CUDA_CHECK(cudaMemcpyAsync(h_prob, t->d_prob,
+                               (size_t)count * classes * sizeof(float),
+                               cudaMemcpyDeviceToHost, stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  return 0;
 }

@@ -47,6 +47,20 @@ int trainer_kernels_per_step(trainer *t, int *count, int *critical_path);
 int trainer_step_once(trainer *t);
 
 int trainer_steps_per_epoch(const trainer *t);
+/* Optimiser steps run so far. */
+int trainer_steps_done(const trainer *t);
+
+/* Replaces the parameters with h_slab (the network's layout: FP32 master
+ * weights, trainer_network(t)->layout), zeroes the momentum and rewrites
+ * the 16-bit copy; waits for it. Returns 0 or -1. */
+int trainer_set_params(trainer *t, const float *h_slab);
+/* Copies the FP32 master parameters into h_slab (layout.slab_floats
+ * floats). Returns 0 or -1. */
+int trainer_get_params(const trainer *t, float *h_slab);
+
+/* The predicted class of every test sample (h_pred[count]) and, if
+ * h_prob, its probabilities ((10, count) dense); waits. Returns 0 or -1. */
+int trainer_predict_test(trainer *t, int *h_pred, float *h_prob);
 const mlp *trainer_network(const trainer *t);
 
 #endif

@@ -271,6 +271,14 @@ int mlp_evaluate(mlp *net, gpu_context *ctx, const void *d_x,
                         net->d_xent_scratch, ctx->stream);
 }
 
+int mlp_predict(mlp *net, gpu_context *ctx, const void *d_x, int n,
+                mlp_mode mode, int *d_pred, float *d_prob) {
+  if (mlp_forward(net, ctx, d_x, n, mode) != 0) return -1;
+  const linear_layer *top = &net->layers[net->layout.depth - 1];
+  return xent_predict(net->type, d_pred, d_prob, top->d_y, lt_ld(top->out),
+                      net->units[net->layout.depth], n, ctx->stream);
+}
+
 const void *mlp_logits(const mlp *net) {
   return net->layers[net->layout.depth - 1].d_y;
 }

@@ -113,6 +113,11 @@ int mlp_train_step(mlp *net, gpu_context *ctx, const void *d_x,
                    const int *d_labels, int n, mlp_mode mode, const float *d_lr,
                    float momentum, double *d_stats);
 
+/* Forward, then d_pred[j] = the predicted class of sample j and, if
+ * d_prob, d_prob (classes, n) = the softmax probabilities (xent_predict). */
+int mlp_predict(mlp *net, gpu_context *ctx, const void *d_x, int n,
+                mlp_mode mode, int *d_pred, float *d_prob);
+
 /* Forward and loss only: d_stats[0] += loss, d_stats[1] += correct. */
 int mlp_evaluate(mlp *net, gpu_context *ctx, const void *d_x,
                  const int *d_labels, int n, mlp_mode mode, double *d_stats);

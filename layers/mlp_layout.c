@@ -39,3 +39,18 @@ int mlp_layout_init(mlp_layout *out, const int *widths, int depth, char *err,
   out->slab_floats = at;
   return 0;
 }
+
+void mlp_layout_copy_params(const mlp_layout *dst_layout, float *dst,
+                            const mlp_layout *src_layout, const float *src) {
+  for (int l = 0; l < dst_layout->depth && l < src_layout->depth; l++) {
+    int in_d = dst_layout->widths[l], in_s = src_layout->widths[l];
+    int out_d = dst_layout->widths[l + 1], out_s = src_layout->widths[l + 1];
+    int in = in_d < in_s ? in_d : in_s, out = out_d < out_s ? out_d : out_s;
+    for (int o = 0; o < out; o++) {
+      for (int i = 0; i < in; i++)
+        dst[dst_layout->w_offset[l] + (size_t)o * lt_ld(in_d) + i] =
+            src[src_layout->w_offset[l] + (size_t)o * lt_ld(in_s) + i];
+      dst[dst_layout->b_offset[l] + o] = src[src_layout->b_offset[l] + o];
+    }
+  }
+}

@@ -35,6 +35,13 @@ typedef struct mlp_layout {
 int mlp_layout_init(mlp_layout *out, const int *widths, int depth, char *err,
                     size_t err_size);
 
+/* Copies the parameters two layouts share, layer by layer: weights W[o][i]
+ * and biases b[o] for o, i below both layouts' widths (a padded network's
+ * real units, mlp_create_padded); the rest of dst is left as it is.
+ * Both layouts must have the same depth. */
+void mlp_layout_copy_params(const mlp_layout *dst_layout, float *dst,
+                            const mlp_layout *src_layout, const float *src);
+
 /* `floats` (elements) rounded up to a multiple of MLP_ALIGN_FLOATS (256
  * bytes in 16-bit, 512 in FP32): the
  * spacing of every tensor in the slabs and of every batch in a buffer. */

@@ -108,3 +108,35 @@ extern "C" int xent_loss_grad(lt_dtype type, void *d_dlogits, double *d_stats,
   CUDA_CHECK_KERNEL("xent_kernel");
   return 0;
 }
+
+/* One thread per sample: argmax and, if wanted, the softmax in FP32. */
+template <typename T>
+__global__ void predict_kernel(int *pred, float *prob, const T *logits, int ld,
+                               int classes, int n) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= n) return;
+  const T *z = logits + (size_t)j * ld;
+  float zmax = lt_to_float(z[0]);
+  int argmax = 0;
+  for (int c = 1; c < classes; c++)
+    if (lt_to_float(z[c]) > zmax) {
+      zmax = lt_to_float(z[c]);
+      argmax = c;
+    }
+  pred[j] = argmax;
+  if (!prob) return;
+  float sum = 0.0f;
+  for (int c = 0; c < classes; c++)
+    sum += expf(lt_to_float(z[c]) - zmax);
+  for (int c = 0; c < classes; c++)
+    prob[(size_t)j * classes + c] = expf(lt_to_float(z[c]) - zmax) / sum;
+}
+
+extern "C" int xent_predict(lt_dtype type, int *d_pred, float *d_prob,
+                            const void *d_logits, int ld, int classes, int n,
+                            cudaStream_t stream) {
+  LT_DISPATCH(type, predict_kernel<T><<<(n + 127) / 128, 128, 0, stream>>>(
+                        d_pred, d_prob, (const T *)d_logits, ld, classes, n));
+  CUDA_CHECK_KERNEL("predict_kernel");
+  return 0;
+}

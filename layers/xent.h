@@ -27,6 +27,13 @@ int xent_loss_grad(lt_dtype type, void *d_dlogits, double *d_stats,
                    int classes, int n, float grad_scale, void *d_scratch,
                    cudaStream_t stream);
 
+/* Over the same logits: d_pred[j] = argmax (the first of equal maxima, as
+ * the loss counts hits) and, if d_prob, d_prob (classes, n) dense = the
+ * softmax in FP32. On `stream`; returns 0 or -1. */
+int xent_predict(lt_dtype type, int *d_pred, float *d_prob,
+                 const void *d_logits, int ld, int classes, int n,
+                 cudaStream_t stream);
+
 /* Bytes of scratch for batches of up to max_n samples. */
 size_t xent_scratch_bytes(int max_n);
 

@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+"""Loads a checkpoint of mnist_train --save into PyTorch as it is
+(`model.load_state_dict(safetensors.torch.load_file(FILE))` on an
+nn.Sequential of Linear and ReLU or GELU(tanh) layers) and prints its test
+accuracy, to compare with `mnist_train --load FILE --epochs 0`. The pixel
+normalisation comes from the checkpoint's metadata. Exits 0 with a message
+when PyTorch, safetensors or a GPU is missing.
+
+  scripts/eval_checkpoint_pytorch.py model.safetensors --data-dir data/mnist
+"""
+import argparse
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from replay_step_pytorch import build_model, find, load_idx, meta_value  # noqa: E402
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("checkpoint")
+    parser.add_argument("--data-dir", default=os.environ.get("MNIST_DIR", "data/mnist"))
+    args = parser.parse_args()
+    try:
+        import torch
+        from safetensors import safe_open
+        from safetensors.torch import load_file
+    except ImportError as e:
+        print(f"eval_checkpoint_pytorch.py: skipped: {e.name} is not installed")
+        return 0
+    dev = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    torch.backends.cuda.matmul.allow_tf32 = False
+    with safe_open(args.checkpoint, framework="pt") as f:
+        meta = f.metadata() or {}
+    widths = [int(w) for w in meta_value(meta, "widths").split("-")]
+    scale = meta_value(meta, "pixel_scale", float)
+    shift = meta_value(meta, "pixel_shift", float)
+    model = build_model(torch, widths, meta.get("activation", "relu")).to(dev)
+    model.load_state_dict(load_file(args.checkpoint, device=str(dev)))
+    images = torch.tensor(load_idx(find(args.data_dir, "t10k-images-idx3-ubyte")), device=dev)
+    labels = torch.tensor(load_idx(find(args.data_dir, "t10k-labels-idx1-ubyte")),
+                          device=dev).long()
+    x = images.reshape(len(images), -1).float() * scale + shift
+    with torch.no_grad():
+        correct = (model(x).argmax(dim=1) == labels).sum().item()
+    print(f"PyTorch {torch.__version__}: test accuracy {100.0 * correct / len(labels):.2f}% "
+          f"({correct} of {len(labels)}) for {meta['widths']} from {args.checkpoint}; "
+          f"mnist_train reported {meta.get('test_accuracy', '?')}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
