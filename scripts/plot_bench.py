@@ -1,0 +1,218 @@
+#!/usr/bin/env python3
+"""plot_bench.py BENCH.json [--torch TORCH.json] -o bench.png: ms per epoch
+as grouped bars (log scale), one panel per network (and batch), one group per
+precision, one bar each for our fused, unfused and auto rows and, with
+--torch, PyTorch with its step in a CUDA graph and eager (hatched). Our rows
+drawn are those with CUDA graphs, without --pad-units and with ReLU (rows
+without an "activation" are ReLU); so are PyTorch's.
+
+  scripts/plot_bench.py docs/bench/ours.json --torch docs/bench/torch.json \\
+      -o docs/bench.png
+
+BENCH.json is what `mnist_bench --json FILE` writes, TORCH.json what
+`scripts/bench_pytorch.py --json FILE` writes (scripts/bench_compare.sh with
+BENCH_JSON_DIR=DIR leaves both there). Needs matplotlib (pip install
+matplotlib); draws with the Agg backend, no display needed.
+Exit code: 0 when the picture is written; 2 for bad usage or a bad file (a
+missing file, bad JSON, rows without the fields, nothing to draw), naming
+the file; 3 without matplotlib; 1 when the picture cannot be written.
+"""
+import argparse
+import json
+import math
+import os
+import sys
+
+PROG = "plot_bench.py"
+PRECISIONS = ["fp32", "tf32", "bf16", "fp16"]
+OURS_MODES = ["fused", "unfused", "auto"]
+TORCH_VARIANTS = ["graph", "eager"]
+# series: (key, legend label, colour, hatch)
+SERIES = [(("ours", "fused"), "ours fused", "#1f77b4", None),
+          (("ours", "unfused"), "ours unfused", "#aec7e8", None),
+          (("ours", "auto"), "ours auto", "#2ca02c", None),
+          (("torch", "graph"), "PyTorch graph", "#ff7f0e", None),
+          (("torch", "eager"), "PyTorch eager", "#ffbb78", "//")]
+
+
+def fail(msg, code=2):
+    print(f"{PROG}: {msg}", file=sys.stderr)
+    sys.exit(code)
+
+
+def load(path, what):
+    """The "training" rows of a JSON file, after checking its shape."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except FileNotFoundError:
+        fail(f"{path}: no such file")
+    except IsADirectoryError:
+        fail(f"{path}: is a folder, not a JSON file")
+    except (OSError, UnicodeDecodeError) as e:
+        fail(f"{path}: cannot read: {e}")
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as e:
+        fail(f"{path}: bad JSON at line {e.lineno}, column {e.colno}: {e.msg} "
+             f"(expected {what} output)")
+    if not isinstance(doc, dict) or not isinstance(doc.get("training"), list):
+        fail(f"{path}: no \"training\" list at the top level (expected {what} output)")
+    return doc
+
+
+def field(path, i, row, key, types, optional=False, default=None):
+    if not isinstance(row, dict):
+        fail(f"{path}: training row {i + 1} is not an object")
+    if key not in row:
+        if optional:
+            return default
+        fail(f"{path}: training row {i + 1} has no \"{key}\"")
+    v = row[key]
+    if not isinstance(v, types) or isinstance(v, bool) and bool not in types:
+        fail(f"{path}: training row {i + 1}: \"{key}\" is {json.dumps(v)}, "
+             f"expected {' or '.join(t.__name__ for t in types)}")
+    return v
+
+
+def ms(path, i, row):
+    v = field(path, i, row, "ms_per_epoch", (int, float))
+    if not math.isfinite(v) or v <= 0:
+        fail(f"{path}: training row {i + 1}: \"ms_per_epoch\" is {v}, expected > 0")
+    return float(v)
+
+
+def main():
+    ap = argparse.ArgumentParser(
+        prog=PROG, description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("bench", metavar="BENCH.json", help="mnist_bench --json output")
+    ap.add_argument("--torch", metavar="TORCH.json",
+                    help="scripts/bench_pytorch.py --json output")
+    ap.add_argument("-o", "--output", required=True, metavar="PNG",
+                    help="the picture to write (PNG)")
+    ap.add_argument("--no-eager", action="store_true", help="leave PyTorch eager out")
+    ap.add_argument("--dpi", type=int, default=100, help="resolution (default 100)")
+    args = ap.parse_args()
+    if args.dpi < 10 or args.dpi > 1000:
+        fail(f"--dpi {args.dpi}: expected 10 to 1000")
+    out_dir = os.path.dirname(os.path.abspath(args.output))
+    if not os.path.isdir(out_dir):
+        fail(f"-o {args.output}: no folder {out_dir}")
+
+    # values[(network, batch)][precision][series key] = ms per epoch
+    values = {}
+    panels = []  # (network, batch) in order of first appearance
+
+    def put(path, net, batch, prec, key, v):
+        p = (net, batch)
+        if p not in values:
+            values[p] = {}
+            panels.append(p)
+        cell = values[p].setdefault(prec, {})
+        if key in cell:
+            print(f"{PROG}: {path}: a second {' '.join(key)} row for {net}, batch {batch}, "
+                  f"{prec}; the first is drawn", file=sys.stderr)
+            return
+        cell[key] = v
+
+    doc = load(args.bench, "mnist_bench --json")
+    gpu = doc.get("gpu") if isinstance(doc.get("gpu"), str) else None
+    for i, row in enumerate(doc["training"]):
+        net = field(args.bench, i, row, "network", (str,))
+        batch = field(args.bench, i, row, "batch", (int,))
+        mode = field(args.bench, i, row, "mode", (str,))
+        prec = field(args.bench, i, row, "precision", (str,))
+        graphs = field(args.bench, i, row, "graphs", (bool,))
+        pad = field(args.bench, i, row, "pad_units", (bool,), optional=True, default=False)
+        act = field(args.bench, i, row, "activation", (str,), optional=True, default="relu")
+        v = ms(args.bench, i, row)
+        if mode in OURS_MODES and graphs and not pad and act == "relu":
+            put(args.bench, net, batch, prec, ("ours", mode), v)
+    torch_version = None
+    if args.torch:
+        tdoc = load(args.torch, "bench_pytorch.py --json")
+        if isinstance(tdoc.get("torch"), str):
+            torch_version = tdoc["torch"]
+        if gpu is None and isinstance(tdoc.get("gpu"), str):
+            gpu = tdoc["gpu"]
+        for i, row in enumerate(tdoc["training"]):
+            net = field(args.torch, i, row, "network", (str,))
+            batch = field(args.torch, i, row, "batch", (int,))
+            prec = field(args.torch, i, row, "precision", (str,))
+            variant = field(args.torch, i, row, "variant", (str,))
+            act = field(args.torch, i, row, "activation", (str,), optional=True, default="relu")
+            v = ms(args.torch, i, row)
+            if variant in TORCH_VARIANTS and act == "relu" and \
+                    not (args.no_eager and variant == "eager"):
+                put(args.torch, net, batch, prec, ("torch", variant), v)
+    if not panels:
+        fail(f"{args.bench}: no rows to draw (rows with mode fused, unfused or auto, "
+             f"graphs true, pad_units false, activation relu)")
+
+    series = [s for s in SERIES
+              if any(s[0] in cell for p in panels for cell in values[p].values())]
+
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        from matplotlib.patches import Patch
+        from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+    except ImportError:
+        fail("needs matplotlib: pip install matplotlib", 3)
+
+    n = len(panels)
+    fig, axes = plt.subplots(1, n, figsize=(max(4.6 * n, 6), 4.4), squeeze=False)
+    width = 0.8 / len(series)
+    for ax, p in zip(axes[0], panels):
+        precs = [q for q in PRECISIONS if q in values[p]] + \
+                sorted(q for q in values[p] if q not in PRECISIONS)
+        for j, (key, _label, color, hatch) in enumerate(series):
+            xs, ys = [], []
+            for g, q in enumerate(precs):
+                if key in values[p][q]:
+                    xs.append(g + (j - (len(series) - 1) / 2) * width)
+                    ys.append(values[p][q][key])
+            if not xs:
+                continue
+            bars = ax.bar(xs, ys, width, color=color, hatch=hatch,
+                          edgecolor="#555555" if hatch else color, linewidth=0.5)
+            for b, y in zip(bars, ys):
+                text = f"{y:.0f}" if y >= 100 else f"{y:.1f}" if y >= 10 else f"{y:.2f}"
+                ax.annotate(text, (b.get_x() + b.get_width() / 2, y),
+                            xytext=(0, 2), textcoords="offset points", ha="center",
+                            va="bottom", fontsize=6, rotation=90)
+        ax.set_yscale("log")
+        lo = min(v for cell in values[p].values() for k, v in cell.items()
+                 if k in [s[0] for s in series])
+        hi = max(v for cell in values[p].values() for k, v in cell.items()
+                 if k in [s[0] for s in series])
+        ax.set_ylim(lo / 1.6, hi * 1.8)  # room for the labels on the tallest bars
+        ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
+        ax.yaxis.set_minor_formatter(NullFormatter())
+        ax.set_xticks(range(len(precs)))
+        ax.set_xticklabels(precs)
+        ax.set_title(f"{p[0]}, batch {p[1]}", fontsize="medium")
+        ax.grid(True, axis="y", which="both", alpha=0.25)
+        ax.set_axisbelow(True)
+    axes[0][0].set_ylabel("ms per epoch (log scale; lower is better)")
+    handles = [Patch(facecolor=c, edgecolor="#555555" if h else c, hatch=h, label=lab)
+               for _k, lab, c, h in series]
+    fig.legend(handles=handles, loc="lower center", ncol=len(handles), fontsize="small",
+               frameon=False)
+    title = f"MNIST MLP training, ms per epoch on {gpu or 'an unnamed GPU'}"
+    if torch_version:
+        title += f" (PyTorch {torch_version})"
+    fig.suptitle(title)
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
+    try:
+        fig.savefig(args.output, dpi=args.dpi, metadata={"Software": None})
+    except (OSError, ValueError) as e:
+        fail(f"cannot write {args.output}: {e}", 1)
+    print(f"{PROG}: wrote {args.output} ({n} network{'s' if n != 1 else ''})")
+
+
+if __name__ == "__main__":
+    main()
