@@ -3,7 +3,8 @@
 #   ensure_packages NAME...  installs the Debian packages that are missing
 #                            (apt-get, as root), or says what to install
 #   ensure_nvcc              puts the CUDA toolkit's nvcc on PATH, or fails
-# Names understood: cmake, pkg-config, check, zlib1g-dev, clang-format
+# Names understood: cmake, pkg-config, check, zlib1g-dev, libcjson-dev,
+# clang-format
 # (others are looked up with dpkg).
 
 have_package() {
@@ -11,6 +12,7 @@ have_package() {
     cmake|pkg-config|clang-format) command -v "$1" >/dev/null ;;
     check) pkg-config --exists check 2>/dev/null ;;
     zlib1g-dev) [ -f /usr/include/zlib.h ] || pkg-config --exists zlib 2>/dev/null ;;
+    libcjson-dev) pkg-config --exists libcjson 2>/dev/null ;;
     *) dpkg -s "$1" >/dev/null 2>&1 ;;
   esac
 }

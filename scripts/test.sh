@@ -4,8 +4,8 @@
 # suite, then the CPU tests once more under AddressSanitizer and
 # UndefinedBehaviorSanitizer, and ends with a summary: how many suites
 # passed, failed and were skipped, and why each skipped one was skipped.
-# Installs what is missing (check, pkg-config, zlib1g-dev, cmake,
-# clang-format) with apt-get when it can. GPU tests skip (exit 77) without
+# Installs what is missing (check, pkg-config, zlib1g-dev, libcjson-dev,
+# cmake, clang-format) with apt-get when it can. GPU tests skip (exit 77) without
 # a GPU; tests on the real data skip without the data.
 #
 #   --data DIR     MNIST folder for the tests on real data (its sibling
@@ -71,7 +71,7 @@ done
 # What the build needs, as Debian packages.
 # shellcheck source=scripts/ensure_deps.sh
 . "$root/scripts/ensure_deps.sh"
-ensure_packages cmake pkg-config check zlib1g-dev || exit 1
+ensure_packages cmake pkg-config check zlib1g-dev libcjson-dev || exit 1
 ensure_nvcc || exit 1
 
 total_passed=0; total_failed=0; total_skipped=0

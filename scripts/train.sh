@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # train.sh [--from DIR] [mnist_train flags]: the one command to train.
-# Installs what the build needs when it can (cmake, zlib1g-dev, pkg-config),
-# builds build/mnist_train (Release), checks the flags (a bad one stops here,
-# exit 2, before any download), makes sure the data is there, then runs
-# build/mnist_train with the flags given, e.g.
+# Installs what the build needs when it can (cmake, zlib1g-dev, libcjson-dev,
+# pkg-config), builds build/mnist_train (Release), checks the flags (a bad
+# one stops here, exit 2, before any download), makes sure the data is
+# there, then runs build/mnist_train with the flags given, e.g.
 #   scripts/train.sh --epochs 5
 #   scripts/train.sh --hidden 100 --batch 256 --mode unfused
 #   scripts/train.sh --from ~/mnist --epochs 5   (a local copy, no network)
@@ -59,7 +59,7 @@ if [ -n "${MNIST_TRAIN_BIN:-}" ]; then
 else
   # shellcheck source=scripts/ensure_deps.sh
   . "$root/scripts/ensure_deps.sh"
-  ensure_packages cmake pkg-config zlib1g-dev || exit 1
+  ensure_packages cmake pkg-config zlib1g-dev libcjson-dev || exit 1
   ensure_nvcc || exit 1
   # The tests need Check; training does not.
   tests=OFF

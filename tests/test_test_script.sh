@@ -72,7 +72,7 @@ check "--data without MNIST files: stops before building" test ! -e "$root/build
 # are installed (installing them where it can): on a machine without them
 # and without a package registry (the GPU machines), it cannot get there.
 . "$src/scripts/ensure_deps.sh"
-for need in cmake pkg-config check zlib1g-dev; do
+for need in cmake pkg-config check zlib1g-dev libcjson-dev; do
   if ! have_package "$need"; then
     echo "SKIP: the summary checks need $need installed (test.sh installs"
     echo "      it where apt-get can reach a registry; this machine has neither)"

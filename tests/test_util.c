@@ -93,6 +93,25 @@ int test_write_idx(const char *path, int type, int rank, const uint32_t *dims,
   return status;
 }
 
+int test_write_safetensors(const char *path, const char *header,
+                           const float *data, size_t count) {
+  size_t length = strlen(header), size = 8 + length + 4 * count;
+  uint8_t *bytes = malloc(size);
+  if (!bytes) return -1;
+  for (int b = 0; b < 8; b++)
+    bytes[b] = (uint8_t)((uint64_t)length >> (8 * b));
+  memcpy(bytes + 8, header, length);
+  for (size_t i = 0; i < count; i++) {
+    uint32_t bits;
+    memcpy(&bits, &data[i], 4);
+    for (int b = 0; b < 4; b++)
+      bytes[8 + length + 4 * i + b] = (uint8_t)(bits >> (8 * b));
+  }
+  int status = test_write_bytes(path, bytes, size, 0);
+  free(bytes);
+  return status;
+}
+
 static int write_split(const char *dir, const char *prefix, int count, int gzip,
                        uint8_t seed) {
   char path[4096];

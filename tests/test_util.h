@@ -1,6 +1,6 @@
 /* test_util.h: helpers shared by the Check suites: seeded random numbers,
- * temporary folders, idx files written on the fly, locating the real data
- * sets, and the runner that skips (exit 77) with a reason. */
+ * temporary folders, idx and safetensors files written on the fly, locating
+ * the real data sets, and the runner that skips (exit 77) with a reason. */
 #ifndef MNIST_EPILOGS_TEST_UTIL_H
 #define MNIST_EPILOGS_TEST_UTIL_H
 
@@ -36,6 +36,12 @@ int test_write_idx(const char *path, int type, int rank, const uint32_t *dims,
 /* Writes raw bytes to `path` (gzipped when gzip is set). */
 int test_write_bytes(const char *path, const void *bytes, size_t size,
                      int gzip);
+
+/* Writes a safetensors file: the 8-byte little-endian length of `header`
+ * (strlen, no padding), `header`, then `count` floats little-endian. The
+ * header is written as given, valid or not. Returns 0/-1. */
+int test_write_safetensors(const char *path, const char *header,
+                           const float *data, size_t count);
 
 /* Writes a small valid MNIST-format data set (train_count / test_count
  * images of 28x28) into dir, gzipped or raw. */

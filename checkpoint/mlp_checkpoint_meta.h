@@ -1,0 +1,61 @@
+/* mlp_checkpoint_meta.h: what a checkpoint says about its run, kept in the
+ * safetensors "__metadata__" (string -> string): the format tag, the
+ * widths, activation, precision, epochs, seed, batch, test accuracy and
+ * the program's version. Plain C.
+ *
+ * Owns: the struct, its conversion to metadata pairs for the writer, and
+ * the checks on a file's metadata (every entry optional; "format", when
+ * present, must be MLP_CHECKPOINT_FORMAT; numbers must parse whole).
+ */
+#ifndef MNIST_EPILOGS_MLP_CHECKPOINT_META_H
+#define MNIST_EPILOGS_MLP_CHECKPOINT_META_H
+
+#include <stddef.h>
+
+#include "safetensors.h"
+
+#define MLP_CHECKPOINT_FORMAT "mnist-epilogs mlp v1"
+/* Room for one metadata string, its terminating 0 included. */
+#define MLP_CHECKPOINT_TEXT 128
+/* Metadata pairs the writer writes at most. */
+#define MLP_CHECKPOINT_PAIRS 9
+
+typedef struct mlp_checkpoint_meta {
+  char format[MLP_CHECKPOINT_TEXT];     /* read: as found ("" absent); the
+                                           writer always writes the tag */
+  char widths[MLP_CHECKPOINT_TEXT];     /* "784-1024-1024-10"; read: as found;
+                                           the writer takes the layout's */
+  char activation[MLP_CHECKPOINT_TEXT]; /* "relu", "gelu"; "" unknown */
+  char precision[MLP_CHECKPOINT_TEXT];  /* "fp32", "bf16", ...; "" unknown */
+  char version[MLP_CHECKPOINT_TEXT];    /* the program's; "" unknown */
+  int epochs;                           /* >= 0; -1 unknown */
+  int batch;                            /* >= 1; -1 unknown */
+  unsigned long long seed;              /* valid when has_seed */
+  int has_seed;
+  double test_accuracy; /* percent, 0 to 100; negative: unknown */
+} mlp_checkpoint_meta;
+
+/* Everything unknown: strings "", numbers -1, no seed. */
+void mlp_checkpoint_meta_init(mlp_checkpoint_meta *meta);
+
+/* The pairs the writer writes, pointing into `meta`, `widths` and the
+ * struct's own number texts. */
+typedef struct mlp_checkpoint_pairs {
+  safetensors_pair pairs[MLP_CHECKPOINT_PAIRS];
+  int count;
+  char numbers[4][40]; /* epochs, seed, batch, test_accuracy as text */
+} mlp_checkpoint_pairs;
+
+/* Fills *out from `meta` (NULL: nothing known) and `widths` ("784-...").
+ * The strings of `meta` and `widths` must outlive *out. */
+void mlp_checkpoint_pairs_fill(mlp_checkpoint_pairs *out,
+                               const mlp_checkpoint_meta *meta,
+                               const char *widths);
+
+/* Fills *out from the metadata of `file` (read from `path`). Returns 0, or
+ * -1 with `err` "PATH: metadata 'KEY': expected ..., found ...". */
+int mlp_checkpoint_meta_read(mlp_checkpoint_meta *out,
+                             const safetensors_file *file, const char *path,
+                             char *err, size_t err_size);
+
+#endif
