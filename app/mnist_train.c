@@ -10,7 +10,9 @@
 #include "../data/mnist.h"
 #include "../gpu/gpu_context.h"
 #include "../gpu/lt_matmul.h"
+#include "checkpoint_io.h"
 #include "data_source.h"
+#include "eval_report.h"
 #include "run_log.h"
 #include "sample_stats.h"
 #include "train_options.h"
@@ -93,17 +95,24 @@ static void print_plans(const gpu_context *ctx) {
   }
 }
 
-/* The epochs, after setup. Returns 0 when training ran to the end, 1 when
- * it stopped because the loss diverged, -1 on a GPU error. */
+/* The epochs, after setup (none with --steps 0; they end early at
+ * --steps N). Returns 0 when training ran to the end, 1 when it stopped
+ * because the loss diverged, -1 on a GPU error; *test_accuracy gets the
+ * last epoch's (negative when none ran). */
 static int run_epochs(trainer *t, const train_options *o,
-                      const mnist_dataset *data, run_log *log, double started) {
+                      const mnist_dataset *data, run_log *log, double started,
+                      double *test_accuracy) {
   epoch_stats s = {0};
   float total_ms = 0.0f;
   float *times = calloc((size_t)o->config.epochs, sizeof *times);
   if (!times) return -1;
-  int status = 0;
-  for (int e = 0; e < o->config.epochs && status == 0; e++) {
+  int status = 0, epochs = o->steps == 0 ? 0 : o->config.epochs, ran = 0;
+  *test_accuracy = -1.0;
+  for (int e = 0; e < epochs && status == 0; e++) {
+    if (o->config.max_steps > 0 && trainer_steps_done(t) >= o->config.max_steps)
+      break;
     status = trainer_run_epoch(t, e, &s);
+    ran++;
     if (status < 0) {
       fprintf(stderr,
               "mnist_train: a GPU error stopped training in epoch "
@@ -136,29 +145,61 @@ static int run_epochs(trainer *t, const train_options *o,
     }
     times[e] = s.train_ms;
     total_ms += s.train_ms;
+    *test_accuracy = 100.0 * s.test_accuracy;
   }
-  if (status == 0) {
+  if (status == 0 && ran > 0) {
     float median_ms, fastest_ms, slowest_ms;
-    sample_stats(times, o->config.epochs, &median_ms, &fastest_ms, &slowest_ms);
-    printf("%sdone: test accuracy %.2f%% after %d epochs; training %.1f ms "
-           "in all, %.2f ms per epoch (median); %.2f s wall clock\n",
-           o->quiet ? "" : "\n", 100.0 * s.test_accuracy, o->config.epochs,
+    sample_stats(times, ran, &median_ms, &fastest_ms, &slowest_ms);
+    printf("%sdone: test accuracy %.2f%% after %d epochs", o->quiet ? "" : "\n",
+           100.0 * s.test_accuracy, ran);
+    if (o->config.max_steps > 0)
+      printf(" (%d optimiser steps)", trainer_steps_done(t));
+    printf("; training %.1f ms in all, %.2f ms per epoch (median); %.2f s "
+           "wall clock\n",
            total_ms, median_ms, seconds_now() - started);
+  } else if (status == 0) {
+    printf("no training step (--steps 0)\n");
   }
   free(times);
   return status;
 }
 
+/* --epochs 0: the loaded network on the test split. */
+static int evaluate(trainer *t, const mnist_dataset *data) {
+  epoch_stats s;
+  int *pred = malloc((size_t)data->test.count * sizeof(int));
+  eval_report report;
+  int status = pred && trainer_test(t, &s) == 0 &&
+                       trainer_predict_test(t, pred, NULL) == 0 &&
+                       eval_report_count(&report, pred, data->test.labels,
+                                         data->test.count) == 0
+                   ? 0
+                   : -1;
+  if (status == 0) eval_report_print(stdout, &report, s.test_loss);
+  free(pred);
+  return status;
+}
+
 static int train(const train_options *o, const mnist_dataset *data,
-                 const char *dir, double started) {
+                 const char *dir, double started,
+                 const mlp_checkpoint *checkpoint) {
   gpu_context *ctx = NULL;
   trainer *t = NULL;
   run_log *log = NULL;
   int status = EXIT_FAILURE;
+  trainer_config config = o->config;
+  if (config.epochs == 0) config.epochs = 1; /* evaluation only */
+  char err[512];
   if (gpu_context_create(&ctx, &o->gpu) != 0 ||
-      trainer_create(&t, ctx, data, &o->config) != 0) {
+      trainer_create(&t, ctx, data, &config) != 0 ||
+      (checkpoint && checkpoint_io_apply(t, checkpoint) != 0)) {
     fprintf(stderr, "mnist_train: could not set up training on the GPU "
                     "(see above)\n");
+    goto done;
+  }
+  if (o->config.epochs == 0) {
+    if (!o->quiet) print_header(ctx, o, data, dir, t);
+    status = evaluate(t, data) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
     goto done;
   }
   if (o->log_path &&
@@ -167,7 +208,8 @@ static int train(const train_options *o, const mnist_dataset *data,
                    "train_ms,test_ms,samples_per_s") != 0)
     goto done;
   if (!o->quiet) print_header(ctx, o, data, dir, t);
-  int ran = run_epochs(t, o, data, log, started);
+  double accuracy = -1.0;
+  int ran = run_epochs(t, o, data, log, started, &accuracy);
   if (ran >= 0 && log) {
     int committed = run_log_commit(log);
     log = NULL;
@@ -176,6 +218,13 @@ static int train(const train_options *o, const mnist_dataset *data,
   if (ran == 0) {
     if (o->show_plans) print_plans(ctx);
     status = EXIT_SUCCESS;
+    if (o->save_path && checkpoint_io_save(t, o, data, trainer_steps_done(t),
+                                           accuracy, err, sizeof err) != 0) {
+      fprintf(stderr, "mnist_train: %s\n", err);
+      status = EXIT_FAILURE;
+    } else if (o->save_path && !o->quiet) {
+      printf("saved %s\n", o->save_path);
+    }
   }
 done:
   run_log_discard(log);
@@ -198,15 +247,30 @@ int main(int argc, char **argv) {
     return EXIT_SUCCESS;
   }
   if (options.check_flags) return EXIT_SUCCESS;
-  if (options.log_path && run_log_check(options.log_path, err, sizeof err)) {
+  if ((options.log_path && run_log_check(options.log_path, err, sizeof err)) ||
+      (options.save_path &&
+       checkpoint_io_check_target(options.save_path, err, sizeof err))) {
+    fprintf(stderr, "mnist_train: %s\n", err);
+    return EXIT_FAILURE;
+  }
+  /* A checkpoint is read and checked before the data and the GPU. */
+  mlp_checkpoint checkpoint = {0};
+  int activation_given = 0;
+  for (int i = 1; i < argc; i++)
+    activation_given |= strncmp(argv[i], "--activation", 12) == 0;
+  if (options.load_path &&
+      checkpoint_io_load(&checkpoint, &options, activation_given, err,
+                         sizeof err) != 0) {
     fprintf(stderr, "mnist_train: %s\n", err);
     return EXIT_FAILURE;
   }
   char dir[4096];
   mnist_dataset data;
   if (data_source_load(&data, dir, sizeof dir, options.data_dir,
-                       MNIST_SOURCE_DIR, "mnist_train") != 0)
+                       MNIST_SOURCE_DIR, "mnist_train") != 0) {
+    mlp_checkpoint_destroy(&checkpoint);
     return EXIT_FAILURE;
+  }
   int status = EXIT_FAILURE;
   char why[256];
   if (options.check_data) {
@@ -218,8 +282,10 @@ int main(int argc, char **argv) {
             "a CUDA GPU: %s\n",
             dir, why);
   } else {
-    status = train(&options, &data, dir, started);
+    status = train(&options, &data, dir, started,
+                   options.load_path ? &checkpoint : NULL);
   }
+  mlp_checkpoint_destroy(&checkpoint);
   mnist_dataset_destroy(&data);
   return status;
 }

@@ -314,6 +314,22 @@ int train_options_parse(train_options *out, int argc, char **argv, char *err,
        .target = &out->check_data,
        .switch_value = 1},
   };
-  return cli_parse(flags, (int)(sizeof flags / sizeof flags[0]), argc, argv,
-                   err, err_size);
+  if (cli_parse(flags, (int)(sizeof flags / sizeof flags[0]), argc, argv, err,
+                err_size) != 0)
+    return -1;
+  for (int i = 1; i < argc; i++)
+    if (strncmp(argv[i], "--hidden", 8) == 0) out->hidden_given = 1;
+  if (c->epochs == 0 && !out->load_path) {
+    snprintf(err, err_size,
+             "--epochs 0 evaluates a trained network: expected --load FILE "
+             "with it, found none");
+    return -1;
+  }
+  if (c->epochs == 0 && out->steps > 0) {
+    snprintf(err, err_size,
+             "--epochs 0 trains nothing: expected no --steps with it");
+    return -1;
+  }
+  if (out->steps > 0) c->max_steps = out->steps;
+  return 0;
 }

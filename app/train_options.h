@@ -18,7 +18,8 @@ typedef struct train_options {
   const char *log_path;  /* NULL: no CSV */
   const char *save_path; /* NULL: the trained network is not kept */
   const char *load_path; /* NULL: start from random weights */
-  int steps;             /* --steps N (-1: not given) */
+  int steps;             /* --steps N (-1: not given; 0: no training) */
+  int hidden_given;      /* --hidden was given (--load's widths must agree) */
   int quiet;
   int show_plans; /* list the cuBLASLt plans after training */
   int help;

@@ -351,3 +351,18 @@ int trainer_predict_test(trainer *t, int *h_pred, float *h_prob) {
   CUDA_CHECK(cudaStreamSynchronize(stream));
   return 0;
 }
+
+int trainer_test(trainer *t, epoch_stats *stats) {
+  cudaStream_t stream = t->ctx->stream;
+  CUDA_CHECK(
+      cudaMemsetAsync(t->d_stats, 0, STAT_COUNT * sizeof(double), stream));
+  if (enqueue_test(t) != 0) return -1;
+  double h_stats[STAT_COUNT];
+  CUDA_CHECK(cudaMemcpyAsync(h_stats, t->d_stats, sizeof h_stats,
+                             cudaMemcpyDeviceToHost, stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  memset(stats, 0, sizeof *stats);
+  stats->test_loss = h_stats[STAT_TEST_LOSS] / t->data->test.count;
+  stats->test_accuracy = h_stats[STAT_TEST_CORRECT] / t->data->test.count;
+  return 0;
+}

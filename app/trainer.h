@@ -47,6 +47,10 @@ int trainer_kernels_per_step(trainer *t, int *count, int *critical_path);
 int trainer_step_once(trainer *t);
 
 int trainer_steps_per_epoch(const trainer *t);
+/* One pass over the test split only: fills test_loss and test_accuracy
+ * (the rest 0). Returns 0 or -1. */
+int trainer_test(trainer *t, epoch_stats *stats);
+
 /* Optimiser steps run so far. */
 int trainer_steps_done(const trainer *t);
 

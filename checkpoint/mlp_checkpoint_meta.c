@@ -57,6 +57,13 @@ void mlp_checkpoint_pairs_fill(mlp_checkpoint_pairs *out,
     add_pair(out, "test_accuracy", out->numbers[3]);
   }
   add_pair(out, "version", meta->version);
+  add_pair(out, "lr", meta->lr);
+  add_pair(out, "momentum", meta->momentum);
+  add_pair(out, "schedule", meta->schedule);
+  add_pair(out, "order", meta->order);
+  add_pair(out, "steps", meta->steps);
+  add_pair(out, "pixel_scale", meta->pixel_scale);
+  add_pair(out, "pixel_shift", meta->pixel_shift);
 }
 
 /* Copies the metadata string `key` into `out` (untouched when absent). */
@@ -131,7 +138,14 @@ int mlp_checkpoint_meta_read(mlp_checkpoint_meta *out,
   if (read_text(out->widths, file, "widths", path, err, err_size) != 0 ||
       read_text(out->activation, file, "activation", path, err, err_size) ||
       read_text(out->precision, file, "precision", path, err, err_size) ||
-      read_text(out->version, file, "version", path, err, err_size))
+      read_text(out->version, file, "version", path, err, err_size) ||
+      read_text(out->lr, file, "lr", path, err, err_size) ||
+      read_text(out->momentum, file, "momentum", path, err, err_size) ||
+      read_text(out->schedule, file, "schedule", path, err, err_size) ||
+      read_text(out->order, file, "order", path, err, err_size) ||
+      read_text(out->steps, file, "steps", path, err, err_size) ||
+      read_text(out->pixel_scale, file, "pixel_scale", path, err, err_size) ||
+      read_text(out->pixel_shift, file, "pixel_shift", path, err, err_size))
     return -1;
   unsigned long long number = 0;
   int found = 0;

@@ -18,7 +18,7 @@
 /* Room for one metadata string, its terminating 0 included. */
 #define MLP_CHECKPOINT_TEXT 128
 /* Metadata pairs the writer writes at most. */
-#define MLP_CHECKPOINT_PAIRS 9
+#define MLP_CHECKPOINT_PAIRS 16
 
 typedef struct mlp_checkpoint_meta {
   char format[MLP_CHECKPOINT_TEXT];     /* read: as found ("" absent); the
@@ -33,6 +33,15 @@ typedef struct mlp_checkpoint_meta {
   unsigned long long seed;              /* valid when has_seed */
   int has_seed;
   double test_accuracy; /* percent, 0 to 100; negative: unknown */
+  /* How the run trained, as text, so that it can be replayed outside
+   * (scripts/replay_step_pytorch.py); "" unknown: */
+  char lr[MLP_CHECKPOINT_TEXT];          /* "0.05" */
+  char momentum[MLP_CHECKPOINT_TEXT];    /* "0.9" */
+  char schedule[MLP_CHECKPOINT_TEXT];    /* "cosine", "constant" */
+  char order[MLP_CHECKPOINT_TEXT];       /* "shuffle", "file" */
+  char steps[MLP_CHECKPOINT_TEXT];       /* optimiser steps run */
+  char pixel_scale[MLP_CHECKPOINT_TEXT]; /* x = pixel * scale + shift */
+  char pixel_shift[MLP_CHECKPOINT_TEXT];
 } mlp_checkpoint_meta;
 
 /* Everything unknown: strings "", numbers -1, no seed. */

@@ -206,6 +206,31 @@ START_TEST(check_flags_and_data) {
 }
 END_TEST
 
+/* Checkpoints: a bad --load file is named before the data is read (no data
+ * folder here) and before the GPU; --save into a missing folder or onto a
+ * folder is refused before anything runs; mnist_predict checks its flags,
+ * its model and its image the same way. */
+START_TEST(checkpoints_are_checked_first) {
+  char out[8192];
+  ck_assert_int_eq(run_train("--load missing.st", out, sizeof out), 1);
+  ck_assert_msg(strstr(out, "missing.st: expected a safetensors file"), "%s",
+                out);
+  ck_assert_int_eq(test_write_bytes("bad.st", "not a checkpoint", 16, 0), 0);
+  ck_assert_int_eq(run_train("--load bad.st --epochs 0", out, sizeof out), 1);
+  ck_assert_msg(strstr(out, "bad.st: expected") && !strstr(out, "data"), "%s",
+                out);
+  ck_assert_int_eq(run_train("--save no/such/m.st", out, sizeof out), 1);
+  ck_assert_msg(strstr(out, "expected a writable folder 'no/such'"), "%s", out);
+  ck_assert_int_eq(run_train("--save .", out, sizeof out), 1);
+  ck_assert_msg(strstr(out, "expected a file name, found a folder"), "%s", out);
+  ck_assert_int_eq(run_program(MNIST_PREDICT_PATH, "", out, sizeof out), 2);
+  ck_assert_ptr_nonnull(strstr(out, "expected --model FILE"));
+  ck_assert_int_eq(
+      run_program(MNIST_PREDICT_PATH, "--model bad.st", out, sizeof out), 1);
+  ck_assert_ptr_nonnull(strstr(out, "bad.st: expected"));
+}
+END_TEST
+
 int main(void) {
   Suite *suite = suite_create("cli");
   TCase *tc = tcase_create("cli");
@@ -217,6 +242,7 @@ int main(void) {
   tcase_add_test(tc, bench_flags);
   tcase_add_test(tc, log_is_never_clobbered);
   tcase_add_test(tc, check_flags_and_data);
+  tcase_add_test(tc, checkpoints_are_checked_first);
   tcase_add_loop_test(tc, bad_data_is_named_before_the_gpu, 0,
                       (int)(sizeof bad_dirs / sizeof bad_dirs[0]));
   suite_add_tcase(suite, tc);

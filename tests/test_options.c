@@ -108,6 +108,16 @@ START_TEST(modes_and_precisions) {
   ck_assert_int_eq(gpu_precision_dtype(GPU_PRECISION_BF16), LT_DTYPE_BF16);
   ck_assert_int_eq(gpu_precision_dtype(GPU_PRECISION_FP16), LT_DTYPE_F16);
   ck_assert_int_eq(gpu_precision_parse("fp64"), -1);
+  /* Evaluation only, and a run cut short in file order. */
+  train_options o;
+  char *eval[] = {"mnist_train", "--epochs", "0", "--load", "m.st"};
+  ck_assert_msg(train_options_parse(&o, 5, eval, err, sizeof err) == 0, "%s",
+                err);
+  ck_assert_str_eq(o.load_path, "m.st");
+  char *cut[] = {"mnist_train", "--steps",  "3",  "--order",
+                 "file",        "--hidden", "100"};
+  ck_assert_int_eq(train_options_parse(&o, 7, cut, err, sizeof err), 0);
+  ck_assert(o.config.max_steps == 3 && o.config.file_order && o.hidden_given);
 }
 END_TEST
 
@@ -117,7 +127,10 @@ typedef struct bad_flags {
 } bad_flags;
 
 static const bad_flags bad[] = {
-    {{"--epochs", "0"}, "--epochs: expected a whole number"},
+    {{"--epochs", "0"}, "--epochs 0 evaluates a trained network"},
+    {{"--epochs", "-1"}, "--epochs: expected a whole number"},
+    {{"--order", "random"}, "'shuffle' or 'file'"},
+    {{"--steps", "x"}, "--steps"},
     {{"--epochs", "5x"}, "found '5x'"},
     {{"--epochs"}, "expected a value"},
     {{"--batch", "-1"}, "--batch"},
