@@ -1,6 +1,8 @@
 /* checkpoint_io.c: see checkpoint_io.h. */
 #include "checkpoint_io.h"
 
+#include "../data/mnist.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,12 +41,25 @@ int checkpoint_io_check_target(const char *path, char *err, size_t err_size) {
   return 0;
 }
 
-int checkpoint_io_load(mlp_checkpoint *out, train_options *o,
-                       int activation_given, char *err, size_t err_size) {
+int checkpoint_io_load(mlp_checkpoint *out, train_options *o, char *err,
+                       size_t err_size) {
+  int activation_given = o->activation_given;
   trainer_config *c = &o->config;
   if (mlp_checkpoint_load(o->load_path, o->hidden_given ? c->widths : NULL,
                           c->depth, out, err, err_size) != 0)
     return -1;
+  int depth = out->layout.depth;
+  if (out->layout.widths[0] != MNIST_PIXELS ||
+      out->layout.widths[depth] != MNIST_CLASSES) {
+    char widths[256];
+    mlp_checkpoint_widths_text(widths, sizeof widths, out->layout.widths,
+                               depth);
+    snprintf(err, err_size,
+             "--load %s: expected a 784-...-10 network, found %s", o->load_path,
+             widths);
+    mlp_checkpoint_destroy(out);
+    return -1;
+  }
   const char *found = out->meta.activation;
   const char *asked = lt_activation_name(c->activation);
   if (found[0] && activation_given && strcmp(found, asked) != 0) {
@@ -66,7 +81,10 @@ int checkpoint_io_load(mlp_checkpoint *out, train_options *o,
 int checkpoint_io_apply(trainer *t, const mlp_checkpoint *checkpoint) {
   const mlp *net = trainer_network(t);
   float *slab = calloc(net->layout.slab_floats, sizeof(float));
-  if (!slab) return -1;
+  if (!slab) {
+    fprintf(stderr, "mnist_train: out of host memory for the checkpoint\n");
+    return -1;
+  }
   mlp_layout_copy_params(&net->layout, slab, &checkpoint->layout,
                          checkpoint->slab);
   int status = trainer_set_params(t, slab);

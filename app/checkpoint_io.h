@@ -19,11 +19,11 @@ int checkpoint_io_check_target(const char *path, char *err, size_t err_size);
 
 /* Loads o->load_path into *out (validated: mlp_checkpoint_load) with the
  * widths of --hidden when given (they must agree), else takes the file's
- * into o->config; the file's activation becomes the run's unless
- * --activation named another (then an error). Returns 0, or -1 with
- * `err` (nothing left allocated). */
-int checkpoint_io_load(mlp_checkpoint *out, train_options *o,
-                       int activation_given, char *err, size_t err_size);
+ * into o->config, which must be 784-...-10; the file's activation becomes
+ * the run's unless --activation named another (then an error). Returns 0,
+ * or -1 with `err` (nothing left allocated). */
+int checkpoint_io_load(mlp_checkpoint *out, train_options *o, char *err,
+                       size_t err_size);
 
 /* Puts the checkpoint's parameters into the trainer's network (padded
  * units, if any, stay zero). Returns 0 or -1. */

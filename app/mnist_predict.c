@@ -185,11 +185,14 @@ int main(int argc, char **argv) {
     return 1;
   }
   int status = 1;
+  char widths[256];
+  mlp_checkpoint_widths_text(widths, sizeof widths, ck.layout.widths,
+                             ck.layout.depth);
   if (ck.layout.widths[0] != MNIST_PIXELS ||
       ck.layout.widths[ck.layout.depth] != MNIST_CLASSES)
     fprintf(stderr,
             "mnist_predict: %s: expected a 784-...-10 network, found %s\n",
-            o.model, ck.meta.widths);
+            o.model, widths);
   else if (o.index >= data.test.count)
     fprintf(stderr, "mnist_predict: --index: expected 0 to %d, found %d\n",
             data.test.count - 1, o.index);

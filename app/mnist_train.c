@@ -175,7 +175,11 @@ static int evaluate(trainer *t, const mnist_dataset *data) {
                                          data->test.count) == 0
                    ? 0
                    : -1;
-  if (status == 0) eval_report_print(stdout, &report, s.test_loss);
+  if (status == 0)
+    eval_report_print(stdout, &report, s.test_loss);
+  else
+    fprintf(stderr, "mnist_train: evaluating the loaded network failed (see "
+                    "above)\n");
   free(pred);
   return status;
 }
@@ -255,12 +259,8 @@ int main(int argc, char **argv) {
   }
   /* A checkpoint is read and checked before the data and the GPU. */
   mlp_checkpoint checkpoint = {0};
-  int activation_given = 0;
-  for (int i = 1; i < argc; i++)
-    activation_given |= strncmp(argv[i], "--activation", 12) == 0;
   if (options.load_path &&
-      checkpoint_io_load(&checkpoint, &options, activation_given, err,
-                         sizeof err) != 0) {
+      checkpoint_io_load(&checkpoint, &options, err, sizeof err) != 0) {
     fprintf(stderr, "mnist_train: %s\n", err);
     return EXIT_FAILURE;
   }

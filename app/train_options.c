@@ -317,12 +317,19 @@ int train_options_parse(train_options *out, int argc, char **argv, char *err,
   if (cli_parse(flags, (int)(sizeof flags / sizeof flags[0]), argc, argv, err,
                 err_size) != 0)
     return -1;
-  for (int i = 1; i < argc; i++)
+  for (int i = 1; i < argc; i++) {
     if (strncmp(argv[i], "--hidden", 8) == 0) out->hidden_given = 1;
+    if (strncmp(argv[i], "--activation", 12) == 0) out->activation_given = 1;
+  }
   if (c->epochs == 0 && !out->load_path) {
     snprintf(err, err_size,
              "--epochs 0 evaluates a trained network: expected --load FILE "
              "with it, found none");
+    return -1;
+  }
+  if (c->epochs == 0 && (out->save_path || out->log_path)) {
+    snprintf(err, err_size,
+             "--epochs 0 trains nothing: expected no --save or --log with it");
     return -1;
   }
   if (c->epochs == 0 && out->steps > 0) {

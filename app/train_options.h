@@ -20,6 +20,7 @@ typedef struct train_options {
   const char *load_path; /* NULL: start from random weights */
   int steps;             /* --steps N (-1: not given; 0: no training) */
   int hidden_given;      /* --hidden was given (--load's widths must agree) */
+  int activation_given;  /* --activation was given (--load's must agree) */
   int quiet;
   int show_plans; /* list the cuBLASLt plans after training */
   int help;

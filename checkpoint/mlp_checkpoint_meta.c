@@ -18,7 +18,7 @@ void mlp_checkpoint_meta_init(mlp_checkpoint_meta *meta) {
 
 static void add_pair(mlp_checkpoint_pairs *out, const char *key,
                      const char *value) {
-  if (!value || !*value) return;
+  if (!value || !*value || out->count >= MLP_CHECKPOINT_PAIRS) return;
   out->pairs[out->count].key = key;
   out->pairs[out->count++].value = value;
 }
@@ -147,6 +147,14 @@ int mlp_checkpoint_meta_read(mlp_checkpoint_meta *out,
       read_text(out->pixel_scale, file, "pixel_scale", path, err, err_size) ||
       read_text(out->pixel_shift, file, "pixel_shift", path, err, err_size))
     return -1;
+  if (out->activation[0] && strcmp(out->activation, "relu") != 0 &&
+      strcmp(out->activation, "gelu") != 0) {
+    snprintf(err, err_size,
+             "%s: metadata 'activation': expected 'relu' or 'gelu', found "
+             "'%.40s'",
+             path, out->activation);
+    return -1;
+  }
   unsigned long long number = 0;
   int found = 0;
   if (read_integer(&number, &found, file, "epochs", 0, INT_MAX, path, err,

@@ -64,6 +64,14 @@ static void full_meta(mlp_checkpoint_meta *meta) {
   meta->seed = 18446744073709551615ull;
   meta->has_seed = 1;
   meta->test_accuracy = 98.32;
+  /* The run's settings scripts/replay_step_pytorch.py reads. */
+  snprintf(meta->lr, sizeof meta->lr, "0.0500000007");
+  snprintf(meta->momentum, sizeof meta->momentum, "0.899999976");
+  snprintf(meta->schedule, sizeof meta->schedule, "cosine");
+  snprintf(meta->order, sizeof meta->order, "file");
+  snprintf(meta->steps, sizeof meta->steps, "3");
+  snprintf(meta->pixel_scale, sizeof meta->pixel_scale, "0.0127407");
+  snprintf(meta->pixel_shift, sizeof meta->pixel_shift, "-0.424212");
 }
 
 /* Entries in `folder` whose names hold ".partial-": temporaries left. */
@@ -122,6 +130,13 @@ START_TEST(round_trip_is_exact) {
     ck_assert_str_eq(m->activation, meta.activation);
     ck_assert_str_eq(m->precision, meta.precision);
     ck_assert_str_eq(m->version, meta.version);
+    ck_assert_str_eq(m->lr, meta.lr);
+    ck_assert_str_eq(m->momentum, meta.momentum);
+    ck_assert_str_eq(m->schedule, meta.schedule);
+    ck_assert_str_eq(m->order, meta.order);
+    ck_assert_str_eq(m->steps, meta.steps);
+    ck_assert_str_eq(m->pixel_scale, meta.pixel_scale);
+    ck_assert_str_eq(m->pixel_shift, meta.pixel_shift);
     ck_assert_int_eq(m->epochs, 5);
     ck_assert_int_eq(m->batch, 128);
     ck_assert_int_eq(m->has_seed, 1);

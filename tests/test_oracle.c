@@ -296,6 +296,47 @@ START_TEST(gelu_and_its_derivative) {
 }
 END_TEST
 
+/* Parameters between a padded layout (784-104-16 style: 7-8-8 here) and
+ * the real one (7-5-3): the real units map both ways, rows and columns,
+ * and the padded units stay as they were (zero). */
+START_TEST(params_copy_between_layouts) {
+  int real_w[3] = {7, 5, 3}, padded_w[3] = {7, 8, 8};
+  mlp_layout real, padded;
+  char err[128];
+  ck_assert_int_eq(mlp_layout_init(&real, real_w, 2, err, sizeof err), 0);
+  ck_assert_int_eq(mlp_layout_init(&padded, padded_w, 2, err, sizeof err), 0);
+  float *a = calloc(real.slab_floats, sizeof(float));
+  float *p = calloc(padded.slab_floats, sizeof(float));
+  float *back = calloc(real.slab_floats, sizeof(float));
+  for (int l = 0; l < 2; l++)
+    for (int o = 0; o < real_w[l + 1]; o++) {
+      for (int i = 0; i < real_w[l]; i++)
+        a[real.w_offset[l] + (size_t)o * lt_ld(real_w[l]) + i] =
+            (float)(100 * l + 10 * o + i + 1);
+      a[real.b_offset[l] + o] = (float)(-100 * l - o - 1);
+    }
+  mlp_layout_copy_params(&padded, p, &real, a);
+  for (int l = 0; l < 2; l++)
+    for (int o = 0; o < padded_w[l + 1]; o++) {
+      for (int i = 0; i < padded_w[l]; i++) {
+        float want = o < real_w[l + 1] && i < real_w[l]
+                         ? (float)(100 * l + 10 * o + i + 1)
+                         : 0.0f;
+        ck_assert_msg(
+            p[padded.w_offset[l] + (size_t)o * lt_ld(padded_w[l]) + i] == want,
+            "layer %d W[%d][%d]", l, o, i);
+      }
+      ck_assert(p[padded.b_offset[l] + o] ==
+                (o < real_w[l + 1] ? (float)(-100 * l - o - 1) : 0.0f));
+    }
+  mlp_layout_copy_params(&real, back, &padded, p);
+  ck_assert_mem_eq(back, a, real.slab_floats * sizeof(float));
+  free(a);
+  free(p);
+  free(back);
+}
+END_TEST
+
 int main(void) {
   seed = test_seed("oracle");
   Suite *suite = suite_create("oracle");
@@ -304,6 +345,7 @@ int main(void) {
   tcase_add_loop_test(tc, gradients_match_finite_differences, 0,
                       2 * (int)(sizeof cases / sizeof cases[0]));
   tcase_add_test(tc, gelu_and_its_derivative);
+  tcase_add_test(tc, params_copy_between_layouts);
   tcase_add_test(tc, relu_mask_layout_and_zero_rule);
   tcase_add_test(tc, xent_gradient_sums_to_zero);
   tcase_add_test(tc, shape_builders_follow_the_recipe);

@@ -204,8 +204,8 @@ START_TEST(checkpoint_round_trip) {
   run_result trained = run_train(mnist_dir, args, "saved");
   ck_assert_int_eq(trained.code, 0);
   snprintf(command, sizeof command,
-           "'%s' --data-dir '%s' --load '%s' --epochs 0 2>&1", MNIST_TRAIN_PATH,
-           mnist_dir, model);
+           "'%s' --data-dir '%s' --load '%s' --epochs 0 --batch 256 2>&1",
+           MNIST_TRAIN_PATH, mnist_dir, model);
   ck_assert_int_eq(capture(command, out, sizeof out), 0);
   char want[64];
   snprintf(want, sizeof want, "(%d of 10000)",

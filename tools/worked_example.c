@@ -77,9 +77,8 @@ int main(void) {
   oracle_call fwd1 = {
       .shape = f1, .a = w1, .b = x, .d = y1, .bias = b1, .aux = mask};
   oracle_matmul(&fwd1);
-  printf("\n**Forward, layer 1** (RELU_AUX_BIAS, m=%d n=%d k=%d, AUX_LD=%d "
-         "bits):\n",
-         f1.m, f1.n, f1.k, f1.aux_ld);
+  printf("\n**Forward, layer 1** (%s, m=%d n=%d k=%d, AUX_LD=%d bits):\n",
+         lt_epilogue_name(f1.epilogue), f1.m, f1.n, f1.k, f1.aux_ld);
   print_matrix("Z1 = W1 X + b1", z1, HID);
   print_matrix("Y1 = ReLU(Z1)", y1, HID);
   printf("\nmask bytes (16 per column; bit i of byte 0 is unit i): sample 0: "
@@ -90,7 +89,8 @@ int main(void) {
   lt_shape f2 = lt_shape_forward(HID, OUT, N, 0);
   oracle_call fwd2 = {.shape = f2, .a = w2, .b = y1, .d = logits, .bias = b2};
   oracle_matmul(&fwd2);
-  printf("\n**Forward, layer 2** (BIAS, m=%d n=%d k=%d):\n", f2.m, f2.n, f2.k);
+  printf("\n**Forward, layer 2** (%s, m=%d n=%d k=%d):\n",
+         lt_epilogue_name(f2.epilogue), f2.m, f2.n, f2.k);
   print_matrix("logits = W2 Y1 + b2", logits, OUT);
 
   int correct = 0;
@@ -104,9 +104,9 @@ int main(void) {
   oracle_call bw2 = {
       .shape = w2s, .a = y1, .b = dz2, .d = dw2, .bias_grad = db2};
   oracle_matmul(&bw2);
-  printf("\n**Backward, layer 2 weights** (BGRADB, m=%d n=%d k=%d, "
-         "transb=T):\n",
-         w2s.m, w2s.n, w2s.k);
+  printf("\n**Backward, layer 2 weights** (%s, m=%d n=%d k=%d, transb=%c):\n",
+         lt_epilogue_name(w2s.epilogue), w2s.m, w2s.n, w2s.k,
+         w2s.transb ? 'T' : 'N');
   print_weights("dW2 = dZ2 Y1^T", dw2, HID, OUT);
   print_vector("db2 = sum over the batch of dZ2", db2, OUT);
 
@@ -114,17 +114,17 @@ int main(void) {
   oracle_call bd1 = {
       .shape = d1, .a = w2, .b = dz2, .d = dz1, .bias_grad = db1, .aux = mask};
   oracle_matmul(&bd1);
-  printf("\n**Backward, data into layer 1** (DRELU_BGRAD, m=%d n=%d k=%d, "
-         "the mask of layer 1):\n",
-         d1.m, d1.n, d1.k);
+  printf("\n**Backward, data into layer 1** (%s, m=%d n=%d k=%d, the mask "
+         "of layer 1):\n",
+         lt_epilogue_name(d1.epilogue), d1.m, d1.n, d1.k);
   print_matrix("dZ1 = (W2^T dZ2) masked", dz1, HID);
   print_vector("db1 = sum over the batch of dZ1", db1, HID);
 
   lt_shape w1s = lt_shape_backward_weights(IN, HID, N, 0);
   oracle_call bw1 = {.shape = w1s, .a = x, .b = dz1, .d = dw1};
   oracle_matmul(&bw1);
-  printf("\n**Backward, layer 1 weights** (DEFAULT, m=%d n=%d k=%d):\n", w1s.m,
-         w1s.n, w1s.k);
+  printf("\n**Backward, layer 1 weights** (%s, m=%d n=%d k=%d):\n",
+         lt_epilogue_name(w1s.epilogue), w1s.m, w1s.n, w1s.k);
   print_weights("dW1 = dZ1 X^T", dw1, IN, HID);
   printf("<!-- example:end -->\n");
   return 0;
