@@ -215,10 +215,30 @@ START_TEST(checkpoints_are_checked_first) {
   ck_assert_int_eq(run_train("--load missing.st", out, sizeof out), 1);
   ck_assert_msg(strstr(out, "missing.st: expected a safetensors file"), "%s",
                 out);
-  ck_assert_int_eq(test_write_bytes("bad.st", "not a checkpoint", 16, 0), 0);
+  char path[4300];
+  snprintf(path, sizeof path, "%s/bad.st", dir);
+  ck_assert_int_eq(test_write_bytes(path, "not a checkpoint", 16, 0), 0);
   ck_assert_int_eq(run_train("--load bad.st --epochs 0", out, sizeof out), 1);
   ck_assert_msg(strstr(out, "bad.st: expected") && !strstr(out, "data"), "%s",
                 out);
+  /* A valid file of another network (3-2): refused, named, before the data
+   * (there is none here). */
+  const char *header = "{\"0.weight\":{\"dtype\":\"F32\",\"shape\":[2,3],"
+                       "\"data_offsets\":[0,24]},\"0.bias\":{\"dtype\":"
+                       "\"F32\",\"shape\":[2],\"data_offsets\":[24,32]}}";
+  char file[512] = {0};
+  size_t len = strlen(header), padded = (len + 7) / 8 * 8;
+  for (int b = 0; b < 8; b++)
+    file[b] = (char)((padded >> (8 * b)) & 0xff);
+  memset(file + 8, ' ', padded);
+  memcpy(file + 8, header, len);
+  snprintf(path, sizeof path, "%s/small.st", dir);
+  ck_assert_int_eq(test_write_bytes(path, file, 8 + padded + 32, 0), 0);
+  ck_assert_int_eq(run_train("--load small.st", out, sizeof out), 1);
+  ck_assert_msg(strstr(out, "small.st: expected a 784-...-10 network, found "
+                            "3-2") &&
+                    !strstr(out, "data"),
+                "%s", out);
   ck_assert_int_eq(run_train("--save no/such/m.st", out, sizeof out), 1);
   ck_assert_msg(strstr(out, "expected a writable folder 'no/such'"), "%s", out);
   ck_assert_int_eq(run_train("--save .", out, sizeof out), 1);

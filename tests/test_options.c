@@ -129,6 +129,8 @@ typedef struct bad_flags {
 static const bad_flags bad[] = {
     {{"--epochs", "0"}, "--epochs 0 evaluates a trained network"},
     {{"--epochs", "-1"}, "--epochs: expected a whole number"},
+    {{"--epochs=0", "--load=m.st", "--save=x.st"},
+     "--epochs 0 trains nothing: expected no --save or --log"},
     {{"--order", "random"}, "'shuffle' or 'file'"},
     {{"--steps", "x"}, "--steps"},
     {{"--epochs", "5x"}, "found '5x'"},
