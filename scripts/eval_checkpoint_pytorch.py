@@ -13,7 +13,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from replay_step_pytorch import build_model, find, load_idx, meta_value  # noqa: E402
+from bench_pytorch import build_model, find, load_idx  # noqa: E402
+from replay_step_pytorch import meta_value  # noqa: E402
 
 
 def main():
@@ -35,7 +36,7 @@ def main():
     widths = [int(w) for w in meta_value(meta, "widths").split("-")]
     scale = meta_value(meta, "pixel_scale", float)
     shift = meta_value(meta, "pixel_shift", float)
-    model = build_model(torch, widths, meta.get("activation", "relu")).to(dev)
+    model = build_model(torch, widths, dev, meta.get("activation", "relu"))
     model.load_state_dict(load_file(args.checkpoint, device=str(dev)))
     images = torch.tensor(load_idx(find(args.data_dir, "t10k-images-idx3-ubyte")), device=dev)
     labels = torch.tensor(load_idx(find(args.data_dir, "t10k-labels-idx1-ubyte")),

@@ -26,48 +26,20 @@ Exit 1 when a tensor exceeds it, 0 otherwise; 0 with a message when
 PyTorch, safetensors or a GPU is missing.
 """
 import argparse
-import gzip
 import math
 import os
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_pytorch import build_model, find, load_idx  # noqa: E402
+
 BOUND = 1e-3
-
-
-def load_idx(path):
-    import numpy as np
-    with open(path, "rb") as f:
-        head = f.read(2)
-    opener = gzip.open if head == b"\x1f\x8b" else open
-    with opener(path, "rb") as f:
-        data = f.read()
-    rank = data[3]
-    dims = [int.from_bytes(data[4 + 4 * i:8 + 4 * i], "big") for i in range(rank)]
-    return np.frombuffer(data, dtype=np.uint8, offset=4 + 4 * rank).reshape(dims)
-
-
-def find(folder, stem):
-    for name in (stem + ".gz", stem, stem.replace("-idx", ".idx"),
-                 stem.replace("-idx", ".idx") + ".gz"):
-        if os.path.exists(os.path.join(folder, name)):
-            return os.path.join(folder, name)
-    sys.exit(f"replay_step_pytorch.py: no {stem}[.gz] in {folder}")
 
 
 def meta_value(meta, key, cast=str):
     if key not in meta:
         sys.exit(f"replay_step_pytorch.py: the checkpoint's metadata has no '{key}'")
     return cast(meta[key])
-
-
-def build_model(torch, widths, activation):
-    layers = []
-    for i in range(len(widths) - 1):
-        layers.append(torch.nn.Linear(widths[i], widths[i + 1]))
-        if i + 2 < len(widths):
-            layers.append(torch.nn.GELU(approximate="tanh") if activation == "gelu"
-                          else torch.nn.ReLU())
-    return torch.nn.Sequential(*layers)
 
 
 def main():
@@ -108,7 +80,7 @@ def main():
     labels = torch.tensor(load_idx(find(args.data_dir, "train-labels-idx1-ubyte")),
                           device=dev).long()
     x_all = images.reshape(len(images), -1).float() * scale + shift
-    model = build_model(torch, widths, activation).to(dev)
+    model = build_model(torch, widths, dev, activation)
     model.load_state_dict(load_file(args.init, device="cuda"))
     start = {k: v.clone() for k, v in model.state_dict().items()}
     opt = torch.optim.SGD(model.parameters(), lr=lr, momentum=momentum)
