@@ -6,6 +6,7 @@
 
 #include "gpu_check.h"
 #include "gpu_grid.h"
+#include "gpu_launch.cuh"
 #include "lt_gelu.h"
 #include "lt_types.cuh"
 
@@ -62,6 +63,7 @@ static bool vector_ok(const void *base, int ld) {
 template <typename T>
 __global__ void bias_act_kernel(T *y, int ld, const T *bias, lt_act_kernel act,
                                 void *aux, int aux_ld, int m, int n, bool vec) {
+  gpu_wait_previous();
   int groups = (m + 7) / 8;
   size_t total = (size_t)groups * n;
   for (size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x; t < total;
@@ -110,10 +112,10 @@ extern "C" int lt_bias_act_forward(lt_dtype type, void *d_y, int ld,
   size_t total = (size_t)((m + 7) / 8) * n;
   bool vec = vector_ok(d_y, ld) && aligned16(d_bias) &&
              (act != LT_ACT_GELU || vector_ok(d_aux, aux_ld));
-  LT_DISPATCH(
-      type,
-      bias_act_kernel<T><<<gpu_grid_blocks(total, 256), 256, 0, stream>>>(
-          (T *)d_y, ld, (const T *)d_bias, act, d_aux, aux_ld, m, n, vec));
+  LT_DISPATCH(type,
+              gpu_launch(bias_act_kernel<T>, dim3(gpu_grid_blocks(total, 256)),
+                         dim3(256), stream, (T *)d_y, ld, (const T *)d_bias,
+                         act, d_aux, aux_ld, m, n, vec));
   CUDA_CHECK_KERNEL("bias_act_kernel");
   return 0;
 }
@@ -121,13 +123,23 @@ extern "C" int lt_bias_act_forward(lt_dtype type, void *d_y, int ld,
 /* Row sums: a block is 32 groups of 8 rows x 8 slices of columns over one
  * chunk of columns; grid (row blocks, chunks). Each thread sums its slice
  * (columns start + s, start + s + 8, ...) in order, the 8 slices are added
- * in order in shared memory, and partial[chunk][row] is written. */
-enum { SUM_GROUPS = 32, SUM_SLICES = 8, SUM_TARGET_BLOCKS = 264 };
+ * in order in shared memory, and partial[chunk][row] is written.
+ * SUM_TARGET_BLOCKS: a thread has one 16-byte load in flight per column,
+ * so reaching memory speed takes every thread slot of the GPU: 8 blocks of
+ * 256 threads on each of an H200's 132 SMs. (264 blocks left the
+ * 4096 x 4096 BF16 pass at 31 us, 2.1 TB/s; ncu, issue 9.) */
+enum {
+  SUM_GROUPS = 32,
+  SUM_SLICES = 8,
+  SUM_TARGET_BLOCKS = 1056,
+  SUM_MAX_CHUNKS = 128
+};
 
 template <typename T>
 __global__ void row_sums_kernel(float *partial, T *g, int ld, lt_act_kernel act,
                                 const void *aux, int aux_ld, int m, int n,
                                 int chunk, bool vec) {
+  gpu_wait_previous();
   __shared__ float part[SUM_SLICES][SUM_GROUPS * 8];
   int group = blockIdx.x * SUM_GROUPS + threadIdx.x;
   int rows = group * 8 < m ? min(8, m - 8 * group) : 0;
@@ -172,22 +184,38 @@ __global__ void row_sums_kernel(float *partial, T *g, int ld, lt_act_kernel act,
   }
 }
 
+/* db[i] = the sum over chunks of partial[chunk][i]. A block is 32 rows x 8
+ * slices of chunks (chunks y, y + 8, ...); the slices are added in order in
+ * shared memory, so the sum's order depends only on (m, chunks). */
+enum { ADD_ROWS = 32, ADD_SLICES = 8 };
+
 template <typename T>
 __global__ void add_partials_kernel(T *db, const float *partial, int m,
                                     int chunks) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= m) return;
+  gpu_wait_previous();
+  __shared__ float part[ADD_SLICES][ADD_ROWS];
+  int i = blockIdx.x * ADD_ROWS + threadIdx.x;
   float total = 0.0f;
-  for (int c = 0; c < chunks; c++)
-    total += partial[(size_t)c * m + i];
+  if (i < m)
+    for (int c = threadIdx.y; c < chunks; c += ADD_SLICES)
+      total += partial[(size_t)c * m + i];
+  part[threadIdx.y][threadIdx.x] = total;
+  __syncthreads();
+  if (threadIdx.y != 0 || i >= m) return;
+  total = 0.0f;
+  for (int s = 0; s < ADD_SLICES; s++)
+    total += part[s][threadIdx.x];
   db[i] = lt_from_float<T>(total);
 }
 
 /* Chunks of columns: enough blocks to fill the GPU, each chunk a multiple
- * of 8 columns. Depends only on (m, n). */
+ * of 8 columns, at most SUM_MAX_CHUNKS chunks (so that adding the
+ * partials stays short: 512 chunks for m = 10 made it a 15 us kernel).
+ * Depends only on (m, n). */
 static void row_sums_split(int m, int n, int *chunks, int *chunk) {
   int row_blocks = (m + SUM_GROUPS * 8 - 1) / (SUM_GROUPS * 8);
   int want = (SUM_TARGET_BLOCKS + row_blocks - 1) / row_blocks;
+  if (want > SUM_MAX_CHUNKS) want = SUM_MAX_CHUNKS;
   int max_chunks = (n + SUM_SLICES - 1) / SUM_SLICES;
   int c = want < max_chunks ? want : max_chunks;
   int size = (n + c - 1) / c;
@@ -212,12 +240,14 @@ extern "C" int lt_row_sums(lt_dtype type, void *d_db, void *d_g, int ld,
   dim3 grid((m + SUM_GROUPS * 8 - 1) / (SUM_GROUPS * 8), chunks);
   bool vec =
       vector_ok(d_g, ld) && (act != LT_ACT_GELU || vector_ok(d_aux, aux_ld));
-  LT_DISPATCH(type, row_sums_kernel<T>
-              <<<grid, block, 0, stream>>>(d_scratch, (T *)d_g, ld, act, d_aux,
-                                           aux_ld, m, n, chunk, vec));
+  LT_DISPATCH(type,
+              gpu_launch(row_sums_kernel<T>, grid, block, stream, d_scratch,
+                         (T *)d_g, ld, act, d_aux, aux_ld, m, n, chunk, vec));
   CUDA_CHECK_KERNEL("row_sums_kernel");
-  LT_DISPATCH(type, add_partials_kernel<T><<<(m + 255) / 256, 256, 0, stream>>>(
-                        (T *)d_db, d_scratch, m, chunks));
+  LT_DISPATCH(type, gpu_launch(add_partials_kernel<T>,
+                               dim3((m + ADD_ROWS - 1) / ADD_ROWS),
+                               dim3(ADD_ROWS, ADD_SLICES), stream, (T *)d_db,
+                               (const float *)d_scratch, m, chunks));
   CUDA_CHECK_KERNEL("add_partials_kernel");
   return 0;
 }

@@ -4,10 +4,19 @@
 #include <stdio.h>
 
 #include "../gpu/gpu_check.h"
+#include "../gpu/gpu_launch.cuh"
 #include "../gpu/lt_types.cuh"
 #include "xent.h"
 
-enum { XENT_THREADS = 128, XENT_WARPS = XENT_THREADS / 32 };
+/* Batches of up to XENT_ONE_BLOCK samples run as one block, which writes
+ * the sums itself; larger ones as blocks of XENT_THREADS, whose partials
+ * the last block adds. (One block saves a fence, an atomic and a reread:
+ * the loss kernel was 6 us of a 25 us step at 784-100-10; issue 9.) */
+enum { XENT_THREADS = 128, XENT_ONE_BLOCK = 1024, XENT_MAX_WARPS = 32 };
+
+static int xent_threads(int n) {
+  return n <= XENT_ONE_BLOCK ? (n + 31) / 32 * 32 : XENT_THREADS;
+}
 
 /* The scratch: a counter of finished blocks, then one partial per block. */
 typedef struct xent_partial {
@@ -16,21 +25,25 @@ typedef struct xent_partial {
 } xent_partial;
 
 extern "C" size_t xent_scratch_bytes(int max_n) {
-  size_t blocks = ((size_t)max_n + XENT_THREADS - 1) / XENT_THREADS;
+  int threads = xent_threads(max_n);
+  size_t blocks = ((size_t)max_n + threads - 1) / threads;
   return sizeof(xent_partial) * (blocks + 1);
 }
 
-/* One thread per sample, XENT_THREADS per block. Each block reduces its
+/* One thread per sample, xent_threads(n) per block. Each block reduces its
  * loss and hit count with warp shuffles and adds the warp sums in warp
- * order into its partial; the last block to finish (a counter, after a
- * fence) adds the partials in block order and resets the counter. Every
- * sum has a fixed order, so the result is deterministic. */
+ * order; a lone block adds them to stats; otherwise each block writes its
+ * partial and the last block to finish (a counter, after a fence) adds the
+ * partials in block order and resets the counter. Every sum has a fixed
+ * order (set by n), so the result is deterministic. */
 template <typename T>
-__global__ void xent_kernel(T *dlogits, double *stats, const T *logits, int ld,
+__global__ void xent_kernel(T *__restrict__ dlogits, double *stats,
+                            const T *__restrict__ logits, int ld,
                             const int *labels, int classes, int n,
                             float grad_scale, xent_partial *scratch) {
-  __shared__ double loss_part[XENT_WARPS];
-  __shared__ int correct_part[XENT_WARPS];
+  gpu_wait_previous();
+  __shared__ double loss_part[XENT_MAX_WARPS];
+  __shared__ int correct_part[XENT_MAX_WARPS];
   __shared__ bool last;
   unsigned *finished = (unsigned *)scratch;
   xent_partial *partials = scratch + 1;
@@ -74,14 +87,20 @@ __global__ void xent_kernel(T *dlogits, double *stats, const T *logits, int ld,
   __syncthreads();
   if (threadIdx.x == 0) {
     xent_partial mine = {0.0, 0.0};
-    for (int w = 0; w < XENT_WARPS; w++) {
+    for (int w = 0; w < (int)blockDim.x / 32; w++) {
       mine.loss += loss_part[w];
       mine.correct += (double)correct_part[w];
     }
-    partials[blockIdx.x] = mine;
-    __threadfence();
-    last = atomicAdd(finished, 1u) == gridDim.x - 1;
+    if (gridDim.x == 1) { /* the whole batch: no partials */
+      stats[0] += mine.loss;
+      stats[1] += mine.correct;
+    } else {
+      partials[blockIdx.x] = mine;
+      __threadfence();
+      last = atomicAdd(finished, 1u) == gridDim.x - 1;
+    }
   }
+  if (gridDim.x == 1) return; /* the same for every thread of the block */
   __syncthreads();
   if (last && threadIdx.x == 0) {
     __threadfence();
@@ -100,11 +119,12 @@ extern "C" int xent_loss_grad(lt_dtype type, void *d_dlogits, double *d_stats,
                               const void *d_logits, int ld, const int *d_labels,
                               int classes, int n, float grad_scale,
                               void *d_scratch, cudaStream_t stream) {
-  int blocks = (n + XENT_THREADS - 1) / XENT_THREADS;
-  LT_DISPATCH(type,
-              xent_kernel<T><<<blocks, XENT_THREADS, 0, stream>>>(
-                  (T *)d_dlogits, d_stats, (const T *)d_logits, ld, d_labels,
-                  classes, n, grad_scale, (xent_partial *)d_scratch));
+  int threads = xent_threads(n);
+  int blocks = (n + threads - 1) / threads;
+  LT_DISPATCH(type, gpu_launch(xent_kernel<T>, dim3(blocks), dim3(threads),
+                               stream, (T *)d_dlogits, d_stats,
+                               (const T *)d_logits, ld, d_labels, classes, n,
+                               grad_scale, (xent_partial *)d_scratch));
   CUDA_CHECK_KERNEL("xent_kernel");
   return 0;
 }

@@ -17,8 +17,9 @@ extern "C" {
  * = (softmax - onehot(label)) * grad_scale / n (grad_scale: the loss scale,
  * 1 unless FP16 needs one; a power of two, so the scaling is exact); adds
  * the summed (unscaled) loss to d_stats[0] and the number of argmax ==
- * label to d_stats[1] (+=). One thread per sample; the blocks' sums are
- * added in block order by the last block: deterministic. d_scratch holds
+ * label to d_stats[1] (+=). One thread per sample; a batch of up to 1024
+ * is one block, which adds its sum; larger ones are blocks of 128 whose
+ * sums the last block adds in block order: deterministic. d_scratch holds
  * xent_scratch_bytes(n) bytes, zeroed once before the first call (each
  * call leaves it zeroed); calls sharing it must not overlap. On `stream`;
  * returns 0 or -1 (message on stderr). */
