@@ -11,14 +11,18 @@ void bench_options_usage(FILE *out) {
       out,
       "usage: mnist_bench [--repeats N] [--json FILE] [--data-dir DIR]\n"
       "                   [--device N] [--precision P] [--activation A]\n"
-      "                   [--no-layers]\n"
+      "                   [--autotune MODE] [--no-layers]\n"
       "                   [--profile-step]\n"
       "Trains fused, unfused and auto side by side (one warm-up epoch, then\n"
       "N interleaved timed epochs each, default 5, at most %d) at\n"
       "784-100-10 batch 256, 784-1024-1024-10 batch 256 and\n"
       "784-4096-4096-10 batch 4096, in every precision (fp32, tf32, bf16,\n"
       "fp16) or only in --precision P, with ReLU and GELU hidden layers\n"
-      "or only --activation A, then times single FP32 layers.\n"
+      "or only --activation A; then times every cuBLASLt call of one step\n"
+      "of each network, in each of those precisions (ReLU, or A): the\n"
+      "matmul alone, fused and unfused (--no-layers skips this part).\n"
+      "--autotune exact|fast|off: how the plans pick algorithms (default\n"
+      "exact, as mnist_train; see mnist_train --help).\n"
       "--json writes the same numbers. Each flag at most once.\n"
       "--profile-step: instead, after a warm-up epoch, runs one fused and\n"
       "then one unfused step of each network (precision P, default fp32)\n"
@@ -41,12 +45,21 @@ static void store_activation(void *target, int index) {
   *(int *)target = index ? LT_ACTIVATION_GELU : LT_ACTIVATION_RELU;
 }
 
+static const char *const autotune_names[] = {"exact", "fast", "off", NULL};
+
+static void store_autotune(void *target, int index) {
+  static const gpu_autotune values[] = {GPU_AUTOTUNE_EXACT, GPU_AUTOTUNE_FAST,
+                                        GPU_AUTOTUNE_OFF};
+  *(int *)target = (int)values[index];
+}
+
 int bench_options_parse(bench_options *out, int argc, char **argv, char *err,
                         size_t err_size) {
   memset(out, 0, sizeof *out);
   out->repeats = 5;
   out->precision = -1;
   out->activation = -1;
+  out->autotune = (int)GPU_AUTOTUNE_EXACT;
   const cli_flag flags[] = {
       {.name = "repeats",
        .kind = CLI_INT,
@@ -70,6 +83,11 @@ int bench_options_parse(bench_options *out, int argc, char **argv, char *err,
        .target = &out->activation,
        .choices = activation_names,
        .store = store_activation},
+      {.name = "autotune",
+       .kind = CLI_CHOICE,
+       .target = &out->autotune,
+       .choices = autotune_names,
+       .store = store_autotune},
       {.name = "no-layers",
        .kind = CLI_SWITCH,
        .target = &out->skip_layers,

@@ -17,6 +17,7 @@ typedef struct bench_options {
   int skip_layers; /* --no-layers */
   int precision;   /* a gpu_precision, or -1: all of them */
   int activation;  /* an lt_activation, or -1: both */
+  int autotune;    /* a gpu_autotune (default exact) */
   int profile;     /* --profile-step: one fused and one unfused step per
                       network, in `precision` (fp32 when -1) */
   int help;

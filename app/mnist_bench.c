@@ -252,6 +252,44 @@ static int profile_steps(const mnist_dataset *data, gpu_context *ctx,
   return 0;
 }
 
+/* Every call of one step of each network, in each wanted precision, with
+ * ReLU (or --activation's): a fused trainer per network and precision,
+ * trained one epoch, its calls timed (bench_layers.h). */
+static int bench_calls(FILE *json, const mnist_dataset *data,
+                       const bench_options *o, gpu_context *const *contexts) {
+  lt_activation act =
+      o->activation < 0 ? LT_ACTIVATION_RELU : (lt_activation)o->activation;
+  int first = 1;
+  bench_layer_calls_header();
+  for (int i = 0; i < NETS; i++)
+    for (int p = 0; p < GPU_PRECISION_COUNT; p++) {
+      if (o->precision >= 0 && p != o->precision) continue;
+      trainer_config c = trainer_config_defaults();
+      char err[128], name[64];
+      if (trainer_config_set_hidden(&c, nets[i].hidden, nets[i].hidden_count,
+                                    err, sizeof err) != 0) {
+        fprintf(stderr, "mnist_bench: %s\n", err);
+        return -1;
+      }
+      c.batch = nets[i].batch;
+      c.epochs = 1;
+      c.mode = MLP_MODE_FUSED;
+      c.activation = act;
+      trainer_config_name(name, sizeof name, &c);
+      trainer *t = NULL;
+      epoch_stats s;
+      int status = trainer_create(&t, contexts[p], data, &c);
+      if (status == 0) status = trainer_run_epoch(t, 0, &s);
+      if (status == 0)
+        status = bench_layer_calls(json, t, contexts[p], name,
+                                   gpu_precision_name((gpu_precision)p),
+                                   lt_activation_name(act), &first);
+      trainer_destroy(t);
+      if (status != 0) return -1;
+    }
+  return 0;
+}
+
 /* The ceilings, the legend and the table header (and the JSON's). */
 static void print_preamble(FILE *json, const gpu_context *ctx,
                            const bench_options *o, const double *peaks,
@@ -265,10 +303,10 @@ static void print_preamble(FILE *json, const gpu_context *ctx,
   printf("\none dependent kernel in a CUDA graph (empty kernel): %.2f us\n",
          launch_us);
   printf("%d timed epochs per row after one warm-up epoch, rows interleaved "
-         "round-robin; median (min-max); autotune exact.\n"
+         "round-robin; median (min-max); autotune %s.\n"
          "auto: per call the faster of fused and unfused (--show-plans of "
          "mnist_train lists the choices).\n\n",
-         o->repeats);
+         o->repeats, gpu_autotune_name((gpu_autotune)o->autotune));
   printf("kernels: per step / on its longest chain; floor: that chain x one "
          "launch x steps (ms per epoch); of peak: of the measured matmul "
          "rate of that precision\n\n");
@@ -283,7 +321,10 @@ static void print_preamble(FILE *json, const gpu_context *ctx,
       if (peaks[p] > 0)
         fprintf(json, "%s\"%s\": %.3f", listed++ ? ", " : "",
                 gpu_precision_name((gpu_precision)p), peaks[p]);
-    fprintf(json, "},\n  \"launch_us\": %.3f,\n  \"training\": [\n", launch_us);
+    fprintf(json,
+            "},\n  \"launch_us\": %.3f,\n  \"autotune\": \"%s\",\n"
+            "  \"training\": [\n",
+            launch_us, gpu_autotune_name((gpu_autotune)o->autotune));
   }
 }
 
@@ -298,6 +339,7 @@ static int run(const bench_options *o, const mnist_dataset *data) {
     gpu_options options = gpu_options_defaults();
     options.device = o->device;
     options.precision = (gpu_precision)p;
+    options.autotune = (gpu_autotune)o->autotune;
     if (gpu_context_create(&contexts[p], &options) != 0) goto done;
   }
   if (o->profile) {
@@ -325,10 +367,8 @@ static int run(const bench_options *o, const mnist_dataset *data) {
     if (bench_network(json, &nets[i], data, o, contexts, peaks, launch_us,
                       i == 0) != 0)
       goto done;
-  if (json) fprintf(json, "\n  ],\n  \"layers\": [\n");
-  int first = 1;
-  if (!o->skip_layers && bench_layers(json, contexts[0], &first) != 0)
-    goto done;
+  if (json) fprintf(json, "\n  ],\n  \"calls\": [\n");
+  if (!o->skip_layers && bench_calls(json, data, o, contexts) != 0) goto done;
   if (json) fprintf(json, "\n  ]\n}\n");
   status = EXIT_SUCCESS;
 done:

@@ -67,4 +67,10 @@ int trainer_get_params(const trainer *t, float *h_slab);
 int trainer_predict_test(trainer *t, int *h_pred, float *h_prob);
 const mlp *trainer_network(const trainer *t);
 
+/* The cuBLASLt calls of a training step on the first training batch of the
+ * current epoch (mlp_step_calls): after trainer_create the batches are
+ * gathered, so the calls read real images and the buffers the last step
+ * left. Returns the count. */
+int trainer_step_calls(const trainer *t, mlp_call calls[MLP_MAX_STEP_CALLS]);
+
 #endif

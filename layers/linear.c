@@ -10,19 +10,14 @@
 
 /* The call's shape in the layer's storage type, with its activation's
  * epilogues (ReLU or GELU). */
-static int matmul(gpu_context *ctx, int lane, lt_matmul_call *call,
-                  const linear_layer *layer, mlp_mode mode) {
-  call->shape.type = layer->type;
-  call->shape = lt_shape_activation(call->shape, layer->activation);
-  switch (mode) {
-  case MLP_MODE_UNFUSED: return lt_matmul_unfused_on(ctx, lane, call);
-  case MLP_MODE_AUTO: return lt_matmul_auto_on(ctx, lane, call);
-  default: return lt_matmul_on(ctx, lane, call);
-  }
+static lt_matmul_call typed(lt_matmul_call call, const linear_layer *layer) {
+  call.shape.type = layer->type;
+  call.shape = lt_shape_activation(call.shape, layer->activation);
+  return call;
 }
 
-int linear_forward(gpu_context *ctx, linear_layer *layer, const void *d_x,
-                   int n, mlp_mode mode) {
+lt_matmul_call linear_forward_call(const linear_layer *layer, const void *d_x,
+                                   int n) {
   /* Y (out, n) = op(Wt) X + b [ReLU]: A = Wt (in, out) transposed, B = X
    * (in, n); RELU_AUX_BIAS also writes the ReLU bits into d_aux
    * (GELU_AUX_BIAS: the GELU input). */
@@ -34,11 +29,11 @@ int linear_forward(gpu_context *ctx, linear_layer *layer, const void *d_x,
       .d_bias = layer->d_b,
       .d_aux = layer->relu ? layer->d_aux : NULL,
   };
-  return matmul(ctx, GPU_LANE_MAIN, &call, layer, mode);
+  return typed(call, layer);
 }
 
-int linear_backward_data(gpu_context *ctx, int lane, const linear_layer *layer,
-                         linear_layer *below, int n, mlp_mode mode) {
+lt_matmul_call linear_backward_data_call(const linear_layer *layer,
+                                         const linear_layer *below, int n) {
   /* dZ_below (in, n) = Wt (in, out) dZ (out, n), masked by the bits the
    * layer below saved in its forward call (same n, same aux_ld), and that
    * layer's bias gradient db_below[in]. */
@@ -50,11 +45,11 @@ int linear_backward_data(gpu_context *ctx, int lane, const linear_layer *layer,
       .d_bias_grad = below->d_db,
       .d_aux = below->d_aux,
   };
-  return matmul(ctx, lane, &call, layer, mode);
+  return typed(call, layer);
 }
 
-int linear_backward_weights(gpu_context *ctx, int lane, linear_layer *layer,
-                            const void *d_x, int n, mlp_mode mode) {
+lt_matmul_call linear_backward_weights_call(const linear_layer *layer,
+                                            const void *d_x, int n) {
   /* dWt (in, out) = X (in, n) dZ^T: B = dZ stored (out, n), transposed.
    * The output layer's bias gradient rides along (BGRADB sums op(B) over
    * the batch); a hidden layer's came from the DRELU_BGRAD above. */
@@ -66,5 +61,32 @@ int linear_backward_weights(gpu_context *ctx, int lane, linear_layer *layer,
       .d_d = layer->d_dwt,
       .d_bias_grad = bias_here ? layer->d_db : NULL,
   };
-  return matmul(ctx, lane, &call, layer, mode);
+  return typed(call, layer);
+}
+
+static int matmul(gpu_context *ctx, int lane, const lt_matmul_call *call,
+                  mlp_mode mode) {
+  switch (mode) {
+  case MLP_MODE_UNFUSED: return lt_matmul_unfused_on(ctx, lane, call);
+  case MLP_MODE_AUTO: return lt_matmul_auto_on(ctx, lane, call);
+  default: return lt_matmul_on(ctx, lane, call);
+  }
+}
+
+int linear_forward(gpu_context *ctx, linear_layer *layer, const void *d_x,
+                   int n, mlp_mode mode) {
+  lt_matmul_call call = linear_forward_call(layer, d_x, n);
+  return matmul(ctx, GPU_LANE_MAIN, &call, mode);
+}
+
+int linear_backward_data(gpu_context *ctx, int lane, const linear_layer *layer,
+                         linear_layer *below, int n, mlp_mode mode) {
+  lt_matmul_call call = linear_backward_data_call(layer, below, n);
+  return matmul(ctx, lane, &call, mode);
+}
+
+int linear_backward_weights(gpu_context *ctx, int lane, linear_layer *layer,
+                            const void *d_x, int n, mlp_mode mode) {
+  lt_matmul_call call = linear_backward_weights_call(layer, d_x, n);
+  return matmul(ctx, lane, &call, mode);
 }

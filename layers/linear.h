@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "../gpu/gpu_context.h"
+#include "../gpu/lt_matmul.h"
 #include "mlp_mode.h"
 
 /* Every matrix and vector below has the element type `type` (FP32, or BF16
@@ -57,5 +58,15 @@ int linear_backward_data(gpu_context *ctx, int lane, const linear_layer *layer,
  * (lt_shape_backward_weights). */
 int linear_backward_weights(gpu_context *ctx, int lane, linear_layer *layer,
                             const void *d_x, int n, mlp_mode mode);
+
+/* The calls the three functions above make, built but not launched: shape
+ * (in the layer's type, with its activation's epilogues) and buffers. For
+ * tools that time or inspect one call (mnist_bench). */
+lt_matmul_call linear_forward_call(const linear_layer *layer, const void *d_x,
+                                   int n);
+lt_matmul_call linear_backward_data_call(const linear_layer *layer,
+                                         const linear_layer *below, int n);
+lt_matmul_call linear_backward_weights_call(const linear_layer *layer,
+                                            const void *d_x, int n);
 
 #endif

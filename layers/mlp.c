@@ -237,6 +237,28 @@ int mlp_backward(mlp *net, gpu_context *ctx, const void *d_x,
   return 0;
 }
 
+int mlp_step_calls(const mlp *net, const void *d_x, int n,
+                   mlp_call calls[MLP_MAX_STEP_CALLS]) {
+  int depth = net->layout.depth, count = 0;
+  const void *input = d_x;
+  for (int l = 0; l < depth; l++) {
+    calls[count++] = (mlp_call){linear_forward_call(&net->layers[l], input, n),
+                                MLP_CALL_FORWARD, l, GPU_LANE_MAIN};
+    input = net->layers[l].d_y;
+  }
+  for (int l = depth - 1; l >= 0; l--) {
+    const linear_layer *layer = &net->layers[l];
+    input = l == 0 ? d_x : net->layers[l - 1].d_y;
+    calls[count++] = (mlp_call){linear_backward_weights_call(layer, input, n),
+                                MLP_CALL_WEIGHTS, l, GPU_LANE_SIDE};
+    if (l > 0)
+      calls[count++] =
+          (mlp_call){linear_backward_data_call(layer, &net->layers[l - 1], n),
+                     MLP_CALL_DATA_GRADIENT, l, GPU_LANE_MAIN};
+  }
+  return count;
+}
+
 sgd_slabs mlp_sgd_slabs(const mlp *net) {
   sgd_slabs s = {.d_params = net->d_params,
                  .d_velocity = net->d_velocity,

@@ -122,6 +122,34 @@ int mlp_predict(mlp *net, gpu_context *ctx, const void *d_x, int n,
 int mlp_evaluate(mlp *net, gpu_context *ctx, const void *d_x,
                  const int *d_labels, int n, mlp_mode mode, double *d_stats);
 
+/* One cuBLASLt call of a training step, as mlp_forward and mlp_backward
+ * make it (linear_*_call), on the lane it runs on. */
+typedef enum mlp_call_kind {
+  MLP_CALL_FORWARD,       /* layer's forward: RELU_AUX_BIAS or BIAS */
+  MLP_CALL_DATA_GRADIENT, /* layer's input gradient: DRELU_BGRAD */
+  MLP_CALL_WEIGHTS        /* layer's weight gradient: DEFAULT or BGRADB */
+} mlp_call_kind;
+
+typedef struct mlp_call {
+  lt_matmul_call call;
+  mlp_call_kind kind;
+  int layer; /* 0 = the first (784 -> widths[1]) */
+  int lane;  /* GPU_LANE_MAIN or GPU_LANE_SIDE */
+} mlp_call;
+
+/* Most calls of a step: a forward and a weight gradient per layer, a data
+ * gradient for every layer but the first. */
+#define MLP_MAX_STEP_CALLS (3 * MLP_MAX_LAYERS - 1)
+
+/* Fills calls[0 .. count) with the matmul calls of one training step on
+ * d_x (widths[0], n) in the order the step enqueues them (forwards from
+ * the bottom, then per layer from the top its weight gradient and, but for
+ * layer 0, its data gradient); returns count. Running them rewrites the
+ * step's outputs (activations, masks, gradients) from the buffers' current
+ * contents, as a step would. */
+int mlp_step_calls(const mlp *net, const void *d_x, int n,
+                   mlp_call calls[MLP_MAX_STEP_CALLS]);
+
 /* (classes, n) logits of the last forward pass, ld lt_ld(classes), in
  * net->type. */
 const void *mlp_logits(const mlp *net);

@@ -60,6 +60,7 @@ static const net_case cases[] = {
     {{784, 129, 100, 10}, 3, 96, 96, 0},
     {{784, 129, 100, 10}, 3, 96, 37, 0}, /* partial last batch */
     {{37, 7, 10}, 2, 256, 256, 0},
+    {{37, 7, 10}, 2, 1500, 1500, 0}, /* the loss in several blocks */
     {{784, 1, 10}, 2, 1, 1, 0},
     {{127, 10}, 1, 33, 33, 0},             /* no hidden layer */
     {{784, 256, 128, 10}, 3, 256, 256, 1}, /* TF32 */
@@ -307,6 +308,69 @@ START_TEST(step_matches_oracle_fused_and_unfused) {
 }
 END_TEST
 
+/* mlp_step_calls lists the step's calls (what mnist_bench times per call):
+ * 3 depth - 1 of them, with the epilogues of the step, and running them in
+ * order after the step's loss gradient reproduces the step's gradients and
+ * masks bit for bit (same plans, same operands). */
+START_TEST(step_calls_are_the_step) {
+  const int widths[4] = {37, 24, 16, 10}, depth = 3, n = 40;
+  test_rng rng;
+  test_rng_init(&rng, seed + 99);
+  gpu_context *ctx = test_context(GPU_AUTOTUNE_EXACT, GPU_PRECISION_FP32);
+  ck_assert_ptr_nonnull(ctx);
+  mlp *net = NULL;
+  ck_assert_int_eq(mlp_create(&net, widths, depth, n, LT_DTYPE_F32), 0);
+  ck_assert_int_eq(mlp_init_params(net, ctx, seed + 99), 0);
+  test_batch b = test_batch_make(&rng, widths[0], n, 10, LT_DTYPE_F32);
+  size_t slab = net->layout.slab_floats;
+  size_t mask_bytes = oracle_mask_bytes(&net->layout, n);
+  float *step = malloc(slab * sizeof(float)),
+        *calls = malloc(slab * sizeof(float));
+  uint8_t *step_masks = malloc(mask_bytes + 1),
+          *call_masks = malloc(mask_bytes + 1);
+  double stats[2];
+  gpu_step(step, step_masks, stats, net, ctx, &b, n, MLP_MODE_FUSED);
+
+  mlp_call list[MLP_MAX_STEP_CALLS];
+  ck_assert_int_eq(mlp_step_calls(net, b.d_x, n, list), 3 * depth - 1);
+  const lt_epilogue want[8] = {
+      LT_EPILOGUE_RELU_AUX_BIAS, LT_EPILOGUE_RELU_AUX_BIAS, LT_EPILOGUE_BIAS,
+      LT_EPILOGUE_BGRADB,        LT_EPILOGUE_DRELU_BGRAD,   LT_EPILOGUE_DEFAULT,
+      LT_EPILOGUE_DRELU_BGRAD,   LT_EPILOGUE_DEFAULT};
+  for (int i = 0; i < 3 * depth - 1; i++)
+    ck_assert_msg(list[i].call.shape.epilogue == want[i],
+                  "call %d: epilogue %s, want %s", i,
+                  lt_epilogue_name(list[i].call.shape.epilogue),
+                  lt_epilogue_name(want[i]));
+  ck_assert_int_eq(list[4].call.shape.m, widths[2]); /* data grad 3 -> 2 */
+  ck_assert_int_eq(list[4].call.shape.k, widths[3]);
+  ck_assert_int_eq(list[3].lane, GPU_LANE_SIDE);
+
+  /* Clear what the calls write, then run them (the top layer's dZ, from
+   * the loss, stays). */
+  test_fill_device(net->d_grads, 0, slab * sizeof(float));
+  for (int l = 0; l + 1 < depth; l++)
+    test_fill_device(net->layers[l].d_aux, 0, lt_aux_bytes(widths[l + 1], n));
+  for (int i = 0; i < 3 * depth - 1; i++)
+    ck_assert_int_eq(lt_matmul(ctx, &list[i].call), 0);
+  test_download(calls, net->d_grads, slab * sizeof(float));
+  uint8_t *m = call_masks;
+  for (int l = 0; l + 1 < depth; l++) {
+    test_download(m, net->layers[l].d_aux, lt_aux_bytes(widths[l + 1], n));
+    m += lt_aux_bytes(widths[l + 1], n);
+  }
+  ck_assert_int_eq(memcmp(step, calls, slab * sizeof(float)), 0);
+  ck_assert_int_eq(memcmp(step_masks, call_masks, mask_bytes), 0);
+  free(step);
+  free(calls);
+  free(step_masks);
+  free(call_masks);
+  test_batch_free(&b);
+  mlp_destroy(net);
+  gpu_context_destroy(ctx);
+}
+END_TEST
+
 int main(void) {
   test_require_gpu("mlp");
   seed = test_seed("mlp");
@@ -315,6 +379,7 @@ int main(void) {
   tcase_set_timeout(tc, 600);
   tcase_add_loop_test(tc, step_matches_oracle_fused_and_unfused, 0,
                       (int)(sizeof cases / sizeof cases[0]));
+  tcase_add_test(tc, step_calls_are_the_step);
   suite_add_tcase(suite, tc);
   return test_run_suite(suite, 1);
 }
