@@ -38,11 +38,12 @@ static int time_call(gpu_context *ctx, const lt_matmul_call *call,
 }
 
 void bench_layer_calls_header(void) {
-  printf("\nevery call of one step, as the step makes it (shape, epilogue, "
-         "the network's own\nbuffers after its timed epochs): us per call, "
-         "median of CUDA-graph replays;\nlane: where the step runs it "
-         "(side: beside the main chain); unfused / fused > 1: fused is "
-         "faster\n");
+  printf(
+      "\nevery call of one step, as the step makes it (shape, epilogue, "
+      "the network's own\nbuffers after one epoch of training): us per call, "
+      "median of CUDA-graph replays;\nlane: where the step runs it "
+      "(side: beside the main chain); unfused / fused > 1: fused is "
+      "faster\n");
   printf("%-18s %-5s %-4s %-15s %-4s %5s %5s %5s  %-14s %9s %9s %9s %8s\n",
          "network", "prec", "act", "call", "lane", "m", "n", "k", "epilogue",
          "matmul", "fused", "unfused", "un/fused");

@@ -45,12 +45,8 @@ static void store_activation(void *target, int index) {
   *(int *)target = index ? LT_ACTIVATION_GELU : LT_ACTIVATION_RELU;
 }
 
-static const char *const autotune_names[] = {"exact", "fast", "off", NULL};
-
 static void store_autotune(void *target, int index) {
-  static const gpu_autotune values[] = {GPU_AUTOTUNE_EXACT, GPU_AUTOTUNE_FAST,
-                                        GPU_AUTOTUNE_OFF};
-  *(int *)target = (int)values[index];
+  *(int *)target = (int)gpu_autotune_choice(index);
 }
 
 int bench_options_parse(bench_options *out, int argc, char **argv, char *err,
@@ -86,7 +82,7 @@ int bench_options_parse(bench_options *out, int argc, char **argv, char *err,
       {.name = "autotune",
        .kind = CLI_CHOICE,
        .target = &out->autotune,
-       .choices = autotune_names,
+       .choices = gpu_autotune_choices(),
        .store = store_autotune},
       {.name = "no-layers",
        .kind = CLI_SWITCH,

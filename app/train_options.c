@@ -152,7 +152,6 @@ static const char *const mode_names[] = {"fused", "unfused", "auto", NULL};
 static const char *const precision_names[] = {"fp32", "tf32", "bf16", "fp16",
                                               NULL};
 static const char *const schedule_names[] = {"cosine", "constant", NULL};
-static const char *const autotune_names[] = {"exact", "fast", "off", NULL};
 
 static void store_mode(void *target, int index) {
   static const mlp_mode values[] = {MLP_MODE_FUSED, MLP_MODE_UNFUSED,
@@ -199,9 +198,7 @@ static void store_cosine(void *target, int index) {
 }
 
 static void store_autotune(void *target, int index) {
-  static const gpu_autotune values[] = {GPU_AUTOTUNE_EXACT, GPU_AUTOTUNE_FAST,
-                                        GPU_AUTOTUNE_OFF};
-  *(gpu_autotune *)target = values[index];
+  *(gpu_autotune *)target = gpu_autotune_choice(index);
 }
 
 int train_options_parse(train_options *out, int argc, char **argv, char *err,
@@ -285,7 +282,7 @@ int train_options_parse(train_options *out, int argc, char **argv, char *err,
       {.name = "autotune",
        .kind = CLI_CHOICE,
        .target = &out->gpu.autotune,
-       .choices = autotune_names,
+       .choices = gpu_autotune_choices(),
        .store = store_autotune},
       {.name = "device",
        .kind = CLI_INT,

@@ -7,11 +7,18 @@
  * and only the gap between two dependent kernels of the step shrinks
  * (measured in docs/performance.md). Stream capture keeps the relation as a
  * programmatic edge of the graph. Every kernel launched with gpu_launch
- * must call gpu_wait_previous() first. */
+ * must call gpu_wait_previous() first. The wait exists in device code for
+ * sm_90 and later only, so the build allows the early start only when every
+ * architecture it compiles for is sm_90 or later (MNIST_EARLY_LAUNCH, set by
+ * CMakeLists.txt); otherwise gpu_launch is a plain launch. */
 #ifndef MNIST_EPILOGS_GPU_LAUNCH_CUH
 #define MNIST_EPILOGS_GPU_LAUNCH_CUH
 
 #include <cuda_runtime.h>
+
+#ifndef MNIST_EARLY_LAUNCH
+#error "MNIST_EARLY_LAUNCH must be 0 or 1 (CMakeLists.txt sets it)"
+#endif
 
 /* Waits for the kernel before this one on the stream (a no-op when there
  * is none, or when the launch did not allow an early start). */
@@ -29,7 +36,7 @@ static inline cudaError_t gpu_launch(void (*kernel)(Params...), dim3 grid,
                                      Args... args) {
   cudaLaunchAttribute early;
   early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  early.val.programmaticStreamSerializationAllowed = 1;
+  early.val.programmaticStreamSerializationAllowed = MNIST_EARLY_LAUNCH;
   cudaLaunchConfig_t config = {};
   config.gridDim = grid;
   config.blockDim = block;

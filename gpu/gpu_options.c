@@ -19,6 +19,17 @@ const char *gpu_autotune_name(gpu_autotune autotune) {
   return "(unknown)";
 }
 
+const char *const *gpu_autotune_choices(void) {
+  static const char *const names[] = {"exact", "fast", "off", NULL};
+  return names;
+}
+
+gpu_autotune gpu_autotune_choice(int index) {
+  static const gpu_autotune modes[] = {GPU_AUTOTUNE_EXACT, GPU_AUTOTUNE_FAST,
+                                       GPU_AUTOTUNE_OFF};
+  return modes[index];
+}
+
 const char *gpu_precision_name(gpu_precision precision) {
   switch (precision) {
   case GPU_PRECISION_FP32: return "fp32";

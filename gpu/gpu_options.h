@@ -58,4 +58,9 @@ gpu_options gpu_options_defaults(void);
 
 const char *gpu_autotune_name(gpu_autotune autotune);
 
+/* The values a --autotune flag takes ("exact", "fast", "off"),
+ * NULL-terminated, and the mode the index-th of them names. */
+const char *const *gpu_autotune_choices(void);
+gpu_autotune gpu_autotune_choice(int index);
+
 #endif

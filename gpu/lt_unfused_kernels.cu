@@ -125,9 +125,10 @@ extern "C" int lt_bias_act_forward(lt_dtype type, void *d_y, int ld,
  * (columns start + s, start + s + 8, ...) in order, the 8 slices are added
  * in order in shared memory, and partial[chunk][row] is written.
  * SUM_TARGET_BLOCKS: a thread has one 16-byte load in flight per column,
- * so reaching memory speed takes every thread slot of the GPU: 8 blocks of
- * 256 threads on each of an H200's 132 SMs. (264 blocks left the
- * 4096 x 4096 BF16 pass at 31 us, 2.1 TB/s; ncu, issue 9.) */
+ * so memory speed takes many threads: 1056 blocks (8 per SM of an H200;
+ * at 48 registers per thread 5 fit at once, so about 1.6 waves) took the
+ * 4096 x 4096 BF16 pass from 31 us with 264 blocks to 22 us (ncu,
+ * docs/performance.md). */
 enum {
   SUM_GROUPS = 32,
   SUM_SLICES = 8,

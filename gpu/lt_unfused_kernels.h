@@ -50,8 +50,9 @@ size_t lt_row_sums_scratch(int m, int n);
  *   GELU: g[i, j] *= GELU'(aux (i, j)) (the DGELU_BGRAD step);
  *   NONE: nothing: g is only read (the BGRADB sum).
  * Partial sums of column chunks go to d_scratch (lt_row_sums_scratch
- * bytes, 16-byte aligned), then a second kernel adds them in chunk
- * order. */
+ * bytes, 16-byte aligned), then a second kernel adds them in a fixed order
+ * (8 slices of chunks y, y + 8, ..., each in order, then the slices in
+ * order): deterministic for given (m, n). */
 int lt_row_sums(lt_dtype type, void *d_db, void *d_g, int ld, lt_act_kernel act,
                 const void *d_aux, int aux_ld, int m, int n, float *d_scratch,
                 cudaStream_t stream);

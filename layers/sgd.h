@@ -28,7 +28,8 @@ typedef struct sgd_slabs {
  * costs no extra kernel. lr = *d_lr is read on the GPU (a schedule changes
  * it without touching a captured graph). With momentum == 0 the velocity
  * is unused: p -= lr * g. Slabs are 16-byte aligned; a count that is a
- * multiple of 8 takes 16-byte loads. On `stream`; returns 0 or -1
+ * multiple of 4 takes four elements per thread (16-byte loads of the FP32
+ * slabs, 8-byte loads of 16-bit gradients). On `stream`; returns 0 or -1
  * (message on stderr). */
 int sgd_update(const sgd_slabs *slabs, const float *d_lr, float momentum,
                float grad_unscale, cudaStream_t stream);

@@ -25,6 +25,7 @@ typedef struct xent_partial {
 } xent_partial;
 
 extern "C" size_t xent_scratch_bytes(int max_n) {
+  if (max_n < 1) max_n = 1;
   int threads = xent_threads(max_n);
   size_t blocks = ((size_t)max_n + threads - 1) / threads;
   return sizeof(xent_partial) * (blocks + 1);
@@ -119,6 +120,11 @@ extern "C" int xent_loss_grad(lt_dtype type, void *d_dlogits, double *d_stats,
                               const void *d_logits, int ld, const int *d_labels,
                               int classes, int n, float grad_scale,
                               void *d_scratch, cudaStream_t stream) {
+  if (n < 1) {
+    fprintf(stderr,
+            "xent_loss_grad: expected a batch of at least 1, found %d\n", n);
+    return -1;
+  }
   int threads = xent_threads(n);
   int blocks = (n + threads - 1) / threads;
   LT_DISPATCH(type, gpu_launch(xent_kernel<T>, dim3(blocks), dim3(threads),

@@ -60,6 +60,7 @@ static const net_case cases[] = {
     {{784, 129, 100, 10}, 3, 96, 96, 0},
     {{784, 129, 100, 10}, 3, 96, 37, 0}, /* partial last batch */
     {{37, 7, 10}, 2, 256, 256, 0},
+    {{37, 7, 10}, 2, 1024, 1000, 0}, /* the loss in one block of 32 warps */
     {{37, 7, 10}, 2, 1500, 1500, 0}, /* the loss in several blocks */
     {{784, 1, 10}, 2, 1, 1, 0},
     {{127, 10}, 1, 33, 33, 0},             /* no hidden layer */
@@ -346,11 +347,17 @@ START_TEST(step_calls_are_the_step) {
   ck_assert_int_eq(list[4].call.shape.k, widths[3]);
   ck_assert_int_eq(list[3].lane, GPU_LANE_SIDE);
 
-  /* Clear what the calls write, then run them (the top layer's dZ, from
-   * the loss, stays). */
+  /* Clear what the calls write (gradients and masks to 0, the hidden
+   * layers' outputs and dZ to NaN, so that a call writing the wrong buffer
+   * or nothing poisons what follows), then run them; the top layer's dZ,
+   * from the loss, stays. */
   test_fill_device(net->d_grads, 0, slab * sizeof(float));
-  for (int l = 0; l + 1 < depth; l++)
+  for (int l = 0; l + 1 < depth; l++) {
+    size_t values = (size_t)lt_ld(widths[l + 1]) * n * sizeof(float);
     test_fill_device(net->layers[l].d_aux, 0, lt_aux_bytes(widths[l + 1], n));
+    test_fill_device(net->layers[l].d_y, 0xFF, values);
+    test_fill_device(net->layers[l].d_dz, 0xFF, values);
+  }
   for (int i = 0; i < 3 * depth - 1; i++)
     ck_assert_int_eq(lt_matmul(ctx, &list[i].call), 0);
   test_download(calls, net->d_grads, slab * sizeof(float));

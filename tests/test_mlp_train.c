@@ -148,7 +148,7 @@ END_TEST
 /* The SGD kernel: v = mu v + g; p -= lr v in FP32 (within 1e-6: the GPU
  * may fuse the multiply-adds, the host does not). */
 START_TEST(sgd_update_matches_formula) {
-  enum { COUNT = 1001 };
+  enum { COUNT = 1005 };
   test_rng rng;
   test_rng_init(&rng, seed);
   float p[COUNT], v[COUNT], g[COUNT];
@@ -157,8 +157,10 @@ START_TEST(sgd_update_matches_formula) {
     v[i] = (float)test_rng_uniform(&rng, -1, 1);
     g[i] = (float)test_rng_uniform(&rng, -1, 1);
   }
-  size_t counts[2] = {COUNT, 1000}; /* scalar and 8-wide paths */
-  for (int t = 0; t < 2; t++) {
+  /* The scalar path, and the 4-wide one at a multiple of 8 and at one of
+   * 4 only. */
+  size_t counts[3] = {COUNT, 1000, 1004};
+  for (int t = 0; t < 3; t++) {
     float *d_p = test_upload(p, sizeof p), *d_v = test_upload(v, sizeof v);
     float *d_g = test_upload(g, sizeof g);
     const float lr = 0.1f;

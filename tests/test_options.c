@@ -215,6 +215,10 @@ START_TEST(bench_flags_are_strict) {
   ck_assert_int_eq(o.device, 1);
   ck_assert_int_eq(o.skip_layers, 1);
   ck_assert_str_eq(o.data_dir, "/d");
+  ck_assert_int_eq(o.autotune, GPU_AUTOTUNE_EXACT); /* the default */
+  char *fast[] = {"mnist_bench", "--autotune", "fast"};
+  ck_assert_int_eq(bench_options_parse(&o, 3, fast, err, sizeof err), 0);
+  ck_assert_int_eq(o.autotune, GPU_AUTOTUNE_FAST);
   const char *bad[][3] = {
       {"--repeats", "5x", "--repeats: expected a whole number from 1 to 100"},
       {"--repeats", "4294967297", "--repeats"},
@@ -222,6 +226,7 @@ START_TEST(bench_flags_are_strict) {
       {"--device", "abc", "--device: expected a whole number"},
       {"--json", "", "--json"},
       {"--fast", NULL, "unknown flag '--fast'"},
+      {"--autotune", "slow", "--autotune: expected 'exact', 'fast' or 'off'"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     char *argv[3] = {"mnist_bench", (char *)bad[i][0], (char *)bad[i][1]};
