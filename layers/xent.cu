@@ -31,6 +31,27 @@ extern "C" size_t xent_scratch_bytes(int max_n) {
   return sizeof(xent_partial) * (blocks + 1);
 }
 
+/* Over one sample's logits z[0 .. classes): the largest (*zmax), the
+ * first class that has it (*argmax, as the hit count and predictions take
+ * it), and the softmax denominator sum exp(z - zmax), in FP32. */
+template <typename T>
+__device__ __forceinline__ float softmax_sum(const T *z, int classes,
+                                             float *zmax, int *argmax) {
+  float top = lt_to_float(z[0]);
+  int at = 0;
+  for (int c = 1; c < classes; c++)
+    if (lt_to_float(z[c]) > top) {
+      top = lt_to_float(z[c]);
+      at = c;
+    }
+  float sum = 0.0f;
+  for (int c = 0; c < classes; c++)
+    sum += expf(lt_to_float(z[c]) - top);
+  *zmax = top;
+  *argmax = at;
+  return sum;
+}
+
 /* One thread per sample, xent_threads(n) per block. Each block reduces its
  * loss and hit count with warp shuffles and adds the warp sums in warp
  * order; a lone block adds them to stats; otherwise each block writes its
@@ -55,17 +76,9 @@ __global__ void xent_kernel(T *__restrict__ dlogits, double *stats,
   if (j < n) {
     const T *z = logits + (size_t)j * ld;
     int label = labels[j];
-    float zmax = lt_to_float(z[0]);
-    int argmax = 0;
-    for (int c = 1; c < classes; c++)
-      if (lt_to_float(z[c]) > zmax) {
-        zmax = lt_to_float(z[c]);
-        argmax = c;
-      }
-    float sum = 0.0f;
-    for (int c = 0; c < classes; c++)
-      sum += expf(lt_to_float(z[c]) - zmax);
-    float log_sum = logf(sum);
+    float zmax;
+    int argmax;
+    float log_sum = logf(softmax_sum(z, classes, &zmax, &argmax));
     loss = (double)(log_sum - (lt_to_float(z[label]) - zmax));
     correct = argmax == label;
     if (dlogits) {
@@ -142,18 +155,11 @@ __global__ void predict_kernel(int *pred, float *prob, const T *logits, int ld,
   int j = blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= n) return;
   const T *z = logits + (size_t)j * ld;
-  float zmax = lt_to_float(z[0]);
-  int argmax = 0;
-  for (int c = 1; c < classes; c++)
-    if (lt_to_float(z[c]) > zmax) {
-      zmax = lt_to_float(z[c]);
-      argmax = c;
-    }
+  float zmax;
+  int argmax;
+  float sum = softmax_sum(z, classes, &zmax, &argmax);
   pred[j] = argmax;
   if (!prob) return;
-  float sum = 0.0f;
-  for (int c = 0; c < classes; c++)
-    sum += expf(lt_to_float(z[c]) - zmax);
   for (int c = 0; c < classes; c++)
     prob[(size_t)j * classes + c] = expf(lt_to_float(z[c]) - zmax) / sum;
 }

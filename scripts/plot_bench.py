@@ -23,6 +23,9 @@ import math
 import os
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import plot_common  # noqa: E402
+
 PROG = "plot_bench.py"
 PRECISIONS = ["fp32", "tf32", "bf16", "fp16"]
 OURS_MODES = ["fused", "unfused", "auto"]
@@ -36,8 +39,7 @@ SERIES = [(("ours", "fused"), "ours fused", "#1f77b4", None),
 
 
 def fail(msg, code=2):
-    print(f"{PROG}: {msg}", file=sys.stderr)
-    sys.exit(code)
+    plot_common.fail(PROG, msg, code)
 
 
 def load(path, what):
@@ -153,14 +155,9 @@ def main():
     series = [s for s in SERIES
               if any(s[0] in cell for p in panels for cell in values[p].values())]
 
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        from matplotlib.patches import Patch
-        from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
-    except ImportError:
-        fail("needs matplotlib: pip install matplotlib", 3)
+    plt = plot_common.pyplot(PROG)
+    from matplotlib.patches import Patch
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
     n = len(panels)
     fig, axes = plt.subplots(1, n, figsize=(max(4.6 * n, 6), 4.4), squeeze=False)
@@ -207,10 +204,7 @@ def main():
         title += f" (PyTorch {torch_version})"
     fig.suptitle(title)
     fig.tight_layout(rect=(0, 0.07, 1, 1))
-    try:
-        fig.savefig(args.output, dpi=args.dpi, metadata={"Software": None})
-    except (OSError, ValueError) as e:
-        fail(f"cannot write {args.output}: {e}", 1)
+    plot_common.save(PROG, fig, args.output, args.dpi)
     print(f"{PROG}: wrote {args.output} ({n} network{'s' if n != 1 else ''})")
 
 

@@ -20,14 +20,16 @@ import math
 import os
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import plot_common  # noqa: E402
+
 PROG = "plot_log.py"
 HEADER = ["epoch", "train_loss", "train_accuracy", "test_loss", "test_accuracy",
           "train_ms", "test_ms", "samples_per_s"]
 
 
 def fail(msg, code=2):
-    print(f"{PROG}: {msg}", file=sys.stderr)
-    sys.exit(code)
+    plot_common.fail(PROG, msg, code)
 
 
 def read_log(path):
@@ -99,14 +101,9 @@ def main():
 
     runs = [(label, read_log(p)) for label, p in zip(labels_for(args.logs), args.logs)]
 
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        from matplotlib.lines import Line2D
-        from matplotlib.ticker import MaxNLocator
-    except ImportError:
-        fail("needs matplotlib: pip install matplotlib", 3)
+    plt = plot_common.pyplot(PROG)
+    from matplotlib.lines import Line2D
+    from matplotlib.ticker import MaxNLocator
 
     fig, (ax_loss, ax_acc) = plt.subplots(1, 2, figsize=(11, 4.2))
     colors = plt.rcParams["axes.prop_cycle"].by_key().get("color", ["C0"])
@@ -141,10 +138,7 @@ def main():
     if args.title:
         fig.suptitle(args.title)
     fig.tight_layout()
-    try:
-        fig.savefig(args.output, dpi=args.dpi, metadata={"Software": None})
-    except (OSError, ValueError) as e:
-        fail(f"cannot write {args.output}: {e}", 1)
+    plot_common.save(PROG, fig, args.output, args.dpi)
     print(f"{PROG}: wrote {args.output} ({len(runs)} run{'s' if len(runs) != 1 else ''})")
 
 
