@@ -1,10 +1,10 @@
 /* bench_options.c: mnist_bench's flags (bench_options.h). */
-#include "bench_options.h"
+#include "app/bench_options.h"
 
 #include <string.h>
 
-#include "../gpu/gpu_options.h"
-#include "cli_flags.h"
+#include "app/cli_flags.h"
+#include "gpu/gpu_options.h"
 
 void bench_options_usage(FILE *out) {
   fprintf(

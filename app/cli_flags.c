@@ -1,5 +1,5 @@
 /* cli_flags.c: the strict flag parser (cli_flags.h). */
-#include "cli_flags.h"
+#include "app/cli_flags.h"
 
 #include <ctype.h>
 #include <errno.h>

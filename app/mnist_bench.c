@@ -13,15 +13,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../data/mnist.h"
-#include "../gpu/gpu_check.h"
-#include "bench_layers.h"
-#include "bench_options.h"
-#include "bench_timing.h"
-#include "data_source.h"
-#include "sample_stats.h"
-#include "train_options.h"
-#include "trainer.h"
+#include "app/bench_options.h"
+#include "app/train_options.h"
+#include "bench/bench_layers.h"
+#include "bench/bench_timing.h"
+#include "data/mnist.h"
+#include "gpu/gpu_check.h"
+#include "train/data_source.h"
+#include "train/sample_stats.h"
+#include "train/trainer.h"
 
 #ifndef MNIST_SOURCE_DIR
 #define MNIST_SOURCE_DIR "."

@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../checkpoint/mlp_checkpoint.h"
-#include "../data/pgm.h"
-#include "checkpoint_io.h"
-#include "cli_flags.h"
-#include "data_source.h"
-#include "trainer.h"
+#include "app/cli_flags.h"
+#include "checkpoint/mlp_checkpoint.h"
+#include "data/pgm.h"
+#include "train/checkpoint_io.h"
+#include "train/data_source.h"
+#include "train/trainer.h"
 
 #ifndef MNIST_SOURCE_DIR
 #define MNIST_SOURCE_DIR "."

@@ -1,22 +1,23 @@
 /* mnist_train.c: the command-line trainer. Parses flags, loads and
- * validates the data (before touching the GPU), trains, reports. The only
- * place, with mnist_bench.c, that exits. */
+ * validates the data (before touching the GPU), trains, reports. Like the
+ * other mains in app/, it is where the program exits; the libraries below
+ * return their errors. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "../data/mnist.h"
-#include "../gpu/gpu_context.h"
-#include "../gpu/lt_matmul.h"
-#include "checkpoint_io.h"
-#include "data_source.h"
-#include "eval_report.h"
-#include "run_log.h"
-#include "sample_stats.h"
-#include "train_options.h"
-#include "trainer.h"
+#include "app/train_options.h"
+#include "data/mnist.h"
+#include "gpu/gpu_context.h"
+#include "gpu/lt_matmul.h"
+#include "train/checkpoint_io.h"
+#include "train/data_source.h"
+#include "train/eval_report.h"
+#include "train/run_log.h"
+#include "train/sample_stats.h"
+#include "train/trainer.h"
 
 #ifndef MNIST_SOURCE_DIR
 #define MNIST_SOURCE_DIR "."
@@ -222,8 +223,10 @@ static int train(const train_options *o, const mnist_dataset *data,
   if (ran == 0) {
     if (o->show_plans) print_plans(ctx);
     status = EXIT_SUCCESS;
-    if (o->save_path && checkpoint_io_save(t, o, data, trainer_steps_done(t),
-                                           accuracy, err, sizeof err) != 0) {
+    if (o->save_path &&
+        checkpoint_io_save(t, o->save_path, &o->config, o->gpu.precision, data,
+                           trainer_steps_done(t), accuracy, err,
+                           sizeof err) != 0) {
       fprintf(stderr, "mnist_train: %s\n", err);
       status = EXIT_FAILURE;
     } else if (o->save_path && !o->quiet) {
@@ -260,7 +263,9 @@ int main(int argc, char **argv) {
   /* A checkpoint is read and checked before the data and the GPU. */
   mlp_checkpoint checkpoint = {0};
   if (options.load_path &&
-      checkpoint_io_load(&checkpoint, &options, err, sizeof err) != 0) {
+      checkpoint_io_load(&checkpoint, &options.config, options.load_path,
+                         options.hidden_given, options.activation_given, err,
+                         sizeof err) != 0) {
     fprintf(stderr, "mnist_train: %s\n", err);
     return EXIT_FAILURE;
   }

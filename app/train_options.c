@@ -1,11 +1,11 @@
 /* train_options.c: mnist_train's flags (train_options.h). */
-#include "train_options.h"
+#include "app/train_options.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_flags.h"
+#include "app/cli_flags.h"
 
 void train_options_defaults(train_options *out) {
   memset(out, 0, sizeof *out);

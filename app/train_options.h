@@ -8,8 +8,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "../gpu/gpu_options.h"
-#include "train_config.h"
+#include "gpu/gpu_options.h"
+#include "train/train_config.h"
 
 typedef struct train_options {
   trainer_config config; /* trainer_config_defaults() unless given */

@@ -1,14 +1,14 @@
 /* mlp_checkpoint.c: the MLP's parameters to and from safetensors
  * (mlp_checkpoint.h). */
-#include "mlp_checkpoint.h"
+#include "checkpoint/mlp_checkpoint.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "checkpoint/safetensors.h"
 #include "gpu/lt_shape.h"
-#include "safetensors.h"
 
 void mlp_checkpoint_widths_text(char *out, size_t size, const int *widths,
                                 int depth) {

@@ -14,8 +14,8 @@
 
 #include <stddef.h>
 
+#include "checkpoint/mlp_checkpoint_meta.h"
 #include "layers/mlp_layout.h"
-#include "mlp_checkpoint_meta.h"
 
 typedef struct mlp_checkpoint {
   mlp_layout layout; /* depth and widths[0 .. depth] as found in the file */

@@ -1,6 +1,6 @@
 /* mlp_checkpoint_meta.c: the checkpoint's metadata
  * (mlp_checkpoint_meta.h). */
-#include "mlp_checkpoint_meta.h"
+#include "checkpoint/mlp_checkpoint_meta.h"
 
 #include <errno.h>
 #include <limits.h>

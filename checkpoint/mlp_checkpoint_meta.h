@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#include "safetensors.h"
+#include "checkpoint/safetensors.h"
 
 #define MLP_CHECKPOINT_FORMAT "mnist-epilogs mlp v1"
 /* Room for one metadata string, its terminating 0 included. */

@@ -1,6 +1,6 @@
 /* safetensors_header.c: the checks on the JSON header
  * (safetensors_header.h). */
-#include "safetensors_header.h"
+#include "checkpoint/safetensors_header.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,7 +8,7 @@
 #include <cjson/cJSON.h>
 #include <stdint.h>
 
-#include "safetensors.h"
+#include "checkpoint/safetensors.h"
 
 typedef struct safetensors_header {
   int count;                   /* tensors */

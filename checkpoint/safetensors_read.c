@@ -1,7 +1,7 @@
 /* safetensors_read.c: the safetensors reader, for hostile files
  * (safetensors.h). The JSON header's checks: safetensors_header.c. */
-#include "safetensors.h"
-#include "safetensors_header.h"
+#include "checkpoint/safetensors.h"
+#include "checkpoint/safetensors_header.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>

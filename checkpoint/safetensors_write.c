@@ -1,5 +1,5 @@
 /* safetensors_write.c: the safetensors writer, atomic (safetensors.h). */
-#include "safetensors.h"
+#include "checkpoint/safetensors.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>

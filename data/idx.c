@@ -1,14 +1,14 @@
 /* idx.c: parses idx files, validating everything the header claims against
  * what the file delivers (the bytes come from idx_source.c, raw or gzip).
  * See idx.h for the format. */
-#include "idx.h"
+#include "data/idx.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "idx_source.h"
+#include "data/idx_source.h"
 
 enum { IDX_READ_CHUNK = 1 << 20 };
 

@@ -1,7 +1,7 @@
 /* idx_source.c: raw or gzip bytes of one file, read with read(2) and zlib's
  * inflate() (not gzread, which ignores garbage after a gzip member). See
  * idx_source.h. */
-#include "idx_source.h"
+#include "data/idx_source.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "idx.h"
+#include "data/idx.h"
 
 typedef struct idx_source idx_source;
 

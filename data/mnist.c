@@ -1,7 +1,7 @@
 /* mnist.c: MNIST's expectations on top of the idx reader: the shape checked
  * from each header before its payload is read, labels 0..9 and equal counts
  * after, the pixel statistics and the normalised batches. */
-#include "mnist.h"
+#include "data/mnist.h"
 
 #include <errno.h>
 #include <math.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "mnist_files.h"
+#include "data/mnist_files.h"
 
 void mnist_split_destroy(mnist_split *split) {
   if (!split) return;

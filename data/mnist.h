@@ -8,7 +8,7 @@
 #ifndef MNIST_EPILOGS_MNIST_H
 #define MNIST_EPILOGS_MNIST_H
 
-#include "idx.h"
+#include "data/idx.h"
 
 #define MNIST_ROWS 28
 #define MNIST_COLS 28

@@ -1,13 +1,13 @@
 /* mnist_files.c: the file rule (see mnist_files.h): candidate names, which
  * are present, reading every present copy and comparing them. */
-#include "mnist_files.h"
+#include "data/mnist_files.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "mnist_names.h" /* generated from data/mnist_names.txt */
+#include "generated/mnist_names.h" /* generated from data/mnist_names.txt */
 
 _Static_assert(MNIST_NAME_PATTERNS >= 1 &&
                    MNIST_NAME_PATTERNS <= MNIST_FILE_MAX_CANDIDATES,

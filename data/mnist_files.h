@@ -18,8 +18,8 @@
 
 #include <stddef.h>
 
-#include "idx.h"
-#include "mnist.h"
+#include "data/idx.h"
+#include "data/mnist.h"
 
 /* The most candidate names data/mnist_names.txt may list (bits of a mask). */
 #define MNIST_FILE_MAX_CANDIDATES 8

@@ -1,5 +1,5 @@
 /* pgm.c: see pgm.h. */
-#include "pgm.h"
+#include "data/pgm.h"
 
 #include <ctype.h>
 #include <errno.h>

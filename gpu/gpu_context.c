@@ -1,10 +1,10 @@
 /* gpu_context.c: creation and destruction of the GPU context. */
-#include "gpu_context.h"
+#include "gpu/gpu_context.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu_check.h"
+#include "gpu/gpu_check.h"
 
 const char *gpu_curand_status_name(curandStatus_t status) {
   switch (status) {

@@ -11,8 +11,8 @@
 #include <curand.h>
 #include <stddef.h>
 
-#include "gpu_options.h"
-#include "lt_plan_cache.h"
+#include "gpu/gpu_options.h"
+#include "gpu/lt_plan_cache.h"
 
 #ifdef __cplusplus
 extern "C" {

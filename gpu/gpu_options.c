@@ -1,5 +1,5 @@
 /* gpu_options.c: the defaults and names of gpu_options.h. */
-#include "gpu_options.h"
+#include "gpu/gpu_options.h"
 
 #include <string.h>
 

@@ -4,7 +4,7 @@
 #ifndef MNIST_EPILOGS_GPU_OPTIONS_H
 #define MNIST_EPILOGS_GPU_OPTIONS_H
 
-#include "lt_shape.h"
+#include "gpu/lt_shape.h"
 
 /* The matmul precision of a context: the storage type of every matrix the
  * wrapper reads or writes, and cuBLASLt's compute type. BF16 and FP16 are

@@ -1,11 +1,11 @@
 /* lt_auto.c: the per-call choice between fused and unfused (lt_auto.h). */
-#include "lt_auto.h"
+#include "gpu/lt_auto.h"
 
 #include <stdlib.h>
 
-#include "gpu_check.h"
-#include "lt_plan.h"
-#include "lt_unfused.h"
+#include "gpu/gpu_check.h"
+#include "gpu/lt_plan.h"
+#include "gpu/lt_unfused.h"
 
 /* Calls per graph and replays timed (the median counts). */
 enum { LT_AUTO_REPS = 20, LT_AUTO_REPLAYS = 5 };

@@ -17,7 +17,7 @@
 #ifndef MNIST_EPILOGS_LT_AUTO_H
 #define MNIST_EPILOGS_LT_AUTO_H
 
-#include "lt_matmul.h"
+#include "gpu/lt_matmul.h"
 
 #ifdef __cplusplus
 extern "C" {

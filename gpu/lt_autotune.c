@@ -1,10 +1,10 @@
 /* lt_autotune.c: timing and comparing a plan's candidates (lt_autotune.h). */
-#include "lt_autotune.h"
+#include "gpu/lt_autotune.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu_check.h"
+#include "gpu/gpu_check.h"
 
 enum {
   LT_TIMED_RUNS = 5

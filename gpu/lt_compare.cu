@@ -2,10 +2,10 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "gpu_check.h"
+#include "gpu/gpu_check.h"
 
-#include "lt_compare.h"
-#include "lt_types.cuh"
+#include "gpu/lt_compare.h"
+#include "gpu/lt_types.cuh"
 
 enum { COMPARE_THREADS = 256 };
 

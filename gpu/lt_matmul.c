@@ -1,15 +1,15 @@
 /* lt_matmul.c: the one cuBLASLt wrapper: checks the epilogue rules, builds
  * plans (descriptor, layouts, the heuristic's candidates, autotuning in
  * lt_autotune.c), caches them (lt_plan_cache.c) and launches. */
-#include "lt_matmul.h"
+#include "gpu/lt_matmul.h"
 
 #include <stdarg.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "gpu_check.h"
-#include "lt_autotune.h"
-#include "lt_plan.h"
+#include "gpu/gpu_check.h"
+#include "gpu/lt_autotune.h"
+#include "gpu/lt_plan.h"
 
 /* Heuristic results asked for per plan when autotuning. */
 enum { LT_MAX_CANDIDATES = 32 };

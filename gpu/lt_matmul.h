@@ -43,8 +43,8 @@
 #ifndef MNIST_EPILOGS_LT_MATMUL_H
 #define MNIST_EPILOGS_LT_MATMUL_H
 
-#include "gpu_context.h"
-#include "lt_shape.h"
+#include "gpu/gpu_context.h"
+#include "gpu/lt_shape.h"
 
 #ifdef __cplusplus
 extern "C" {

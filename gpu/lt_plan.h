@@ -4,7 +4,7 @@
 #ifndef MNIST_EPILOGS_LT_PLAN_H
 #define MNIST_EPILOGS_LT_PLAN_H
 
-#include "lt_matmul.h"
+#include "gpu/lt_matmul.h"
 
 /* Calls that may share a plan: the same shape (epilogue and aux_ld
  * included), compute type, and pointer alignments (the heuristic picks

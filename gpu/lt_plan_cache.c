@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lt_plan.h"
+#include "gpu/lt_plan.h"
 
 struct lt_plan_cache {
   lt_plan *plans; /* [capacity], the first `count` built */

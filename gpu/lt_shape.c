@@ -1,5 +1,5 @@
 /* lt_shape.c: call shapes, their builders and cuBLASLt's shape rules. */
-#include "lt_shape.h"
+#include "gpu/lt_shape.h"
 
 #include <stdio.h>
 
@@ -99,7 +99,7 @@ size_t lt_aux_bytes(int rows, int n) {
   return (size_t)lt_aux_ld(rows) / 8 * (size_t)n;
 }
 
-lt_shape lt_shape_forward(int in, int out, int n, int relu) {
+lt_shape lt_shape_forward(int in, int out, int n, int hidden) {
   lt_shape s = {
       .m = out,
       .n = n,
@@ -109,8 +109,8 @@ lt_shape lt_shape_forward(int in, int out, int n, int relu) {
       .lda = lt_ld(in),
       .ldb = lt_ld(in),
       .ldd = lt_ld(out),
-      .epilogue = relu ? LT_EPILOGUE_RELU_AUX_BIAS : LT_EPILOGUE_BIAS,
-      .aux_ld = relu ? lt_aux_ld(out) : 0,
+      .epilogue = hidden ? LT_EPILOGUE_RELU_AUX_BIAS : LT_EPILOGUE_BIAS,
+      .aux_ld = hidden ? lt_aux_ld(out) : 0,
   };
   return s;
 }

@@ -116,9 +116,9 @@ lt_shape lt_shape_activation(lt_shape shape, lt_activation activation);
  * Forward of a layer with `in` inputs, `out` outputs, batch n:
  * Y (out, n) = op(Wt) (out, in) X (in, n) + b: m = out, n = n, k = in;
  * A = Wt stored (in, out), transposed; B = X (in, n). Hidden layers
- * (relu = 1) use RELU_AUX_BIAS with aux_ld = lt_aux_ld(out); the output
- * layer BIAS. */
-lt_shape lt_shape_forward(int in, int out, int n, int relu);
+ * (hidden = 1) use RELU_AUX_BIAS (or GELU_AUX_BIAS) with aux_ld =
+ * lt_aux_ld(out); the output layer BIAS. */
+lt_shape lt_shape_forward(int in, int out, int n, int hidden);
 
 /* Backward data of a layer over a hidden layer below it:
  * dZ_below (in, n) = Wt (in, out) dZ (out, n): m = in, n = n, k = out;

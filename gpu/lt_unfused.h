@@ -16,7 +16,7 @@
 #ifndef MNIST_EPILOGS_LT_UNFUSED_H
 #define MNIST_EPILOGS_LT_UNFUSED_H
 
-#include "lt_matmul.h"
+#include "gpu/lt_matmul.h"
 
 #ifdef __cplusplus
 extern "C" {

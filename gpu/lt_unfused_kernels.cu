@@ -4,13 +4,13 @@
  * of floats) when ld and the pointers allow it. */
 #include <stdio.h>
 
-#include "gpu_check.h"
-#include "gpu_grid.h"
-#include "gpu_launch.cuh"
-#include "lt_gelu.h"
-#include "lt_types.cuh"
+#include "gpu/gpu_check.h"
+#include "gpu/gpu_grid.h"
+#include "gpu/gpu_launch.cuh"
+#include "gpu/lt_gelu.h"
+#include "gpu/lt_types.cuh"
 
-#include "lt_unfused_kernels.h"
+#include "gpu/lt_unfused_kernels.h"
 
 /* Eight values, 16-byte aligned: one or two vector loads. */
 template <typename T> struct __align__(16) pack8 {

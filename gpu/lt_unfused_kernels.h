@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lt_shape.h"
+#include "gpu/lt_shape.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -2,11 +2,11 @@
  * shapes of its three calls come from gpu/lt_shape.h (written out there);
  * this file supplies the buffers. The unfused mode makes the same calls
  * through lt_matmul_unfused. */
-#include "linear.h"
+#include "layers/linear.h"
 
-#include "../gpu/lt_auto.h"
-#include "../gpu/lt_matmul.h"
-#include "../gpu/lt_unfused.h"
+#include "gpu/lt_auto.h"
+#include "gpu/lt_matmul.h"
+#include "gpu/lt_unfused.h"
 
 /* The call's shape in the layer's storage type, with its activation's
  * epilogues (ReLU or GELU). */
@@ -22,12 +22,12 @@ lt_matmul_call linear_forward_call(const linear_layer *layer, const void *d_x,
    * (in, n); RELU_AUX_BIAS also writes the ReLU bits into d_aux
    * (GELU_AUX_BIAS: the GELU input). */
   lt_matmul_call call = {
-      .shape = lt_shape_forward(layer->in, layer->out, n, layer->relu),
+      .shape = lt_shape_forward(layer->in, layer->out, n, layer->hidden),
       .d_a = layer->d_wt,
       .d_b = d_x,
       .d_d = layer->d_y,
       .d_bias = layer->d_b,
-      .d_aux = layer->relu ? layer->d_aux : NULL,
+      .d_aux = layer->hidden ? layer->d_aux : NULL,
   };
   return typed(call, layer);
 }
@@ -53,7 +53,7 @@ lt_matmul_call linear_backward_weights_call(const linear_layer *layer,
   /* dWt (in, out) = X (in, n) dZ^T: B = dZ stored (out, n), transposed.
    * The output layer's bias gradient rides along (BGRADB sums op(B) over
    * the batch); a hidden layer's came from the DRELU_BGRAD above. */
-  int bias_here = !layer->relu;
+  int bias_here = !layer->hidden;
   lt_matmul_call call = {
       .shape = lt_shape_backward_weights(layer->in, layer->out, n, bias_here),
       .d_a = d_x,

@@ -12,9 +12,9 @@
 
 #include <stdint.h>
 
-#include "../gpu/gpu_context.h"
-#include "../gpu/lt_matmul.h"
-#include "mlp_mode.h"
+#include "gpu/gpu_context.h"
+#include "gpu/lt_matmul.h"
+#include "layers/mlp_mode.h"
 
 /* Every matrix and vector below has the element type `type` (FP32, or BF16
  * / FP16 in mixed precision: then d_wt and d_b are the 16-bit copies the
@@ -22,7 +22,8 @@
  * dimensions are lt_ld of the row count (gpu/lt_shape.h). */
 typedef struct linear_layer {
   int in, out;
-  int relu; /* 1 for hidden layers: the activation after the bias */
+  int hidden; /* 1 for hidden layers (activation after the bias), 0 for
+                the output layer */
   lt_activation activation; /* of hidden layers: ReLU or GELU */
   lt_dtype type;
   void *d_wt;  /* Wt (in, out), ld lt_ld(in) = W[out][in] row-major */
@@ -53,7 +54,7 @@ int linear_backward_data(gpu_context *ctx, int lane, const linear_layer *layer,
 
 /* Backward, weight part, on `lane`: d_dwt (in, out) = x dz^T from
  * layer->d_dz and the layer's input d_x (in, n); for the output layer
- * (relu == 0) also d_db = the batch sum of dz (BGRADB). A hidden layer's
+ * (hidden == 0) also d_db = the batch sum of dz (BGRADB). A hidden layer's
  * d_db comes from linear_backward_data of the layer above. All written
  * (lt_shape_backward_weights). */
 int linear_backward_weights(gpu_context *ctx, int lane, linear_layer *layer,

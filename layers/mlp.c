@@ -1,15 +1,15 @@
 /* mlp.c: the MLP: memory, initialisation and the training step. */
-#include "mlp.h"
+#include "layers/mlp.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../gpu/gpu_check.h"
-#include "../gpu/lt_shape.h"
-#include "sgd.h"
-#include "xent.h"
+#include "gpu/gpu_check.h"
+#include "gpu/lt_shape.h"
+#include "layers/sgd.h"
+#include "layers/xent.h"
 
 /* Bytes of one layer's aux for max_batch columns (a ReLU mask, or the GELU
  * input in the storage type), rounded up to 256 so the next stays aligned
@@ -72,7 +72,7 @@ static int mlp_allocate(mlp *net) {
     size_t act_size = tensor_bytes(net, (size_t)lt_ld(out) * net->max_batch);
     layer->in = lay->widths[l];
     layer->out = out;
-    layer->relu = l + 1 < lay->depth;
+    layer->hidden = l + 1 < lay->depth;
     layer->type = net->type;
     layer->d_wt = weights + lay->w_offset[l] * size;
     layer->d_b = weights + lay->b_offset[l] * size;
@@ -82,7 +82,7 @@ static int mlp_allocate(mlp *net) {
     layer->d_dz = act + act_size;
     act += 2 * act_size;
     layer->activation = net->activation;
-    layer->d_aux = layer->relu ? (void *)mask : NULL;
+    layer->d_aux = layer->hidden ? (void *)mask : NULL;
     mask += aux_stride(net, out);
   }
   return 0;
@@ -174,7 +174,7 @@ int mlp_init_params(mlp *net, gpu_context *ctx, unsigned long long seed) {
      * normal generator wants), then zeroed where no real unit is: the
      * rows from padded inputs and the columns of padded outputs. */
     size_t count = (size_t)ld * columns;
-    float std = sqrtf((net->layers[l].relu ? 2.0f : 1.0f) / (float)in);
+    float std = sqrtf((net->layers[l].hidden ? 2.0f : 1.0f) / (float)in);
     CURAND_CHECK(curandGenerateNormal(ctx->rng, wt, count, 0.0f, std));
     if (ld > in)
       CUDA_CHECK(cudaMemset2DAsync(wt + in, (size_t)ld * sizeof(float), 0,

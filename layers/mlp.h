@@ -25,9 +25,9 @@
 #ifndef MNIST_EPILOGS_MLP_H
 #define MNIST_EPILOGS_MLP_H
 
-#include "linear.h"
-#include "mlp_layout.h"
-#include "sgd.h"
+#include "layers/linear.h"
+#include "layers/mlp_layout.h"
+#include "layers/sgd.h"
 
 /* How a network is built (mlp_create_with); zeroed: FP32, ReLU, no
  * padding. */

@@ -1,10 +1,10 @@
 /* mlp_layout.c: offsets of the parameter slab. */
-#include "mlp_layout.h"
+#include "layers/mlp_layout.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "../gpu/lt_shape.h"
+#include "gpu/lt_shape.h"
 
 size_t mlp_align_floats(size_t floats) {
   return (floats + MLP_ALIGN_FLOATS - 1) / MLP_ALIGN_FLOATS * MLP_ALIGN_FLOATS;

@@ -1,12 +1,12 @@
 /* oracle.c: the plain-C reference (see oracle.h). Written for clarity, not
  * speed: one loop nest per formula, double accumulation throughout. */
-#include "oracle.h"
+#include "layers/oracle.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../gpu/lt_gelu.h"
+#include "gpu/lt_gelu.h"
 
 int oracle_mask_bit(const uint8_t *aux, int aux_ld, int i, int j) {
   return (aux[(size_t)j * (size_t)(aux_ld / 8) + (size_t)(i / 8)] >> (i % 8)) &

@@ -12,8 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../gpu/lt_shape.h"
-#include "mlp_layout.h"
+#include "gpu/lt_shape.h"
+#include "layers/mlp_layout.h"
 
 /* The same call as lt_matmul_call (gpu/lt_matmul.h), on host doubles. */
 typedef struct oracle_call {

@@ -1,11 +1,11 @@
 /* sgd.cu: SGD with momentum over the parameter slab (see sgd.h). */
 #include <stdio.h>
 
-#include "../gpu/gpu_check.h"
-#include "../gpu/gpu_grid.h"
-#include "../gpu/gpu_launch.cuh"
-#include "../gpu/lt_types.cuh"
-#include "sgd.h"
+#include "gpu/gpu_check.h"
+#include "gpu/gpu_grid.h"
+#include "gpu/gpu_launch.cuh"
+#include "gpu/lt_types.cuh"
+#include "layers/sgd.h"
 
 /* One element: the update of sgd.h, and its rounded copy. */
 template <typename T>

@@ -3,10 +3,10 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "../gpu/gpu_check.h"
-#include "../gpu/gpu_launch.cuh"
-#include "../gpu/lt_types.cuh"
-#include "xent.h"
+#include "gpu/gpu_check.h"
+#include "gpu/gpu_launch.cuh"
+#include "gpu/lt_types.cuh"
+#include "layers/xent.h"
 
 /* Batches of up to XENT_ONE_BLOCK samples run as one block, which writes
  * the sums itself; larger ones as blocks of XENT_THREADS, whose partials

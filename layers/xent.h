@@ -6,7 +6,7 @@
 #include <cuda_runtime_api.h>
 #include <stddef.h>
 
-#include "../gpu/lt_shape.h"
+#include "gpu/lt_shape.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,11 +1,11 @@
 /* test_batch.c: see test_batch.h. */
-#include "test_batch.h"
+#include "tests/test_batch.h"
 
 #include <math.h>
 #include <stdlib.h>
 
-#include "test_gpu.h"
-#include "test_types.h"
+#include "tests/test_gpu.h"
+#include "tests/test_types.h"
 
 test_batch test_batch_make(test_rng *rng, int features, int n, int classes,
                            lt_dtype type) {

@@ -6,7 +6,7 @@
 #include <stddef.h>
 
 #include "gpu/lt_shape.h"
-#include "test_util.h"
+#include "tests/test_util.h"
 
 typedef struct test_batch {
   float *h_x;    /* (features, n) col-major, ld lt_ld(features) (the

@@ -22,7 +22,7 @@
  * with n u_s |g|, which in 16-bit at n = 256 can exceed one term, so
  * test_lt_precision also runs every call on small integers, where every
  * result is exact and must match bit for bit. */
-#include "test_call_check.h"
+#include "tests/test_call_check.h"
 
 #include <check.h>
 #include <math.h>

@@ -21,7 +21,7 @@
 #include "checkpoint/mlp_checkpoint.h"
 #include "checkpoint/safetensors.h"
 #include "gpu/lt_shape.h"
-#include "test_util.h"
+#include "tests/test_util.h"
 
 static char dir[4096];
 static uint64_t seed;

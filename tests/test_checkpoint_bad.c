@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 
 #include "checkpoint/mlp_checkpoint.h"
-#include "test_util.h"
+#include "tests/test_util.h"
 
 static char dir[4096];
 

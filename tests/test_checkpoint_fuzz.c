@@ -13,7 +13,7 @@
 
 #include "checkpoint/mlp_checkpoint.h"
 #include "gpu/lt_shape.h"
-#include "test_util.h"
+#include "tests/test_util.h"
 
 #define MUTATIONS 3000
 

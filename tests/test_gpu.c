@@ -1,12 +1,12 @@
 /* test_gpu.c: see test_gpu.h. */
-#include "test_gpu.h"
+#include "tests/test_gpu.h"
 
 #include <check.h>
 #include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "test_util.h"
+#include "tests/test_util.h"
 
 void test_require_gpu(const char *suite) {
   char why[256];

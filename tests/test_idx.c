@@ -12,7 +12,7 @@
 #include <zlib.h>
 
 #include "data/idx.h"
-#include "test_util.h"
+#include "tests/test_util.h"
 
 static char dir[4096];
 

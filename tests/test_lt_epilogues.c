@@ -12,9 +12,9 @@
 #include "gpu/lt_matmul.h"
 #include "gpu/lt_unfused.h"
 #include "layers/oracle.h"
-#include "test_gpu.h"
-#include "test_shapes.h"
-#include "test_util.h"
+#include "tests/test_gpu.h"
+#include "tests/test_shapes.h"
+#include "tests/test_util.h"
 
 /* FP32 unit roundoff. A sum of k products in any order is within
  * k * u * sum|a_i b_i| of the exact value (Higham, Accuracy and Stability,

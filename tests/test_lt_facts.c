@@ -15,8 +15,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "test_gpu.h"
-#include "test_util.h"
+#include "tests/test_gpu.h"
+#include "tests/test_util.h"
 
 static cublasLtHandle_t lt;
 static void *workspace;

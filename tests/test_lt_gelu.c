@@ -15,8 +15,8 @@
 #include "gpu/lt_matmul.h"
 #include "gpu/lt_unfused.h"
 #include "layers/oracle.h"
-#include "test_gpu.h"
-#include "test_util.h"
+#include "tests/test_gpu.h"
+#include "tests/test_util.h"
 
 static gpu_context *ctx;
 

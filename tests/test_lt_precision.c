@@ -15,11 +15,11 @@
 #include "gpu/lt_matmul.h"
 #include "gpu/lt_unfused.h"
 #include "layers/oracle.h"
-#include "test_call_check.h"
-#include "test_gpu.h"
-#include "test_shapes.h"
-#include "test_types.h"
-#include "test_util.h"
+#include "tests/test_call_check.h"
+#include "tests/test_gpu.h"
+#include "tests/test_shapes.h"
+#include "tests/test_types.h"
+#include "tests/test_util.h"
 
 static uint64_t seed;
 static gpu_context *ctx;

@@ -11,8 +11,8 @@
 
 #include "gpu/lt_matmul.h"
 #include "gpu/lt_unfused.h"
-#include "test_gpu.h"
-#include "test_util.h"
+#include "tests/test_gpu.h"
+#include "tests/test_util.h"
 
 static gpu_context *ctx_exact, *ctx_off, *ctx_tf32, *ctx_fp32_off;
 

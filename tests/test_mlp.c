@@ -15,9 +15,9 @@
 
 #include "layers/mlp.h"
 #include "layers/oracle.h"
-#include "test_batch.h"
-#include "test_gpu.h"
-#include "test_util.h"
+#include "tests/test_batch.h"
+#include "tests/test_gpu.h"
+#include "tests/test_util.h"
 
 /* Gradients are compared tensor by tensor. FP32: against the sums of
  * |terms| each gradient element is made of (oracle_step.grad_magnitudes),

@@ -19,11 +19,11 @@
 #include "layers/mlp.h"
 #include "layers/oracle.h"
 #include "layers/sgd.h"
-#include "test_batch.h"
-#include "test_call_check.h"
-#include "test_gpu.h"
-#include "test_types.h"
-#include "test_util.h"
+#include "tests/test_batch.h"
+#include "tests/test_call_check.h"
+#include "tests/test_gpu.h"
+#include "tests/test_types.h"
+#include "tests/test_util.h"
 
 static uint64_t seed;
 
@@ -71,9 +71,9 @@ static void download_step(step_buffers *s, const mlp *net, int n) {
     s->dz[l] = test_download_as(net->type, layer->d_dz, count);
     s->mask[l] = NULL;
     s->gelu_in[l] = NULL;
-    if (layer->relu && net->activation == LT_ACTIVATION_GELU) {
+    if (layer->hidden && net->activation == LT_ACTIVATION_GELU) {
       s->gelu_in[l] = test_download_as(net->type, layer->d_aux, count);
-    } else if (layer->relu) {
+    } else if (layer->hidden) {
       s->mask[l] = malloc(lt_aux_bytes(layer->out, n));
       test_download(s->mask[l], layer->d_aux, lt_aux_bytes(layer->out, n));
     }
@@ -124,7 +124,7 @@ static void check_calls(const step_buffers *s, const mlp *net, const double *x,
     const linear_layer *layer = &net->layers[l];
     const double *input = l == 0 ? x : s->y[l - 1];
     lt_shape f = lt_shape_activation(
-        lt_shape_forward(layer->in, layer->out, n, layer->relu),
+        lt_shape_forward(layer->in, layer->out, n, layer->hidden),
         net->activation);
     f.type = net->type;
     test_call_result fwd = {.shape = f,

@@ -12,10 +12,10 @@
 
 #include "layers/mlp.h"
 #include "layers/sgd.h"
-#include "test_batch.h"
-#include "test_gpu.h"
-#include "test_types.h"
-#include "test_util.h"
+#include "tests/test_batch.h"
+#include "tests/test_gpu.h"
+#include "tests/test_types.h"
+#include "tests/test_util.h"
 
 static uint64_t seed;
 

@@ -10,7 +10,7 @@
 
 #include "data/idx.h"
 #include "data/mnist.h"
-#include "test_util.h"
+#include "tests/test_util.h"
 
 static char dir[4096];
 

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "data/mnist.h"
-#include "test_util.h"
+#include "tests/test_util.h"
 
 static char dir[4096];
 

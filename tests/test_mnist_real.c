@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "data/mnist.h"
-#include "test_util.h"
+#include "tests/test_util.h"
 
 typedef struct known_split {
   int count;

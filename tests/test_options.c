@@ -5,7 +5,7 @@
 
 #include "app/bench_options.h"
 #include "app/train_options.h"
-#include "test_util.h"
+#include "tests/test_util.h"
 
 START_TEST(defaults) {
   train_options o;

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "layers/oracle.h"
-#include "test_util.h"
+#include "tests/test_util.h"
 
 /* Central differences in double with h = 1e-5 have truncation error
  * ~h^2 * f''' ~ 1e-10 and rounding error ~1e-16 / h ~ 1e-11 relative to

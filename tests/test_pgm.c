@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "data/pgm.h"
-#include "test_util.h"
+#include "tests/test_util.h"
 
 static char dir[4096];
 

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "test_gpu.h"
-#include "test_util.h"
+#include "tests/test_gpu.h"
+#include "tests/test_util.h"
 
 static const char *mnist_dir, *fashion_dir;
 static char dir[4096];

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app/trainer.h"
-#include "test_gpu.h"
-#include "test_util.h"
+#include "tests/test_gpu.h"
+#include "tests/test_util.h"
+#include "train/trainer.h"
 
 static uint64_t seed;
 

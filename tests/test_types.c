@@ -1,10 +1,10 @@
 /* test_types.c: see test_types.h. */
-#include "test_types.h"
+#include "tests/test_types.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "test_gpu.h"
+#include "tests/test_gpu.h"
 
 static uint16_t bf16_bits(float x) {
   uint32_t bits;

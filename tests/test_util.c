@@ -1,6 +1,6 @@
 /* test_util.c: see test_util.h. */
 #define _XOPEN_SOURCE 700
-#include "test_util.h"
+#include "tests/test_util.h"
 
 #include <ftw.h>
 #include <stdio.h>

@@ -5,7 +5,7 @@
 #include <stddef.h>
 
 #include "layers/xent.h"
-#include "test_util.h"
+#include "tests/test_util.h"
 
 START_TEST(empty_batch_is_refused) {
   double stats[2] = {0, 0};

@@ -7,10 +7,10 @@
 
 #include <stddef.h>
 
-#include "../data/mnist.h"
-#include "../gpu/lt_shape.h"
-#include "../layers/mlp_layout.h"
-#include "../layers/mlp_mode.h"
+#include "data/mnist.h"
+#include "gpu/lt_shape.h"
+#include "layers/mlp_layout.h"
+#include "layers/mlp_mode.h"
 
 typedef struct trainer_config {
   int widths[MLP_MAX_LAYERS + 1]; /* 784, hidden..., 10 */

@@ -1,6 +1,6 @@
 /* run_log.c: the --log CSV, replaced atomically (run_log.h). */
 #define _XOPEN_SOURCE 700 /* realpath */
-#include "run_log.h"
+#include "train/run_log.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -2,8 +2,8 @@
  * costs (see bench_empty.h). */
 #include <stdio.h>
 
-#include "../gpu/gpu_check.h"
-#include "bench_empty.h"
+#include "bench/bench_empty.h"
+#include "gpu/gpu_check.h"
 
 __global__ void empty_kernel(void) {}
 

@@ -1,12 +1,12 @@
 /* bench_timing.c: graph-replay timing for the benchmark (bench_timing.h). */
-#include "bench_timing.h"
+#include "bench/bench_timing.h"
 
 #include <stdio.h>
 
-#include "../gpu/gpu_check.h"
-#include "../layers/sgd.h"
-#include "bench_empty.h"
-#include "sample_stats.h"
+#include "bench/bench_empty.h"
+#include "gpu/gpu_check.h"
+#include "layers/sgd.h"
+#include "train/sample_stats.h"
 
 enum { REPLAYS = 9 };
 

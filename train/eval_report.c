@@ -1,5 +1,5 @@
 /* eval_report.c: see eval_report.h. */
-#include "eval_report.h"
+#include "train/eval_report.h"
 
 #include <string.h>
 

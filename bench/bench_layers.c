@@ -1,9 +1,9 @@
 /* bench_layers.c: every call of one step, plain, fused and unfused
  * (bench_layers.h). */
-#include "bench_layers.h"
+#include "bench/bench_layers.h"
 
-#include "../gpu/lt_unfused.h"
-#include "bench_timing.h"
+#include "bench/bench_timing.h"
+#include "gpu/lt_unfused.h"
 
 /* The call's name as docs/performance.md writes it: layers count from 1
  * (layer 0 here is "1", the 784 -> first hidden layer). */

@@ -9,7 +9,7 @@
 
 #include <stdio.h>
 
-#include "trainer.h"
+#include "train/trainer.h"
 
 /* The table's title and header. */
 void bench_layer_calls_header(void);

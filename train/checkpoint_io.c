@@ -1,7 +1,7 @@
 /* checkpoint_io.c: see checkpoint_io.h. */
-#include "checkpoint_io.h"
+#include "train/checkpoint_io.h"
 
-#include "../data/mnist.h"
+#include "data/mnist.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -41,12 +41,11 @@ int checkpoint_io_check_target(const char *path, char *err, size_t err_size) {
   return 0;
 }
 
-int checkpoint_io_load(mlp_checkpoint *out, train_options *o, char *err,
+int checkpoint_io_load(mlp_checkpoint *out, trainer_config *c, const char *path,
+                       int hidden_given, int activation_given, char *err,
                        size_t err_size) {
-  int activation_given = o->activation_given;
-  trainer_config *c = &o->config;
-  if (mlp_checkpoint_load(o->load_path, o->hidden_given ? c->widths : NULL,
-                          c->depth, out, err, err_size) != 0)
+  if (mlp_checkpoint_load(path, hidden_given ? c->widths : NULL, c->depth, out,
+                          err, err_size) != 0)
     return -1;
   int depth = out->layout.depth;
   if (out->layout.widths[0] != MNIST_PIXELS ||
@@ -55,7 +54,7 @@ int checkpoint_io_load(mlp_checkpoint *out, train_options *o, char *err,
     mlp_checkpoint_widths_text(widths, sizeof widths, out->layout.widths,
                                depth);
     snprintf(err, err_size,
-             "--load %s: expected a 784-...-10 network, found %s", o->load_path,
+             "--load %s: expected a 784-...-10 network, found %s", path,
              widths);
     mlp_checkpoint_destroy(out);
     return -1;
@@ -66,7 +65,7 @@ int checkpoint_io_load(mlp_checkpoint *out, train_options *o, char *err,
     snprintf(err, err_size,
              "--load %s: expected a network with %s layers (--activation), "
              "found one trained with %s",
-             o->load_path, asked, found);
+             path, asked, found);
     mlp_checkpoint_destroy(out);
     return -1;
   }
@@ -97,11 +96,11 @@ static void float_text(char *out, double value) {
   snprintf(out, MLP_CHECKPOINT_TEXT, "%.9g", value);
 }
 
-int checkpoint_io_save(trainer *t, const train_options *o,
-                       const mnist_dataset *data, int steps,
-                       double test_accuracy, char *err, size_t err_size) {
+int checkpoint_io_save(trainer *t, const char *path, const trainer_config *c,
+                       gpu_precision precision, const mnist_dataset *data,
+                       int steps, double test_accuracy, char *err,
+                       size_t err_size) {
   const mlp *net = trainer_network(t);
-  const trainer_config *c = &o->config;
   mlp_layout real;
   if (mlp_layout_init(&real, net->units, net->layout.depth, err, err_size) != 0)
     return -1;
@@ -117,7 +116,7 @@ int checkpoint_io_save(trainer *t, const train_options *o,
     snprintf(meta.activation, sizeof meta.activation, "%s",
              lt_activation_name(c->activation));
     snprintf(meta.precision, sizeof meta.precision, "%s",
-             gpu_precision_name(o->gpu.precision));
+             gpu_precision_name(precision));
     snprintf(meta.version, sizeof meta.version, "%s", MNIST_VERSION);
     snprintf(meta.schedule, sizeof meta.schedule, "%s",
              c->cosine ? "cosine" : "constant");
@@ -133,13 +132,11 @@ int checkpoint_io_save(trainer *t, const train_options *o,
     meta.seed = c->seed;
     meta.has_seed = 1;
     meta.test_accuracy = test_accuracy;
-    status =
-        mlp_checkpoint_save(o->save_path, &real, out, &meta, err, err_size);
+    status = mlp_checkpoint_save(path, &real, out, &meta, err, err_size);
   } else if (!slab || !out) {
-    snprintf(err, err_size, "--save %s: out of host memory", o->save_path);
+    snprintf(err, err_size, "--save %s: out of host memory", path);
   } else {
-    snprintf(err, err_size, "--save %s: reading the parameters failed",
-             o->save_path);
+    snprintf(err, err_size, "--save %s: reading the parameters failed", path);
   }
   free(slab);
   free(out);

@@ -1,5 +1,5 @@
 /* data_source.c: where the data comes from (data_source.h). */
-#include "data_source.h"
+#include "train/data_source.h"
 
 #include <stdio.h>
 #include <stdlib.h>

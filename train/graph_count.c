@@ -1,10 +1,10 @@
 /* graph_count.c: kernels in a CUDA graph (graph_count.h). */
-#include "graph_count.h"
+#include "train/graph_count.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../gpu/gpu_check.h"
+#include "gpu/gpu_check.h"
 
 static int is_kernel(cudaGraphNode_t node) {
   enum cudaGraphNodeType type;

@@ -1,13 +1,13 @@
 /* epoch_data.c: the data set on the GPU (epoch_data.h). */
-#include "epoch_data.h"
+#include "train/epoch_data.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../gpu/gpu_check.h"
-#include "../layers/mlp_layout.h"
-#include "epoch_gather.h"
+#include "gpu/gpu_check.h"
+#include "layers/mlp_layout.h"
+#include "train/epoch_gather.h"
 
 int epoch_data_steps(const epoch_data *d, const epoch_split *split) {
   return (split->count + d->batch - 1) / d->batch;

@@ -1,5 +1,5 @@
 /* train_config.c: the defaults and the network of a run (train_config.h). */
-#include "train_config.h"
+#include "train/train_config.h"
 
 #include <stdio.h>
 

@@ -9,9 +9,9 @@
 #ifndef MNIST_EPILOGS_TRAINER_H
 #define MNIST_EPILOGS_TRAINER_H
 
-#include "../data/mnist.h"
-#include "../layers/mlp.h"
-#include "train_config.h"
+#include "data/mnist.h"
+#include "layers/mlp.h"
+#include "train/train_config.h"
 
 typedef struct epoch_stats {
   double train_loss, train_accuracy; /* mean over the epoch's batches */

@@ -2,9 +2,9 @@
  * (see epoch_gather.h). */
 #include <stdio.h>
 
-#include "../gpu/gpu_check.h"
-#include "../gpu/lt_types.cuh"
-#include "epoch_gather.h"
+#include "gpu/gpu_check.h"
+#include "gpu/lt_types.cuh"
+#include "train/epoch_gather.h"
 
 /* One block per sample; its threads convert the sample's pixels, rounded
  * once to the storage type. */

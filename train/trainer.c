@@ -1,15 +1,15 @@
 /* trainer.c: the training loop on the GPU (see trainer.h). */
-#include "trainer.h"
+#include "train/trainer.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../gpu/gpu_check.h"
-#include "../layers/sgd.h"
-#include "epoch_data.h"
-#include "graph_count.h"
+#include "gpu/gpu_check.h"
+#include "layers/sgd.h"
+#include "train/epoch_data.h"
+#include "train/graph_count.h"
 
 enum {
   STAT_TRAIN_LOSS,

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "../data/mnist.h"
+#include "data/mnist.h"
 
 /* Writes the data folder to `out`: `given` (--data-dir), else
  * $MNIST_DIR, else data/mnist here, else data/mnist under `source_dir` (so

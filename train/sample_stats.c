@@ -1,5 +1,5 @@
 /* sample_stats.c: see sample_stats.h. */
-#include "sample_stats.h"
+#include "train/sample_stats.h"
 
 #include <stdlib.h>
 

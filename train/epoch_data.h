@@ -16,8 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../data/mnist.h"
-#include "../gpu/lt_shape.h"
+#include "data/mnist.h"
+#include "gpu/lt_shape.h"
 
 typedef struct epoch_split {
   int count;
