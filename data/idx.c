@@ -3,7 +3,6 @@
  * See idx.h for the format. */
 #include "data/idx.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,18 +10,6 @@
 #include "data/idx_source.h"
 
 enum { IDX_READ_CHUNK = 1 << 20 };
-
-enum idx_status idx_fail(idx_error *err, enum idx_status status,
-                         const char *format, ...) {
-  if (err) {
-    va_list args;
-    va_start(args, format);
-    vsnprintf(err->message, sizeof err->message, format, args);
-    va_end(args);
-    err->status = status;
-  }
-  return status;
-}
 
 size_t idx_type_size(int type_code) {
   switch (type_code) {

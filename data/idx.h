@@ -1,9 +1,9 @@
 /* idx.h: a general reader for the idx file format (LeCun's MNIST container).
  *
- * Owns: the in-memory form of one idx file (type, dims, raw element bytes)
- * and the error record every loader in data/ fills. Files may be gzipped or
- * raw; gzip is detected from the content (its 1f 8b magic), not the name
- * (idx_source.h reads the bytes).
+ * Owns: the in-memory form of one idx file (type, dims, raw element bytes).
+ * The error record every loader in data/ fills is idx_error.h's. Files may be
+ * gzipped or raw; gzip is detected from the content (its 1f 8b magic), not the
+ * name (idx_source.h reads the bytes).
  *
  * Layout of a file: two zero bytes, a type code, the number of dims, then
  * one big-endian uint32 per dim, then the elements, row-major, big-endian.
@@ -14,22 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum idx_status {
-  IDX_OK = 0,
-  IDX_ERR_OPEN,      /* missing, unreadable, or a directory */
-  IDX_ERR_EMPTY,     /* zero bytes */
-  IDX_ERR_GZIP,      /* corrupt or truncated gzip stream */
-  IDX_ERR_HEADER,    /* truncated header, wrong magic */
-  IDX_ERR_TYPE,      /* unsupported type code */
-  IDX_ERR_RANK,      /* number of dims out of range */
-  IDX_ERR_SIZE,      /* sizes overflow or are absurd */
-  IDX_ERR_TRUNCATED, /* fewer element bytes than the header claims */
-  IDX_ERR_TRAILING,  /* more bytes than the header claims, or bytes
-                        after the end of the gzip stream */
-  IDX_ERR_CONTENT,   /* a check on top: wrong shape, label out of range,
-                        two copies of a file that differ */
-  IDX_ERR_NOMEM      /* the host ran out of memory */
-};
+#include "data/idx_error.h"
 
 #define IDX_MAX_DIMS 8
 /* Largest payload we accept: 1 GiB. MNIST's largest file is 47 MB. */
@@ -43,13 +28,6 @@ enum idx_type {
   IDX_TYPE_F32 = 0x0D,
   IDX_TYPE_F64 = 0x0E
 };
-
-/* What went wrong, for a human: names the file, what was expected, what was
- * found and, where one helps, a hint. */
-typedef struct idx_error {
-  enum idx_status status;
-  char message[768];
-} idx_error;
 
 typedef struct idx_array {
   enum idx_type type;
@@ -89,10 +67,5 @@ void idx_array_destroy(idx_array *array);
 
 /* Size in bytes of one element of a type code, 0 when the code is unknown. */
 size_t idx_type_size(int type_code);
-
-/* Fills `err` with status and a printf-style message; returns the status. */
-enum idx_status idx_fail(idx_error *err, enum idx_status status,
-                         const char *format, ...)
-    __attribute__((format(printf, 3, 4)));
 
 #endif

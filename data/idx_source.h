@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "data/idx.h"
+#include "data/idx_error.h"
 
 typedef struct idx_source idx_source;
 
