@@ -163,6 +163,7 @@ int cli_parse(const cli_flag *flags, int count, int argc, char **argv,
                "--%s given twice: expected each flag at most once", f->name);
       return -1;
     }
+    if (f->given) *f->given = 1;
     if (f->kind == CLI_SWITCH) {
       if (eq) {
         snprintf(err, err_size, "flag '--%s' takes no value, found '%s'",

@@ -6,7 +6,8 @@
  * inf) range-checked after rounding to float, so a value that underflows
  * to 0 or rounds to the limit is refused. A flag given twice is an error,
  * and so is a space-separated value that starts with "--" (--flag=--x
- * says it is meant). Plain C.
+ * says it is meant). A table entry may ask to be told whether its flag was
+ * given (`given`), so no caller scans argv again. Plain C.
  */
 #ifndef MNIST_EPILOGS_CLI_FLAGS_H
 #define MNIST_EPILOGS_CLI_FLAGS_H
@@ -36,6 +37,8 @@ typedef struct cli_flag {
   int (*parse)(void *target, const char *value, char *err,
                size_t size); /* CUSTOM */
   const char *replaced_by;   /* a flag that is gone: refused, naming this */
+  int *given;                /* when not NULL: set to 1 if the flag is given
+                                (left as it was otherwise) */
 } cli_flag;
 
 /* Parses argv[1 .. argc) against flags[0 .. count). Returns 0, or -1 with

@@ -236,7 +236,8 @@ int train_options_parse(train_options *out, int argc, char **argv, char *err,
       {.name = "hidden",
        .kind = CLI_CUSTOM,
        .target = c,
-       .parse = parse_hidden_flag},
+       .parse = parse_hidden_flag,
+       .given = &out->hidden_given},
       {.name = "seed", .kind = CLI_U64, .target = &c->seed},
       {.name = "mode",
        .kind = CLI_CHOICE,
@@ -273,7 +274,8 @@ int train_options_parse(train_options *out, int argc, char **argv, char *err,
        .kind = CLI_CHOICE,
        .target = &c->activation,
        .choices = activation_names,
-       .store = store_activation},
+       .store = store_activation,
+       .given = &out->activation_given},
       {.name = "pad-units",
        .kind = CLI_SWITCH,
        .target = &c->pad_units,
@@ -314,10 +316,6 @@ int train_options_parse(train_options *out, int argc, char **argv, char *err,
   if (cli_parse(flags, (int)(sizeof flags / sizeof flags[0]), argc, argv, err,
                 err_size) != 0)
     return -1;
-  for (int i = 1; i < argc; i++) {
-    if (strncmp(argv[i], "--hidden", 8) == 0) out->hidden_given = 1;
-    if (strncmp(argv[i], "--activation", 12) == 0) out->activation_given = 1;
-  }
   if (c->epochs == 0 && !out->load_path) {
     snprintf(err, err_size,
              "--epochs 0 evaluates a trained network: expected --load FILE "

@@ -121,6 +121,30 @@ START_TEST(modes_and_precisions) {
 }
 END_TEST
 
+/* Whether --hidden and --activation were given (--load's checkpoint must
+ * then agree) comes from the parser, in either spelling; a flag not given
+ * leaves its record 0, whatever the values of other flags look like. */
+START_TEST(given_flags_are_recorded) {
+  train_options o;
+  char err[256];
+  char *none[] = {"mnist_train", "--log=--hidden", "--epochs", "2"};
+  ck_assert_msg(train_options_parse(&o, 4, none, err, sizeof err) == 0, "%s",
+                err);
+  ck_assert_int_eq(o.hidden_given, 0);
+  ck_assert_int_eq(o.activation_given, 0);
+  char *both[] = {"mnist_train", "--activation=gelu", "--hidden", "64,32"};
+  ck_assert_msg(train_options_parse(&o, 4, both, err, sizeof err) == 0, "%s",
+                err);
+  ck_assert_int_eq(o.hidden_given, 1);
+  ck_assert_int_eq(o.activation_given, 1);
+  char *one[] = {"mnist_train", "--hidden=none"};
+  ck_assert_msg(train_options_parse(&o, 2, one, err, sizeof err) == 0, "%s",
+                err);
+  ck_assert_int_eq(o.hidden_given, 1);
+  ck_assert_int_eq(o.activation_given, 0);
+}
+END_TEST
+
 typedef struct bad_flags {
   const char *args[3];
   const char *words; /* must appear in the error */
@@ -245,6 +269,7 @@ int main(void) {
   tcase_add_test(tc, every_flag);
   tcase_add_test(tc, modes_and_precisions);
   tcase_add_test(tc, hidden_none);
+  tcase_add_test(tc, given_flags_are_recorded);
   tcase_add_test(tc, bench_flags_are_strict);
   tcase_add_loop_test(tc, bad_flags_are_named, 0,
                       (int)(sizeof bad / sizeof bad[0]));
