@@ -19,8 +19,8 @@
 #include "bench/bench_timing.h"
 #include "data/mnist.h"
 #include "gpu/gpu_check.h"
+#include "gpu/sample_stats.h"
 #include "train/data_source.h"
-#include "train/sample_stats.h"
 #include "train/trainer.h"
 
 #ifndef MNIST_SOURCE_DIR

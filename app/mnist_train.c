@@ -12,11 +12,11 @@
 #include "data/mnist.h"
 #include "gpu/gpu_context.h"
 #include "gpu/lt_matmul.h"
+#include "gpu/sample_stats.h"
 #include "train/checkpoint_io.h"
 #include "train/data_source.h"
 #include "train/eval_report.h"
 #include "train/run_log.h"
-#include "train/sample_stats.h"
 #include "train/trainer.h"
 
 #ifndef MNIST_SOURCE_DIR

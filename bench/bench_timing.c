@@ -5,8 +5,9 @@
 
 #include "bench/bench_empty.h"
 #include "gpu/gpu_check.h"
+#include "gpu/gpu_graph.h"
+#include "gpu/sample_stats.h"
 #include "layers/sgd.h"
-#include "train/sample_stats.h"
 
 enum { REPLAYS = 9 };
 
@@ -26,30 +27,35 @@ static int enqueue_empty(gpu_context *ctx, const timed_work *work) {
   return bench_empty_kernel(ctx->stream);
 }
 
+/* The timed graph's body: `count` launches of work->enqueue. */
+typedef struct timed_capture {
+  gpu_context *ctx;
+  const timed_work *work;
+  int count;
+} timed_capture;
+
+static int enqueue_timed(void *arg) {
+  const timed_capture *c = arg;
+  int status = 0;
+  for (int i = 0; i < c->count && status == 0; i++)
+    status = c->work->enqueue(c->ctx, c->work);
+  return status;
+}
+
 static int capture_graph(gpu_context *ctx, const timed_work *work, int count,
                          cudaGraphExec_t *exec) {
-  cudaGraph_t graph = NULL;
-  CUDA_CHECK(
-      cudaStreamBeginCapture(ctx->stream, cudaStreamCaptureModeThreadLocal));
-  int status = 0;
-  for (int i = 0; i < count && status == 0; i++)
-    status = work->enqueue(ctx, work);
-  cudaError_t end = cudaStreamEndCapture(ctx->stream, &graph);
-  if (status != 0 || end != cudaSuccess) {
-    if (end == cudaSuccess) cudaGraphDestroy(graph);
+  timed_capture capture = {ctx, work, count};
+  if (gpu_graph_capture_exec(exec, ctx->stream, enqueue_timed, &capture) != 0) {
     fprintf(stderr, "bench: capturing the timed work failed\n");
     return -1;
   }
-  cudaError_t made = cudaGraphInstantiate(exec, graph, 0);
-  cudaGraphDestroy(graph);
-  CUDA_CHECK(made);
   return 0;
 }
 
 /* Median of REPLAYS timed replays after one warm-up replay, in ms. */
 static int replay(gpu_context *ctx, cudaGraphExec_t exec, cudaEvent_t *ev,
                   float *ms) {
-  float samples[REPLAYS], lo, hi;
+  float samples[REPLAYS];
   CUDA_CHECK(cudaGraphLaunch(exec, ctx->stream));
   for (int r = 0; r < REPLAYS; r++) {
     CUDA_CHECK(cudaEventRecord(ev[0], ctx->stream));
@@ -58,7 +64,7 @@ static int replay(gpu_context *ctx, cudaGraphExec_t exec, cudaEvent_t *ev,
     CUDA_CHECK(cudaEventSynchronize(ev[1]));
     CUDA_CHECK(cudaEventElapsedTime(&samples[r], ev[0], ev[1]));
   }
-  sample_stats(samples, REPLAYS, ms, &lo, &hi);
+  sample_stats(samples, REPLAYS, ms, NULL, NULL);
   return 0;
 }
 

@@ -3,7 +3,8 @@
  * Each macro evaluates its call once; on failure it prints file:line, the
  * statement and the library's own status name and text to stderr, then
  * returns -1 from the enclosing function (which must return int). Only app/
- * exits; everything below reports upwards.
+ * exits; everything below reports upwards. gpu_check.c holds the cuRAND
+ * status names (cuRAND has no function for them).
  */
 #ifndef MNIST_EPILOGS_GPU_CHECK_H
 #define MNIST_EPILOGS_GPU_CHECK_H

@@ -1,34 +1,11 @@
-/* gpu_context.c: creation and destruction of the GPU context. */
+/* gpu_context.c: the GPU context: whether a device exists, creation,
+ * destruction, and each lane's stream and workspace (gpu_context.h). */
 #include "gpu/gpu_context.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "gpu/gpu_check.h"
-
-const char *gpu_curand_status_name(curandStatus_t status) {
-  switch (status) {
-  case CURAND_STATUS_SUCCESS: return "CURAND_STATUS_SUCCESS";
-  case CURAND_STATUS_VERSION_MISMATCH: return "CURAND_STATUS_VERSION_MISMATCH";
-  case CURAND_STATUS_NOT_INITIALIZED: return "CURAND_STATUS_NOT_INITIALIZED";
-  case CURAND_STATUS_ALLOCATION_FAILED:
-    return "CURAND_STATUS_ALLOCATION_FAILED";
-  case CURAND_STATUS_TYPE_ERROR: return "CURAND_STATUS_TYPE_ERROR";
-  case CURAND_STATUS_OUT_OF_RANGE: return "CURAND_STATUS_OUT_OF_RANGE";
-  case CURAND_STATUS_LENGTH_NOT_MULTIPLE:
-    return "CURAND_STATUS_LENGTH_NOT_MULTIPLE";
-  case CURAND_STATUS_DOUBLE_PRECISION_REQUIRED:
-    return "CURAND_STATUS_DOUBLE_PRECISION_REQUIRED";
-  case CURAND_STATUS_LAUNCH_FAILURE: return "CURAND_STATUS_LAUNCH_FAILURE";
-  case CURAND_STATUS_PREEXISTING_FAILURE:
-    return "CURAND_STATUS_PREEXISTING_FAILURE";
-  case CURAND_STATUS_INITIALIZATION_FAILED:
-    return "CURAND_STATUS_INITIALIZATION_FAILED";
-  case CURAND_STATUS_ARCH_MISMATCH: return "CURAND_STATUS_ARCH_MISMATCH";
-  case CURAND_STATUS_INTERNAL_ERROR: return "CURAND_STATUS_INTERNAL_ERROR";
-  }
-  return "CURAND_STATUS_(unknown)";
-}
 
 int gpu_device_available(char *why, size_t why_size) {
   int count = 0;

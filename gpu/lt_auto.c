@@ -1,11 +1,12 @@
 /* lt_auto.c: the per-call choice between fused and unfused (lt_auto.h). */
 #include "gpu/lt_auto.h"
 
-#include <stdlib.h>
-
 #include "gpu/gpu_check.h"
+#include "gpu/gpu_graph.h"
 #include "gpu/lt_plan.h"
+#include "gpu/lt_refuse.h"
 #include "gpu/lt_unfused.h"
+#include "gpu/sample_stats.h"
 
 /* Calls per graph and replays timed (the median counts). */
 enum { LT_AUTO_REPS = 20, LT_AUTO_REPLAYS = 5 };
@@ -20,33 +21,33 @@ static int run(gpu_context *ctx, int lane, const lt_matmul_call *call,
                  : lt_matmul_on(ctx, lane, call);
 }
 
-static int compare_floats(const void *x, const void *y) {
-  float a = *(const float *)x, b = *(const float *)y;
-  return (a > b) - (a < b);
+/* The timed graph's body: LT_AUTO_REPS calls, fused or unfused. */
+typedef struct auto_reps {
+  gpu_context *ctx;
+  int lane, unfused;
+  const lt_matmul_call *call;
+} auto_reps;
+
+static int enqueue_reps(void *arg) {
+  const auto_reps *r = arg;
+  int status = 0;
+  for (int i = 0; i < LT_AUTO_REPS && status == 0; i++)
+    status = run(r->ctx, r->lane, r->call, r->unfused);
+  return status;
 }
 
 /* Captures LT_AUTO_REPS calls on the lane's stream into a graph. */
 static int capture_reps(gpu_context *ctx, int lane, const lt_matmul_call *call,
                         int unfused, cudaGraphExec_t *exec) {
-  cudaStream_t stream = gpu_lane_stream(ctx, lane);
-  cudaGraph_t graph = NULL;
-  CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-  int status = 0;
-  for (int r = 0; r < LT_AUTO_REPS && status == 0; r++)
-    status = run(ctx, lane, call, unfused);
-  cudaError_t end = cudaStreamEndCapture(stream, &graph);
-  if (status != 0 || end != cudaSuccess) {
-    if (graph) cudaGraphDestroy(graph);
-    if (end != cudaSuccess)
-      return lt_refuse(ctx, &call->shape,
-                       "capturing the auto timing failed: %s",
-                       cudaGetErrorString(end));
-    return -1;
-  }
-  cudaError_t made = cudaGraphInstantiate(exec, graph, 0);
-  cudaGraphDestroy(graph);
-  CUDA_CHECK(made);
-  return 0;
+  auto_reps reps = {ctx, lane, unfused, call};
+  ctx->last_error[0] = '\0';
+  if (gpu_graph_capture_exec(exec, gpu_lane_stream(ctx, lane), enqueue_reps,
+                             &reps) == 0)
+    return 0;
+  if (!ctx->last_error[0])
+    lt_refuse(ctx, &call->shape,
+              "capturing the auto timing failed (see the line above)");
+  return -1;
 }
 
 /* Median time of one call (microseconds), run as graph replays. */
@@ -77,8 +78,7 @@ static int time_call(gpu_context *ctx, int lane, const lt_matmul_call *call,
   if (ev[0]) cudaEventDestroy(ev[0]);
   if (exec) cudaGraphExecDestroy(exec);
   if (status != 0) return -1;
-  qsort(times, LT_AUTO_REPLAYS, sizeof times[0], compare_floats);
-  *us = times[LT_AUTO_REPLAYS / 2];
+  sample_stats(times, LT_AUTO_REPLAYS, us, NULL, NULL);
   return 0;
 }
 
@@ -108,9 +108,6 @@ int lt_matmul_auto_on(gpu_context *ctx, int lane, const lt_matmul_call *call) {
   if (p->info.auto_choice == 0) {
     float fused_us = 0.0f, unfused_us = 0.0f;
     if (decide(ctx, lane, call, &fused_us, &unfused_us) != 0) return -1;
-    /* Building the twin's plan may have moved the cache: look again. */
-    p = lt_plan_for(ctx, lane, call);
-    if (!p) return -1;
     p->info.fused_us = fused_us;
     p->info.unfused_us = unfused_us;
     p->info.auto_choice = unfused_us * LT_AUTO_MARGIN < fused_us ? 2 : 1;

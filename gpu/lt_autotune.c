@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "gpu/gpu_check.h"
+#include "gpu/lt_refuse.h"
+#include "gpu/sample_stats.h"
 
 enum {
   LT_TIMED_RUNS = 5
@@ -131,11 +133,6 @@ int lt_tune_reference_matches(lt_tune_reference *r, const lt_matmul_call *c,
   return 0;
 }
 
-static int compare_floats(const void *x, const void *y) {
-  float a = *(const float *)x, b = *(const float *)y;
-  return (a > b) - (a < b);
-}
-
 /* Median of LT_TIMED_RUNS launches of one candidate, in microseconds. */
 static int time_candidate(gpu_context *ctx, int lane, const lt_plan *p,
                           const lt_matmul_call *c,
@@ -150,8 +147,9 @@ static int time_candidate(gpu_context *ctx, int lane, const lt_plan *p,
     CUDA_CHECK(cudaEventSynchronize(ev[1]));
     CUDA_CHECK(cudaEventElapsedTime(&times[r], ev[0], ev[1]));
   }
-  qsort(times, LT_TIMED_RUNS, sizeof times[0], compare_floats);
-  *us = times[LT_TIMED_RUNS / 2] * 1000.0f;
+  float median_ms = 0.0f;
+  sample_stats(times, LT_TIMED_RUNS, &median_ms, NULL, NULL);
+  *us = median_ms * 1000.0f;
   return 0;
 }
 

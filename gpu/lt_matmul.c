@@ -1,36 +1,19 @@
 /* lt_matmul.c: the one cuBLASLt wrapper: checks the epilogue rules, builds
- * plans (descriptor, layouts, the heuristic's candidates, autotuning in
- * lt_autotune.c), caches them (lt_plan_cache.c) and launches. */
+ * plans (their key, descriptor, layouts, the heuristic's candidates,
+ * autotuning in lt_autotune.c), caches them (lt_plan_cache.c) and launches
+ * (lt_plan_launch.c); refusals are recorded by lt_refuse.c. */
 #include "gpu/lt_matmul.h"
 
-#include <stdarg.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "gpu/gpu_check.h"
 #include "gpu/lt_autotune.h"
 #include "gpu/lt_plan.h"
+#include "gpu/lt_refuse.h"
 
 /* Heuristic results asked for per plan when autotuning. */
 enum { LT_MAX_CANDIDATES = 32 };
-
-int lt_refuse(gpu_context *ctx, const lt_shape *shape, const char *format,
-              ...) {
-  char reason[300], what[128];
-  va_list args;
-  va_start(args, format);
-  vsnprintf(reason, sizeof reason, format, args);
-  va_end(args);
-  lt_shape_describe(what, sizeof what, shape);
-  snprintf(ctx->last_error, sizeof ctx->last_error, "lt_matmul %s: %s", what,
-           reason);
-  fprintf(stderr, "%s\n", ctx->last_error);
-  return -1;
-}
-
-const char *lt_last_error(const gpu_context *ctx) {
-  return ctx->last_error;
-}
 
 int lt_plan_count(const gpu_context *ctx) {
   return lt_plan_cache_count(ctx->plans);
@@ -104,6 +87,32 @@ lt_matmul_call lt_call_plain(const lt_matmul_call *c) {
   return plain;
 }
 
+/* Largest power of two up to 256 that divides the address (0 for NULL). */
+static unsigned alignment_of(const void *p) {
+  uintptr_t address = (uintptr_t)p;
+  if (!address) return 0;
+  unsigned a = 256;
+  while (address % a)
+    a /= 2;
+  return a;
+}
+
+/* The key of `call` under compute type `compute`. */
+static lt_plan_key plan_key_of(const lt_matmul_call *call,
+                               cublasComputeType_t compute) {
+  const void *bias = lt_call_bias_vector(call);
+  lt_plan_key key = {
+      .shape = call->shape,
+      .compute = compute,
+      .align_a = alignment_of(call->d_a),
+      .align_b = alignment_of(call->d_b),
+      .align_d = alignment_of(call->d_d),
+      .align_bias = alignment_of(bias),
+      .align_aux = alignment_of(call->d_aux),
+  };
+  return key;
+}
+
 static cudaDataType_t to_cuda(lt_dtype type) {
   return type == LT_DTYPE_BF16  ? CUDA_R_16BF
          : type == LT_DTYPE_F16 ? CUDA_R_16F
@@ -151,16 +160,6 @@ static int plan_describe(lt_plan *p, const lt_matmul_call *c) {
                                           s->transb ? s->k : s->n, s->ldb));
   CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p->d, type, s->m, s->n, s->ldd));
   return 0;
-}
-
-cublasStatus_t lt_plan_launch(gpu_context *ctx, int lane, const lt_plan *p,
-                              const lt_matmul_call *c,
-                              const cublasLtMatmulAlgo_t *algo) {
-  const float alpha = 1.0f, beta = 0.0f;
-  return cublasLtMatmul(ctx->lt, p->op, &alpha, c->d_a, p->a, c->d_b, p->b,
-                        &beta, c->d_d, p->d, c->d_d, p->d, algo,
-                        gpu_lane_workspace(ctx, lane), GPU_WORKSPACE_BYTES,
-                        gpu_lane_stream(ctx, lane));
 }
 
 /* Asks the heuristic for candidates (one without autotuning), telling it
@@ -239,7 +238,7 @@ static lt_plan *plan_find_or_build(gpu_context *ctx, int lane,
              ctx->options.precision == GPU_PRECISION_TF32;
   cublasComputeType_t compute =
       tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-  lt_plan_key key = lt_plan_key_of(call, compute);
+  lt_plan_key key = plan_key_of(call, compute);
   lt_plan *p = lt_plan_cache_find(ctx->plans, &key);
   if (p) return p;
   p = lt_plan_cache_reserve(ctx->plans);

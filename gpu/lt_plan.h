@@ -1,6 +1,8 @@
 /* lt_plan.h: the wrapper's own side of the plan cache (lt_plan_cache.h):
- * what a plan holds, its key, and the helpers lt_matmul.c and
- * lt_autotune.c share. Not for callers of the wrapper. */
+ * what a plan holds and its key, the cache's storage (lt_plan_cache.c:
+ * a plan pointer stays valid for the cache's lifetime) and the launch
+ * lt_matmul.c and lt_autotune.c share (lt_plan_launch.c). Not for callers
+ * of the wrapper. */
 #ifndef MNIST_EPILOGS_LT_PLAN_H
 #define MNIST_EPILOGS_LT_PLAN_H
 
@@ -26,23 +28,19 @@ typedef struct lt_plan {
 } lt_plan;
 
 /* The plan `call` uses, checked and built on first use as lt_matmul_on
- * does (for lt_auto.c); NULL with the reason in lt_last_error. */
+ * does (for lt_auto.c); NULL with the reason in lt_last_error. Defined in
+ * lt_matmul.c. */
 lt_plan *lt_plan_for(gpu_context *ctx, int lane, const lt_matmul_call *call);
-
-/* The key of `call` under compute type `compute`. */
-lt_plan_key lt_plan_key_of(const lt_matmul_call *call,
-                           cublasComputeType_t compute);
-
-/* Largest power of two up to 256 that divides the address (0 for NULL). */
-unsigned lt_alignment(const void *p);
 
 /* The cached plan with this key, or NULL. */
 lt_plan *lt_plan_cache_find(lt_plan_cache *cache, const lt_plan_key *key);
 /* A zeroed slot for a new plan (NULL when out of host memory); it counts
- * only after lt_plan_cache_commit. */
+ * only after lt_plan_cache_commit. A committed plan never moves: its
+ * address stays valid until lt_plan_cache_destroy. */
 lt_plan *lt_plan_cache_reserve(lt_plan_cache *cache);
 void lt_plan_cache_commit(lt_plan_cache *cache);
-/* Destroys a plan's descriptor and layouts (not the slot). */
+/* Destroys a plan's descriptor and layouts (not the slot, which the next
+ * reserve reuses when it was never committed). */
 void lt_plan_release(lt_plan *plan);
 int lt_plan_cache_count(const lt_plan_cache *cache);
 const lt_plan *lt_plan_cache_at(const lt_plan_cache *cache, int i);
@@ -51,10 +49,5 @@ const lt_plan *lt_plan_cache_at(const lt_plan_cache *cache, int i);
 cublasStatus_t lt_plan_launch(gpu_context *ctx, int lane, const lt_plan *p,
                               const lt_matmul_call *call,
                               const cublasLtMatmulAlgo_t *algo);
-
-/* Records "lt_matmul <shape>: <reason>" in ctx->last_error and on stderr;
- * returns -1. */
-int lt_refuse(gpu_context *ctx, const lt_shape *shape, const char *format, ...)
-    __attribute__((format(printf, 3, 4)));
 
 #endif

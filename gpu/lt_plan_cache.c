@@ -1,5 +1,7 @@
-/* lt_plan_cache.c: storage and lookup of the wrapper's plans (lt_plan.h). */
-#include <stdint.h>
+/* lt_plan_cache.c: storage and lookup of the wrapper's plans (lt_plan.h).
+ * Each plan is allocated on its own and never moved, so a plan pointer
+ * stays valid until the cache is destroyed; only the array of pointers to
+ * them grows. Calls nothing of the wrapper's: only cuBLASLt's destructors. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,7 +9,8 @@
 #include "gpu/lt_plan.h"
 
 struct lt_plan_cache {
-  lt_plan *plans; /* [capacity], the first `count` built */
+  lt_plan **plans; /* [capacity]: the first `count` built, plans[count] a
+                      reserved slot or NULL, the rest NULL */
   int count, capacity;
 };
 
@@ -32,33 +35,11 @@ void lt_plan_release(lt_plan *plan) {
 void lt_plan_cache_destroy(lt_plan_cache *cache) {
   if (!cache) return;
   for (int i = 0; i < cache->count; i++)
-    lt_plan_release(&cache->plans[i]);
+    lt_plan_release(cache->plans[i]);
+  for (int i = 0; i < cache->capacity; i++)
+    free(cache->plans[i]);
   free(cache->plans);
   free(cache);
-}
-
-unsigned lt_alignment(const void *p) {
-  uintptr_t address = (uintptr_t)p;
-  if (!address) return 0;
-  unsigned a = 256;
-  while (address % a)
-    a /= 2;
-  return a;
-}
-
-lt_plan_key lt_plan_key_of(const lt_matmul_call *call,
-                           cublasComputeType_t compute) {
-  const void *bias = lt_call_bias_vector(call);
-  lt_plan_key key = {
-      .shape = call->shape,
-      .compute = compute,
-      .align_a = lt_alignment(call->d_a),
-      .align_b = lt_alignment(call->d_b),
-      .align_d = lt_alignment(call->d_d),
-      .align_bias = lt_alignment(bias),
-      .align_aux = lt_alignment(call->d_aux),
-  };
-  return key;
 }
 
 static int same_shape(const lt_shape *x, const lt_shape *y) {
@@ -77,21 +58,25 @@ static int same_key(const lt_plan_key *x, const lt_plan_key *y) {
 
 lt_plan *lt_plan_cache_find(lt_plan_cache *cache, const lt_plan_key *key) {
   for (int i = 0; i < cache->count; i++)
-    if (same_key(&cache->plans[i].key, key)) return &cache->plans[i];
+    if (same_key(&cache->plans[i]->key, key)) return cache->plans[i];
   return NULL;
 }
 
 lt_plan *lt_plan_cache_reserve(lt_plan_cache *cache) {
   if (cache->count == cache->capacity) {
     int capacity = cache->capacity ? 2 * cache->capacity : 16;
-    lt_plan *bigger = realloc(cache->plans, (size_t)capacity * sizeof *bigger);
+    lt_plan **bigger = realloc(cache->plans, (size_t)capacity * sizeof *bigger);
     if (!bigger) return NULL;
+    memset(bigger + cache->capacity, 0,
+           (size_t)(capacity - cache->capacity) * sizeof *bigger);
     cache->plans = bigger;
     cache->capacity = capacity;
   }
-  lt_plan *p = &cache->plans[cache->count];
-  memset(p, 0, sizeof *p);
-  return p;
+  lt_plan **slot = &cache->plans[cache->count];
+  if (!*slot) *slot = malloc(sizeof **slot);
+  if (!*slot) return NULL;
+  memset(*slot, 0, sizeof **slot);
+  return *slot;
 }
 
 void lt_plan_cache_commit(lt_plan_cache *cache) {
@@ -103,5 +88,5 @@ int lt_plan_cache_count(const lt_plan_cache *cache) {
 }
 
 const lt_plan *lt_plan_cache_at(const lt_plan_cache *cache, int i) {
-  return &cache->plans[i];
+  return cache->plans[i];
 }

@@ -1,7 +1,7 @@
 /* lt_unfused.c: the unfused twin of every epilogue (see lt_unfused.h). */
 #include "gpu/lt_unfused.h"
 
-#include "gpu/lt_plan.h"
+#include "gpu/lt_refuse.h"
 #include "gpu/lt_unfused_kernels.h"
 
 int lt_matmul_unfused(gpu_context *ctx, const lt_matmul_call *call) {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "gpu/gpu_check.h"
+#include "gpu/gpu_graph.h"
 #include "layers/sgd.h"
 #include "train/epoch_data.h"
 #include "train/graph_count.h"
@@ -93,29 +94,13 @@ static int warm_up(trainer *t) {
   return 0;
 }
 
-typedef int (*enqueue_fn)(trainer *t);
-
-/* Captures what `enqueue` launches into a graph (ended even on failure). */
-static int capture(trainer *t, enqueue_fn enqueue, cudaGraph_t *graph) {
-  CUDA_CHECK(
-      cudaStreamBeginCapture(t->ctx->stream, cudaStreamCaptureModeThreadLocal));
-  int status = enqueue(t);
-  cudaError_t end = cudaStreamEndCapture(t->ctx->stream, graph);
-  if (status != 0) {
-    if (end == cudaSuccess) cudaGraphDestroy(*graph);
-    return -1;
-  }
-  CUDA_CHECK(end);
-  return 0;
+/* enqueue_train and enqueue_test as gpu_graph_capture_exec calls them. */
+static int enqueue_train_graph(void *t) {
+  return enqueue_train(t);
 }
 
-static int capture_exec(trainer *t, enqueue_fn enqueue, cudaGraphExec_t *exec) {
-  cudaGraph_t graph = NULL;
-  if (capture(t, enqueue, &graph) != 0) return -1;
-  cudaError_t status = cudaGraphInstantiate(exec, graph, 0);
-  cudaGraphDestroy(graph);
-  CUDA_CHECK(status);
-  return 0;
+static int enqueue_test_graph(void *t) {
+  return enqueue_test(t);
 }
 
 static void schedule_fill(trainer *t, int epoch);
@@ -156,8 +141,10 @@ static int trainer_init(trainer *t, const mnist_dataset *data) {
     t->config.graphs = 0;
   }
   if (t->config.graphs &&
-      (capture_exec(t, enqueue_train, &t->train_graph) != 0 ||
-       capture_exec(t, enqueue_test, &t->test_graph) != 0))
+      (gpu_graph_capture_exec(&t->train_graph, t->ctx->stream,
+                              enqueue_train_graph, t) != 0 ||
+       gpu_graph_capture_exec(&t->test_graph, t->ctx->stream,
+                              enqueue_test_graph, t) != 0))
     return -1;
   return 0;
 }
@@ -279,6 +266,10 @@ static int enqueue_one_step(trainer *t) {
   return enqueue_step(t, 0);
 }
 
+static int enqueue_one_step_graph(void *t) {
+  return enqueue_one_step(t);
+}
+
 int trainer_step_once(trainer *t) {
   if (enqueue_one_step(t) != 0) return -1;
   CUDA_CHECK(cudaStreamSynchronize(t->ctx->stream));
@@ -287,7 +278,8 @@ int trainer_step_once(trainer *t) {
 
 int trainer_kernels_per_step(trainer *t, int *count, int *critical_path) {
   cudaGraph_t graph = NULL;
-  if (capture(t, enqueue_one_step, &graph) != 0) return -1;
+  if (gpu_graph_capture(&graph, t->ctx->stream, enqueue_one_step_graph, t) != 0)
+    return -1;
   int status = graph_count_kernels(graph, count, critical_path);
   cudaGraphDestroy(graph);
   return status;

@@ -1,5 +1,5 @@
 /* sample_stats.c: see sample_stats.h. */
-#include "train/sample_stats.h"
+#include "gpu/sample_stats.h"
 
 #include <stdlib.h>
 
@@ -12,6 +12,6 @@ void sample_stats(float *samples, int n, float *median, float *lo, float *hi) {
   qsort(samples, (size_t)n, sizeof *samples, compare_floats);
   *median =
       n % 2 ? samples[n / 2] : 0.5f * (samples[n / 2 - 1] + samples[n / 2]);
-  *lo = samples[0];
-  *hi = samples[n - 1];
+  if (lo) *lo = samples[0];
+  if (hi) *hi = samples[n - 1];
 }

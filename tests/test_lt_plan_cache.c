@@ -1,0 +1,86 @@
+/* test_lt_plan_cache.c: the wrapper's plan cache keeps every plan where it
+ * was built: a plan pointer held across the creation of many more plans
+ * (enough to grow the cache's storage several times) still points at the
+ * same plan, and lookup returns that pointer. Also that a reserved slot
+ * left uncommitted (a failed build) is reused, not counted. No cuBLASLt
+ * handle is created (the plans' descriptors stay NULL), so this runs
+ * without a GPU. */
+#include <check.h>
+#include <string.h>
+
+#include "gpu/lt_plan.h"
+#include "tests/test_util.h"
+
+/* A key no other plan of the test shares: m = id + 1. */
+static lt_plan_key key_for(int id) {
+  lt_plan_key key;
+  memset(&key, 0, sizeof key);
+  key.shape.type = LT_DTYPE_F32;
+  key.shape.m = id + 1;
+  key.shape.n = 8;
+  key.shape.k = 8;
+  key.compute = CUBLAS_COMPUTE_32F;
+  key.align_a = key.align_b = key.align_d = 256;
+  return key;
+}
+
+static lt_plan *add_plan(lt_plan_cache *cache, int id) {
+  lt_plan *p = lt_plan_cache_reserve(cache);
+  ck_assert_ptr_nonnull(p);
+  p->key = key_for(id);
+  p->info.chosen = id;
+  lt_plan_cache_commit(cache);
+  return p;
+}
+
+START_TEST(plan_pointer_outlives_growth) {
+  enum { MORE = 1000 };
+  lt_plan_cache *cache = NULL;
+  ck_assert_int_eq(lt_plan_cache_create(&cache), 0);
+  lt_plan *held = add_plan(cache, 0);
+  for (int id = 1; id <= MORE; id++)
+    add_plan(cache, id);
+  ck_assert_int_eq(lt_plan_cache_count(cache), MORE + 1);
+  lt_plan_key key = key_for(0);
+  ck_assert_ptr_eq(lt_plan_cache_find(cache, &key), held);
+  ck_assert_ptr_eq(lt_plan_cache_at(cache, 0), held);
+  ck_assert_int_eq(held->key.shape.m, 1);
+  ck_assert_int_eq(held->info.chosen, 0);
+  /* And every other plan is still found where it was built. */
+  for (int id = 1; id <= MORE; id++) {
+    key = key_for(id);
+    const lt_plan *p = lt_plan_cache_find(cache, &key);
+    ck_assert_ptr_nonnull(p);
+    ck_assert_ptr_eq(p, lt_plan_cache_at(cache, id));
+    ck_assert_int_eq(p->info.chosen, id);
+  }
+  lt_plan_cache_destroy(cache);
+}
+END_TEST
+
+START_TEST(uncommitted_slot_is_reused) {
+  lt_plan_cache *cache = NULL;
+  ck_assert_int_eq(lt_plan_cache_create(&cache), 0);
+  lt_plan *failed = lt_plan_cache_reserve(cache);
+  ck_assert_ptr_nonnull(failed);
+  failed->key = key_for(7);
+  failed->info.chosen = 7;
+  ck_assert_int_eq(lt_plan_cache_count(cache), 0);
+  lt_plan_key key = key_for(7);
+  ck_assert_ptr_null(lt_plan_cache_find(cache, &key));
+  lt_plan *again = lt_plan_cache_reserve(cache);
+  ck_assert_ptr_eq(again, failed);
+  ck_assert_int_eq(again->info.chosen, 0); /* zeroed */
+  lt_plan_cache_destroy(cache);
+  lt_plan_cache_destroy(NULL);
+}
+END_TEST
+
+int main(void) {
+  Suite *suite = suite_create("lt_plan_cache");
+  TCase *tc = tcase_create("storage");
+  tcase_add_test(tc, plan_pointer_outlives_growth);
+  tcase_add_test(tc, uncommitted_slot_is_reused);
+  suite_add_tcase(suite, tc);
+  return test_run_suite(suite, 0);
+}
