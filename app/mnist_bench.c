@@ -45,7 +45,7 @@ typedef struct variant {
   mlp_mode mode;
   gpu_precision precision; /* the context: one per precision */
   int graphs;
-  int pad_units; /* widths padded to 8 (mlp_create_padded) */
+  int pad_units; /* widths padded to 8 (mlp_options.pad_units) */
   lt_activation activation;
 } variant;
 
@@ -397,7 +397,7 @@ int main(int argc, char **argv) {
   char dir[4096];
   mnist_dataset data;
   if (data_source_load(&data, dir, sizeof dir, o.data_dir, MNIST_SOURCE_DIR,
-                       "mnist_bench") != 0)
+                       "mnist_bench", 0) != 0)
     return EXIT_FAILURE;
   char why[256];
   if (!gpu_device_available(why, sizeof why)) {

@@ -1,10 +1,13 @@
 /* mnist_predict.c: a saved network (mnist_train --save) on one image or on
- * the whole test split. With --index N or --image FILE.pgm: the digit
- * drawn in the terminal, the predicted class and the ten probabilities;
- * without: the test accuracy and the most confident mistakes. The
- * checkpoint, the data and the image are read and checked before the GPU
- * is touched. The only other place, with mnist_train and mnist_bench,
- * that exits. */
+ * the whole test split, run by an inference-only network
+ * (train/inference.h: no trainer, no training data on the GPU) with the
+ * checkpoint's own pixel normalisation. With --index N or --image
+ * FILE.pgm: the digit drawn in the terminal, the predicted class and the
+ * ten probabilities; without: the test accuracy and the most confident
+ * mistakes. --image reads no MNIST file; the others read the test split
+ * only. The checkpoint, the data and the image are read and checked before
+ * the GPU is touched. The only other place, with mnist_train and
+ * mnist_bench, that exits. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +17,7 @@
 #include "data/pgm.h"
 #include "train/checkpoint_io.h"
 #include "train/data_source.h"
-#include "train/trainer.h"
+#include "train/inference.h"
 
 #ifndef MNIST_SOURCE_DIR
 #define MNIST_SOURCE_DIR "."
@@ -33,11 +36,16 @@ static void usage(FILE *out) {
           "usage: mnist_predict --model FILE [--data-dir DIR]\n"
           "                     [--index N | --image FILE.pgm] [--mistakes K]\n"
           "                     [--device N]\n"
-          "Runs a network saved by mnist_train --save. With --index N (a test\n"
-          "image) or --image FILE (a 28x28 8-bit PGM, white digit on black as\n"
-          "in MNIST): the digit drawn, the predicted class and the ten\n"
+          "Runs a network saved by mnist_train --save, with the pixel\n"
+          "normalisation the file records. With --index N (a test image) or\n"
+          "--image FILE (a 28x28 8-bit PGM, white digit on black as in\n"
+          "MNIST): the digit drawn, the predicted class and the ten\n"
           "probabilities. Without either: the test accuracy and the K most\n"
-          "confident mistakes (default 10).\n");
+          "confident mistakes (default 10).\n"
+          "Data needed: --image none; --index and the test accuracy the test\n"
+          "split only (t10k files in --data-dir, $MNIST_DIR or data/mnist);\n"
+          "a file that records no normalisation (older) also the training\n"
+          "split, to compute it.\n");
 }
 
 static int parse(predict_options *o, int argc, char **argv, char *err,
@@ -122,40 +130,73 @@ static void show_mistakes(const mnist_dataset *data, const int *pred,
   free(shown);
 }
 
-static int run(const predict_options *o, mnist_dataset *data,
-               const mlp_checkpoint *ck) {
+/* The images the run covers: the PGM alone (label 0, not shown), or the
+ * test split. */
+static mnist_split images_of(const predict_options *o,
+                             const mnist_dataset *data, uint8_t *image,
+                             uint8_t *label) {
+  if (!o->image) return data->test;
+  mnist_split one = {.count = 1, .images = image, .labels = label};
+  return one;
+}
+
+static int run(const predict_options *o, const mnist_dataset *data,
+               uint8_t *image, const mlp_checkpoint *ck,
+               const mlp_options *net_options, float scale, float shift) {
   gpu_options g = gpu_options_defaults();
   g.device = o->device;
-  trainer_config c = trainer_config_defaults();
-  c.depth = ck->layout.depth;
-  memcpy(c.widths, ck->layout.widths, sizeof c.widths);
-  c.activation = strcmp(ck->meta.activation, "gelu") == 0 ? LT_ACTIVATION_GELU
-                                                          : LT_ACTIVATION_RELU;
-  c.batch = 1000;
-  c.epochs = 1;
+  uint8_t label = 0;
+  mnist_split split = images_of(o, data, image, &label);
+  /* The training run's batch when the file records it, so the test
+   * split's numbers are the training log's bit for bit (the same GEMM
+   * shapes); one for a single image. */
+  int batch = o->image ? 1 : ck->meta.batch >= 1 ? ck->meta.batch : 1000;
   gpu_context *ctx = NULL;
-  trainer *t = NULL;
-  int n = data->test.count, status = -1;
+  mlp *net = NULL;
+  int n = split.count, status = -1;
+  inference_totals totals;
   int *pred = malloc((size_t)n * sizeof(int));
   float *prob = malloc((size_t)n * MNIST_CLASSES * sizeof(float));
-  if (pred && prob && gpu_context_create(&ctx, &g) == 0 &&
-      trainer_create(&t, ctx, data, &c) == 0 &&
-      checkpoint_io_apply(t, ck) == 0 &&
-      trainer_predict_test(t, pred, prob) == 0)
-    status = 0;
+  if (pred && prob && gpu_context_create(&ctx, &g) == 0) {
+    mlp_options options = *net_options;
+    options.type = gpu_precision_dtype(g.precision);
+    if (inference_network_create(&net, ctx, ck, &options, batch) == 0 &&
+        inference_run(&totals, pred, prob, net, ctx, MLP_MODE_FUSED, &split,
+                      batch, scale, shift) == 0)
+      status = 0;
+  }
   if (status == 0 && (o->image || o->index >= 0)) {
     int j = o->image ? 0 : o->index;
-    show_one(data->test.images + (size_t)j * MNIST_PIXELS,
-             o->image ? -1 : data->test.labels[j], pred + j,
+    show_one(split.images + (size_t)j * MNIST_PIXELS,
+             o->image ? -1 : split.labels[j], pred + j,
              prob + (size_t)j * MNIST_CLASSES);
   } else if (status == 0) {
     show_mistakes(data, pred, prob, o->mistakes);
   }
-  trainer_destroy(t);
+  mlp_destroy(net);
   gpu_context_destroy(ctx);
   free(pred);
   free(prob);
   return status;
+}
+
+/* Reads and checks the checkpoint (784-...-10, its activation, its pixel
+ * normalisation: *transform 0 when recorded, 1 when not) and the image
+ * (--image). Returns 0, or -1 with `err`. */
+static int read_inputs(mlp_checkpoint *ck, mlp_options *net_options,
+                       float *scale, float *shift, int *transform,
+                       uint8_t *image, const predict_options *o, char *err,
+                       size_t size) {
+  memset(net_options, 0, sizeof *net_options);
+  if (mlp_checkpoint_load(o->model, NULL, 0, ck, err, size) != 0 ||
+      checkpoint_io_check_widths(ck, "--model", o->model, err, size) != 0 ||
+      checkpoint_io_activation(&net_options->activation, ck, "--model",
+                               o->model, err, size) != 0 ||
+      (*transform = checkpoint_io_pixel_transform(scale, shift, ck, "--model",
+                                                  o->model, err, size)) < 0 ||
+      (o->image && pgm_read(image, o->image, err, size) != 0))
+    return -1;
+  return 0;
 }
 
 int main(int argc, char **argv) {
@@ -171,38 +212,37 @@ int main(int argc, char **argv) {
     return 0;
   }
   mlp_checkpoint ck = {0};
+  mlp_options net_options;
   uint8_t image[MNIST_PIXELS];
-  if (mlp_checkpoint_load(o.model, NULL, 0, &ck, err, sizeof err) != 0 ||
-      (o.image && pgm_read(image, o.image, err, sizeof err) != 0)) {
+  float scale = 0.0f, shift = 0.0f;
+  int transform = 1;
+  if (read_inputs(&ck, &net_options, &scale, &shift, &transform, image, &o, err,
+                  sizeof err) != 0) {
     fprintf(stderr, "mnist_predict: %s\n", err);
     mlp_checkpoint_destroy(&ck);
     return 1;
   }
-  mnist_dataset data;
-  if (data_source_load(&data, dir, sizeof dir, o.data_dir, MNIST_SOURCE_DIR,
-                       "mnist_predict") != 0) {
+  /* A checkpoint that records its normalisation needs no training split
+   * (and --image no data at all); an older one takes the training
+   * split's, as its run did. */
+  mnist_dataset data = {0};
+  int need_data = !o.image || transform != 0;
+  if (need_data &&
+      data_source_load(&data, dir, sizeof dir, o.data_dir, MNIST_SOURCE_DIR,
+                       "mnist_predict", transform == 0) != 0) {
     mlp_checkpoint_destroy(&ck);
     return 1;
   }
+  if (transform != 0) mnist_pixel_transform(&scale, &shift, &data);
   int status = 1;
-  char widths[256];
-  mlp_checkpoint_widths_text(widths, sizeof widths, ck.layout.widths,
-                             ck.layout.depth);
-  if (ck.layout.widths[0] != MNIST_PIXELS ||
-      ck.layout.widths[ck.layout.depth] != MNIST_CLASSES)
-    fprintf(stderr,
-            "mnist_predict: %s: expected a 784-...-10 network, found %s\n",
-            o.model, widths);
-  else if (o.index >= data.test.count)
+  if (!o.image && o.index >= data.test.count)
     fprintf(stderr, "mnist_predict: --index: expected 0 to %d, found %d\n",
             data.test.count - 1, o.index);
   else if (!gpu_device_available(why, sizeof why))
     fprintf(stderr, "mnist_predict: needs a CUDA GPU: %s\n", why);
-  else {
-    /* The image takes test image 0's place. */
-    if (o.image) memcpy(data.test.images, image, MNIST_PIXELS);
-    status = run(&o, &data, &ck) == 0 ? 0 : 1;
-  }
+  else
+    status =
+        run(&o, &data, image, &ck, &net_options, scale, shift) == 0 ? 0 : 1;
   mnist_dataset_destroy(&data);
   mlp_checkpoint_destroy(&ck);
   return status;

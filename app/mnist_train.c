@@ -16,6 +16,7 @@
 #include "train/checkpoint_io.h"
 #include "train/data_source.h"
 #include "train/eval_report.h"
+#include "train/inference.h"
 #include "train/run_log.h"
 #include "train/trainer.h"
 
@@ -35,9 +36,11 @@ static double seconds_now(void) {
 static void print_data_line(const mnist_dataset *data, const char *dir,
                             int steps) {
   printf("data       %s:", dir);
+  int shown = 0;
   for (int f = 0; f < MNIST_FILE_COUNT; f++) {
+    if (!data->files[f][0]) continue; /* not read (test split only) */
     const char *slash = strrchr(data->files[f], '/');
-    printf("%s %s", f ? "," : "", slash ? slash + 1 : data->files[f]);
+    printf("%s %s", shown++ ? "," : "", slash ? slash + 1 : data->files[f]);
   }
   printf("; %d train, %d test", data->train.count, data->test.count);
   if (steps > 0) printf(", %d steps per epoch", steps);
@@ -165,22 +168,51 @@ static int run_epochs(trainer *t, const train_options *o,
   return status;
 }
 
-/* --epochs 0: the loaded network on the test split. */
-static int evaluate(trainer *t, const mnist_dataset *data) {
-  epoch_stats s;
-  int *pred = malloc((size_t)data->test.count * sizeof(int));
+/* --epochs 0: the loaded network on the test split, by an inference-only
+ * network (no trainer: no training data, gradients or graphs), in batches
+ * of --batch, with the checkpoint's normalisation (o->config.pixel_scale,
+ * or the training split's for files that record none). */
+static int evaluate(const train_options *o, const mnist_dataset *data,
+                    const char *dir, const mlp_checkpoint *checkpoint) {
+  const trainer_config *c = &o->config;
+  gpu_context *ctx = NULL;
+  mlp *net = NULL;
+  inference_totals totals;
   eval_report report;
-  int status = pred && trainer_test(t, &s) == 0 &&
-                       trainer_predict_test(t, pred, NULL) == 0 &&
-                       eval_report_count(&report, pred, data->test.labels,
-                                         data->test.count) == 0
-                   ? 0
-                   : -1;
-  if (status == 0)
-    eval_report_print(stdout, &report, s.test_loss);
-  else
+  float scale = c->pixel_scale, shift = c->pixel_shift;
+  if (scale <= 0.0f) mnist_pixel_transform(&scale, &shift, data);
+  int *pred = malloc((size_t)data->test.count * sizeof(int));
+  mlp_options options = {.type = gpu_precision_dtype(o->gpu.precision),
+                         .activation = c->activation,
+                         .pad_units = c->pad_units};
+  int status =
+      pred && gpu_context_create(&ctx, &o->gpu) == 0 &&
+              inference_network_create(&net, ctx, checkpoint, &options,
+                                       c->batch) == 0 &&
+              inference_run(&totals, pred, NULL, net, ctx, c->mode, &data->test,
+                            c->batch, scale, shift) == 0 &&
+              eval_report_count(&report, pred, data->test.labels,
+                                data->test.count) == 0
+          ? 0
+          : -1;
+  if (status == 0) {
+    if (!o->quiet) {
+      char name[256];
+      trainer_config_name(name, sizeof name, c);
+      printf("mnist_train: %s, device %d: %s (%s, %s, %s), evaluated in "
+             "batches of %d\n",
+             ctx->device_name, o->gpu.device, name, mlp_mode_name(c->mode),
+             gpu_precision_name(o->gpu.precision),
+             lt_activation_name(c->activation), c->batch);
+      print_data_line(data, dir, 0);
+    }
+    eval_report_print(stdout, &report, totals.mean_loss);
+  } else {
     fprintf(stderr, "mnist_train: evaluating the loaded network failed (see "
                     "above)\n");
+  }
+  mlp_destroy(net);
+  gpu_context_destroy(ctx);
   free(pred);
   return status;
 }
@@ -192,19 +224,12 @@ static int train(const train_options *o, const mnist_dataset *data,
   trainer *t = NULL;
   run_log *log = NULL;
   int status = EXIT_FAILURE;
-  trainer_config config = o->config;
-  if (config.epochs == 0) config.epochs = 1; /* evaluation only */
   char err[512];
   if (gpu_context_create(&ctx, &o->gpu) != 0 ||
-      trainer_create(&t, ctx, data, &config) != 0 ||
+      trainer_create(&t, ctx, data, &o->config) != 0 ||
       (checkpoint && checkpoint_io_apply(t, checkpoint) != 0)) {
     fprintf(stderr, "mnist_train: could not set up training on the GPU "
                     "(see above)\n");
-    goto done;
-  }
-  if (o->config.epochs == 0) {
-    if (!o->quiet) print_header(ctx, o, data, dir, t);
-    status = evaluate(t, data) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
     goto done;
   }
   if (o->log_path &&
@@ -224,7 +249,7 @@ static int train(const train_options *o, const mnist_dataset *data,
     if (o->show_plans) print_plans(ctx);
     status = EXIT_SUCCESS;
     if (o->save_path &&
-        checkpoint_io_save(t, o->save_path, &o->config, o->gpu.precision, data,
+        checkpoint_io_save(t, o->save_path, &o->config, o->gpu.precision,
                            trainer_steps_done(t), accuracy, err,
                            sizeof err) != 0) {
       fprintf(stderr, "mnist_train: %s\n", err);
@@ -269,10 +294,14 @@ int main(int argc, char **argv) {
     fprintf(stderr, "mnist_train: %s\n", err);
     return EXIT_FAILURE;
   }
+  /* Evaluating a checkpoint that records its normalisation needs only the
+   * test split. */
+  int test_only = options.config.epochs == 0 && !options.check_data &&
+                  options.config.pixel_scale > 0.0f;
   char dir[4096];
   mnist_dataset data;
   if (data_source_load(&data, dir, sizeof dir, options.data_dir,
-                       MNIST_SOURCE_DIR, "mnist_train") != 0) {
+                       MNIST_SOURCE_DIR, "mnist_train", test_only) != 0) {
     mlp_checkpoint_destroy(&checkpoint);
     return EXIT_FAILURE;
   }
@@ -286,6 +315,9 @@ int main(int argc, char **argv) {
             "mnist_train: the data in %s is fine, but training needs "
             "a CUDA GPU: %s\n",
             dir, why);
+  } else if (options.config.epochs == 0) {
+    status = evaluate(&options, &data, dir, &checkpoint) == 0 ? EXIT_SUCCESS
+                                                              : EXIT_FAILURE;
   } else {
     status = train(&options, &data, dir, started,
                    options.load_path ? &checkpoint : NULL);

@@ -145,25 +145,27 @@ static enum idx_status check_dir(const char *dir, idx_error *err) {
   return IDX_OK;
 }
 
+/* Loads files `first` .. MNIST_FILE_COUNT - 1 (all, or the test split's
+ * two) into their splits. */
 static enum idx_status load_files(mnist_dataset *out, const char *dir,
-                                  idx_error *err) {
+                                  int first, idx_error *err) {
   /* Look at every name first, so that a missing or unreachable file is
    * reported before 50 MB are read. */
-  unsigned present[MNIST_FILE_COUNT];
-  for (int f = 0; f < MNIST_FILE_COUNT; f++) {
+  unsigned present[MNIST_FILE_COUNT] = {0};
+  for (int f = first; f < MNIST_FILE_COUNT; f++) {
     enum idx_status status =
         mnist_file_find(&present[f], dir, (enum mnist_file)f, err);
     if (status != IDX_OK) return status;
   }
   idx_array arrays[MNIST_FILE_COUNT] = {{0}};
   enum idx_status status = IDX_OK;
-  for (int f = 0; f < MNIST_FILE_COUNT && status == IDX_OK; f++) {
+  for (int f = first; f < MNIST_FILE_COUNT && status == IDX_OK; f++) {
     int images = f == MNIST_TRAIN_IMAGES || f == MNIST_TEST_IMAGES;
     status = mnist_file_read(&arrays[f], out->files[f], sizeof out->files[f],
                              dir, (enum mnist_file)f, present[f],
                              images ? check_images : check_labels, NULL, err);
   }
-  if (status == IDX_OK)
+  if (status == IDX_OK && first == MNIST_TRAIN_IMAGES)
     status = split_assemble(&out->train, &arrays[MNIST_TRAIN_IMAGES],
                             out->files[MNIST_TRAIN_IMAGES],
                             &arrays[MNIST_TRAIN_LABELS],
@@ -181,7 +183,7 @@ enum idx_status mnist_dataset_load(mnist_dataset *out, const char *dir,
                                    idx_error *err) {
   memset(out, 0, sizeof *out);
   enum idx_status status = check_dir(dir, err);
-  if (status == IDX_OK) status = load_files(out, dir, err);
+  if (status == IDX_OK) status = load_files(out, dir, MNIST_TRAIN_IMAGES, err);
   if (status != IDX_OK) {
     mnist_dataset_destroy(out);
     return status;
@@ -198,6 +200,15 @@ enum idx_status mnist_dataset_load(mnist_dataset *out, const char *dir,
   out->pixel_mean = (float)mean;
   out->pixel_std = var > 1e-12 ? (float)sqrt(var) : 1.0f;
   return IDX_OK;
+}
+
+enum idx_status mnist_test_load(mnist_dataset *out, const char *dir,
+                                idx_error *err) {
+  memset(out, 0, sizeof *out);
+  enum idx_status status = check_dir(dir, err);
+  if (status == IDX_OK) status = load_files(out, dir, MNIST_TEST_IMAGES, err);
+  if (status != IDX_OK) mnist_dataset_destroy(out);
+  return status;
 }
 
 void mnist_pixel_transform(float *scale, float *shift,

@@ -55,6 +55,13 @@ enum idx_status mnist_split_load(mnist_split *out, const char *images_path,
 enum idx_status mnist_dataset_load(mnist_dataset *out, const char *dir,
                                    idx_error *err);
 
+/* The test split alone (its two files under the same rule), for running a
+ * saved network: out->train stays empty, the pixel statistics 0, and the
+ * files of the training split are neither needed nor looked at. On error
+ * `out` is left empty. */
+enum idx_status mnist_test_load(mnist_dataset *out, const char *dir,
+                                idx_error *err);
+
 /* Free what the loads allocated and empty the struct; no-ops on NULL. */
 void mnist_split_destroy(mnist_split *split);
 void mnist_dataset_destroy(mnist_dataset *dataset);

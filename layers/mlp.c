@@ -1,4 +1,6 @@
-/* mlp.c: the MLP: memory, initialisation and the training step. */
+/* mlp.c: the MLP: memory, initialisation and the training step. An
+ * inference-only network allocates the parameters, each layer's d_y, the
+ * forward aux and the loss scratch; the rest stays NULL. */
 #include "layers/mlp.h"
 
 #include <math.h>
@@ -27,24 +29,40 @@ static size_t tensor_bytes(const mlp *net, size_t elements) {
   return mlp_align_floats(elements) * lt_dtype_size(net->type);
 }
 
+/* The training-only slabs and events: gradients, momentum. */
+static int allocate_training(mlp *net) {
+  size_t slab = net->layout.slab_floats * sizeof(float);
+  size_t typed_slab = net->layout.slab_floats * lt_dtype_size(net->type);
+  CUDA_CHECK(cudaMalloc(&net->d_grads, typed_slab));
+  CUDA_CHECK(cudaMalloc((void **)&net->d_velocity, slab));
+  CUDA_CHECK(cudaMemset(net->d_grads, 0, typed_slab));
+  CUDA_CHECK(cudaMemset(net->d_velocity, 0, slab));
+  for (int l = 0; l < net->layout.depth; l++)
+    CUDA_CHECK(
+        cudaEventCreateWithFlags(&net->dz_ready[l], cudaEventDisableTiming));
+  CUDA_CHECK(
+      cudaEventCreateWithFlags(&net->weights_done, cudaEventDisableTiming));
+  return 0;
+}
+
 static int mlp_allocate(mlp *net) {
   const mlp_layout *lay = &net->layout;
   size_t slab = lay->slab_floats * sizeof(float);
   size_t typed_slab = lay->slab_floats * lt_dtype_size(net->type);
   CUDA_CHECK(cudaMalloc((void **)&net->d_params, slab));
-  CUDA_CHECK(cudaMalloc(&net->d_grads, typed_slab));
-  CUDA_CHECK(cudaMalloc((void **)&net->d_velocity, slab));
   CUDA_CHECK(cudaMemset(net->d_params, 0, slab));
-  CUDA_CHECK(cudaMemset(net->d_grads, 0, typed_slab));
-  CUDA_CHECK(cudaMemset(net->d_velocity, 0, slab));
+  if (!net->inference_only && allocate_training(net) != 0) return -1;
   if (net->type != LT_DTYPE_F32) {
     CUDA_CHECK(cudaMalloc(&net->d_params_copy, typed_slab));
     CUDA_CHECK(cudaMemset(net->d_params_copy, 0, typed_slab));
   }
+  /* Per layer d_y, and d_dz when training. */
+  int tensors = net->inference_only ? 1 : 2;
   size_t act_bytes = 0, mask_bytes = 0;
   for (int l = 0; l < lay->depth; l++) {
     int out = lay->widths[l + 1];
-    act_bytes += 2 * tensor_bytes(net, (size_t)lt_ld(out) * net->max_batch);
+    act_bytes +=
+        tensors * tensor_bytes(net, (size_t)lt_ld(out) * net->max_batch);
     mask_bytes += aux_stride(net, out);
   }
   CUDA_CHECK(cudaMalloc(&net->d_activations, act_bytes));
@@ -55,11 +73,6 @@ static int mlp_allocate(mlp *net) {
   CUDA_CHECK(cudaMemset(net->d_activations, 0, act_bytes));
   CUDA_CHECK(cudaMemset(net->d_masks, 0, mask_bytes));
   CUDA_CHECK(cudaDeviceSynchronize());
-  for (int l = 0; l < lay->depth; l++)
-    CUDA_CHECK(
-        cudaEventCreateWithFlags(&net->dz_ready[l], cudaEventDisableTiming));
-  CUDA_CHECK(
-      cudaEventCreateWithFlags(&net->weights_done, cudaEventDisableTiming));
   size_t size = lt_dtype_size(net->type);
   char *weights =
       net->d_params_copy ? (char *)net->d_params_copy : (char *)net->d_params;
@@ -76,11 +89,11 @@ static int mlp_allocate(mlp *net) {
     layer->type = net->type;
     layer->d_wt = weights + lay->w_offset[l] * size;
     layer->d_b = weights + lay->b_offset[l] * size;
-    layer->d_dwt = grads + lay->w_offset[l] * size;
-    layer->d_db = grads + lay->b_offset[l] * size;
+    layer->d_dwt = grads ? grads + lay->w_offset[l] * size : NULL;
+    layer->d_db = grads ? grads + lay->b_offset[l] * size : NULL;
     layer->d_y = act;
-    layer->d_dz = act + act_size;
-    act += 2 * act_size;
+    layer->d_dz = net->inference_only ? NULL : act + act_size;
+    act += tensors * act_size;
     layer->activation = net->activation;
     layer->d_aux = layer->hidden ? (void *)mask : NULL;
     mask += aux_stride(net, out);
@@ -88,9 +101,10 @@ static int mlp_allocate(mlp *net) {
   return 0;
 }
 
-/* The MLP for `units`, its logical widths padded to 8 when `pad`. */
-static int create(mlp **out, const int *units, int depth, int max_batch,
-                  const mlp_options *options) {
+int mlp_create(mlp **out, const int *units, int depth, int max_batch,
+               const mlp_options *options) {
+  const mlp_options none = {0};
+  if (!options) options = &none;
   int pad = options->pad_units;
   *out = NULL;
   if (max_batch < 1) {
@@ -118,30 +132,16 @@ static int create(mlp **out, const int *units, int depth, int max_batch,
   net->max_batch = max_batch;
   net->type = options->type;
   net->activation = options->activation;
-  net->loss_scale = options->type == LT_DTYPE_F16 ? GPU_FP16_LOSS_SCALE : 1.0f;
+  net->loss_scale = options->loss_scale > 0.0f      ? options->loss_scale
+                    : options->type == LT_DTYPE_F16 ? GPU_FP16_LOSS_SCALE
+                                                    : 1.0f;
+  net->inference_only = options->inference_only;
   if (mlp_allocate(net) != 0) {
     mlp_destroy(net);
     return -1;
   }
   *out = net;
   return 0;
-}
-
-int mlp_create(mlp **out, const int *widths, int depth, int max_batch,
-               lt_dtype type) {
-  mlp_options o = {.type = type};
-  return create(out, widths, depth, max_batch, &o);
-}
-
-int mlp_create_padded(mlp **out, const int *widths, int depth, int max_batch,
-                      lt_dtype type) {
-  mlp_options o = {.type = type, .pad_units = 1};
-  return create(out, widths, depth, max_batch, &o);
-}
-
-int mlp_create_with(mlp **out, const int *widths, int depth, int max_batch,
-                    const mlp_options *options) {
-  return create(out, widths, depth, max_batch, options);
 }
 
 void mlp_destroy(mlp *net) {
@@ -165,7 +165,8 @@ int mlp_init_params(mlp *net, gpu_context *ctx, unsigned long long seed) {
   CURAND_CHECK(curandSetGeneratorOffset(ctx->rng, 0));
   size_t slab = lay->slab_floats * sizeof(float);
   CUDA_CHECK(cudaMemsetAsync(net->d_params, 0, slab, ctx->stream));
-  CUDA_CHECK(cudaMemsetAsync(net->d_velocity, 0, slab, ctx->stream));
+  if (net->d_velocity)
+    CUDA_CHECK(cudaMemsetAsync(net->d_velocity, 0, slab, ctx->stream));
   for (int l = 0; l < lay->depth; l++) {
     int in = net->units[l], outs = net->units[l + 1];
     int ld = lt_ld(lay->widths[l]), columns = lay->widths[l + 1];
@@ -209,8 +210,20 @@ int mlp_forward(mlp *net, gpu_context *ctx, const void *d_x, int n,
   return 0;
 }
 
+/* 0 for a training network; -1 with a message for an inference-only one,
+ * which has no gradient or momentum to write. */
+static int check_training(const mlp *net, const char *call) {
+  if (!net->inference_only) return 0;
+  fprintf(stderr,
+          "mlp: %s: expected a training network, found an inference-only "
+          "one (mlp_options.inference_only)\n",
+          call);
+  return -1;
+}
+
 int mlp_backward(mlp *net, gpu_context *ctx, const void *d_x,
                  const int *d_labels, int n, mlp_mode mode, double *d_stats) {
+  if (check_training(net, "mlp_backward") != 0) return -1;
   int depth = net->layout.depth;
   linear_layer *top = &net->layers[depth - 1];
   if (xent_loss_grad(net->type, top->d_dz, d_stats, top->d_y, lt_ld(top->out),
@@ -246,6 +259,7 @@ int mlp_step_calls(const mlp *net, const void *d_x, int n,
                                 MLP_CALL_FORWARD, l, GPU_LANE_MAIN};
     input = net->layers[l].d_y;
   }
+  if (net->inference_only) return count;
   for (int l = depth - 1; l >= 0; l--) {
     const linear_layer *layer = &net->layers[l];
     input = l == 0 ? d_x : net->layers[l - 1].d_y;
@@ -270,6 +284,7 @@ sgd_slabs mlp_sgd_slabs(const mlp *net) {
 }
 
 int mlp_update(mlp *net, gpu_context *ctx, const float *d_lr, float momentum) {
+  if (check_training(net, "mlp_update") != 0) return -1;
   sgd_slabs slabs = mlp_sgd_slabs(net);
   return sgd_update(&slabs, d_lr, momentum, 1.0f / net->loss_scale,
                     ctx->stream);

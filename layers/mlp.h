@@ -1,7 +1,11 @@
 /* mlp.h: a multilayer perceptron of any depth on the GPU: parameters,
  * gradients and momentum in one slab each (mlp_layout.h), activations,
  * gradients at each layer and ReLU masks sized once for max_batch.
- * Nothing is allocated by the step functions.
+ * Nothing is allocated by the step functions. An inference-only network
+ * (mlp_options.inference_only) holds the parameters, the forward
+ * activations, the forward epilogue's aux and the loss scratch, nothing
+ * else: it runs mlp_forward, mlp_predict and mlp_evaluate, and refuses
+ * the training calls.
  *
  * Precision: the matmuls' storage type `type` (gpu_precision_dtype). The
  * master weights and the momentum are FP32 whatever it is; in BF16/FP16
@@ -29,23 +33,36 @@
 #include "layers/mlp_layout.h"
 #include "layers/sgd.h"
 
-/* How a network is built (mlp_create_with); zeroed: FP32, ReLU, no
- * padding. */
+/* How a network is built (mlp_create); zeroed (or NULL): FP32, ReLU, no
+ * padding, the type's loss scale, a training network. */
 typedef struct mlp_options {
   lt_dtype type;            /* of the matmuls' operands */
   lt_activation activation; /* of the hidden layers */
-  int pad_units;            /* widths padded to 8 (mlp_create_padded) */
+  /* 1: every layer's output width padded to a multiple of 8 (784-100-10
+   * runs as 784-104-16): the extra units' weights in and out and biases
+   * start at 0 and provably stay 0 (their pre-activation is 0, so their
+   * output ReLU(0) = 0 and no weight out of them gets a gradient; no loss
+   * gradient reaches them: the loss reads only the real logits, and the
+   * padded rows of its gradient are never written, zero since
+   * allocation), so it computes the same function and gradients, with
+   * every call at widths cuBLASLt's sm90 kernels take. */
+  int pad_units;
+  float loss_scale;   /* > 0: this scale; 0: GPU_FP16_LOSS_SCALE for F16,
+                         else 1 */
+  int inference_only; /* 1: no gradients, momentum, loss gradients or
+                         training events (their pointers stay NULL) */
 } mlp_options;
 
 typedef struct mlp {
   mlp_layout layout;             /* of the logical widths the calls use */
   int units[MLP_MAX_LAYERS + 1]; /* the widths asked for (layout.widths
-                                    unless padded: mlp_create_padded) */
+                                    unless padded: mlp_options.pad_units) */
   size_t unit_params;            /* parameters of those units */
   int max_batch;
   lt_dtype type;            /* of the matmuls' operands (see above) */
   lt_activation activation; /* of the hidden layers */
   float loss_scale;
+  int inference_only; /* d_grads, d_velocity, d_dz, events: NULL */
   linear_layer layers[MLP_MAX_LAYERS];
   float *d_params;                      /* FP32 master slab:
                                            layout.slab_floats */
@@ -53,7 +70,8 @@ typedef struct mlp {
                                            offsets; NULL in FP32 */
   void *d_grads;                        /* `type` slab, same offsets */
   float *d_velocity;                    /* FP32 slab, same offsets */
-  void *d_activations;                  /* every layer's d_y and d_dz */
+  void *d_activations;                  /* every layer's d_y and d_dz (d_y
+                                           only when inference_only) */
   uint8_t *d_masks;                     /* every hidden layer's aux: ReLU
                                            bit-mask or GELU input */
   void *d_xent_scratch;                 /* the loss kernel's (xent.h) */
@@ -61,29 +79,14 @@ typedef struct mlp {
   cudaEvent_t weights_done;             /* side lane finished (side) */
 } mlp;
 
-/* Allocates an MLP for widths[0..depth], batches up to max_batch and
- * matmuls in `type`; zero parameters until mlp_init_params; loss_scale
- * GPU_FP16_LOSS_SCALE for F16, else 1. Every buffer is zeroed before it
+/* Allocates an MLP for widths[0..depth] and batches up to max_batch, as
+ * `options` say (NULL: all zero, see mlp_options); zero parameters until
+ * mlp_init_params or mlp_set_params. Every buffer is zeroed before it
  * returns (the device is synchronised: the zeroing is on the legacy stream,
  * the context's streams do not wait for it). Returns 0, or -1 with a
  * message on stderr and *out NULL. */
 int mlp_create(mlp **out, const int *widths, int depth, int max_batch,
-               lt_dtype type);
-
-/* The same network with every layer's output width padded to a multiple
- * of 8 (784-100-10 runs as 784-104-16): the extra units' weights in and
- * out and biases start at 0 and provably stay 0 (their pre-activation is
- * 0, so their output ReLU(0) = 0 and no weight out of them gets a
- * gradient; no loss gradient reaches them: the loss reads only the real
- * logits, and the padded rows of its gradient are never written, zero
- * since allocation), so it computes the same function and
- * gradients, with every call at widths cuBLASLt's sm90 kernels take. */
-int mlp_create_padded(mlp **out, const int *widths, int depth, int max_batch,
-                      lt_dtype type);
-
-/* Either of the above, with the activation: the general form. */
-int mlp_create_with(mlp **out, const int *widths, int depth, int max_batch,
-                    const mlp_options *options);
+               const mlp_options *options);
 void mlp_destroy(mlp *net);
 
 /* Weights ~ N(0, 2 / in) for ReLU layers (He), N(0, 1 / in) for the output
@@ -92,13 +95,27 @@ void mlp_destroy(mlp *net);
  * ctx->stream: the same seed, the same weights. */
 int mlp_init_params(mlp *net, gpu_context *ctx, unsigned long long seed);
 
+/* h_slab (layout.slab_floats FP32, the network's layout) -> the master
+ * parameters; the momentum (if any) zeroed; the 16-bit copy (if any)
+ * rewritten. On ctx->stream; waits for it. Returns 0 or -1. */
+int mlp_set_params(mlp *net, gpu_context *ctx, const float *h_slab);
+
+/* h_slab (layout.slab_floats floats) = the FP32 master parameters, after
+ * the work enqueued on ctx->stream. Returns 0 or -1. */
+int mlp_get_params(const mlp *net, gpu_context *ctx, float *h_slab);
+
 /* Forward pass of d_x (widths[0], n), ld lt_ld(widths[0]), in net->type;
- * logits end in mlp_logits(net). */
+ * logits end in mlp_logits(net). The same calls in a training and an
+ * inference-only network (the hidden layers' RELU_AUX_BIAS / GELU_AUX_BIAS
+ * still write their aux, which an inference-only network keeps for this
+ * reason: the same epilogue on the same GEMM gives the same bits as the
+ * training step's forward, with no second plan to trust). */
 int mlp_forward(mlp *net, gpu_context *ctx, const void *d_x, int n,
                 mlp_mode mode);
 
 /* Loss gradient and backward pass after mlp_forward on the same d_x:
- * every gradient in d_grads is written (=). d_stats[0] += summed loss,
+ * every gradient in d_grads is written (=). -1 for an inference-only
+ * network (so are mlp_update and mlp_train_step). d_stats[0] += summed loss,
  * d_stats[1] += correct predictions. */
 int mlp_backward(mlp *net, gpu_context *ctx, const void *d_x,
                  const int *d_labels, int n, mlp_mode mode, double *d_stats);
@@ -144,7 +161,8 @@ typedef struct mlp_call {
 /* Fills calls[0 .. count) with the matmul calls of one training step on
  * d_x (widths[0], n) in the order the step enqueues them (forwards from
  * the bottom, then per layer from the top its weight gradient and, but for
- * layer 0, its data gradient); returns count. Running them rewrites the
+ * layer 0, its data gradient; an inference-only network: the forwards
+ * only); returns count. Running them rewrites the
  * step's outputs (activations, masks, gradients) from the buffers' current
  * contents, as a step would. */
 int mlp_step_calls(const mlp *net, const void *d_x, int n,

@@ -37,7 +37,7 @@ int mlp_layout_init(mlp_layout *out, const int *widths, int depth, char *err,
 
 /* Copies the parameters two layouts share, layer by layer: weights W[o][i]
  * and biases b[o] for o, i below both layouts' widths (a padded network's
- * real units, mlp_create_padded); the rest of dst is left as it is.
+ * real units, mlp_options.pad_units); the rest of dst is left as it is.
  * Both layouts must have the same depth. */
 void mlp_layout_copy_params(const mlp_layout *dst_layout, float *dst,
                             const mlp_layout *src_layout, const float *src);

@@ -219,8 +219,8 @@ START_TEST(step_matches_oracle_fused_and_unfused) {
       GPU_AUTOTUNE_EXACT, c->tf32 ? GPU_PRECISION_TF32 : GPU_PRECISION_FP32);
   ck_assert_ptr_nonnull(ctx);
   mlp *net = NULL;
-  ck_assert_int_eq(
-      mlp_create(&net, c->widths, c->depth, c->max_batch, LT_DTYPE_F32), 0);
+  ck_assert_int_eq(mlp_create(&net, c->widths, c->depth, c->max_batch, NULL),
+                   0);
   ck_assert_int_eq(mlp_init_params(net, ctx, seed + (uint64_t)_i), 0);
   const mlp_layout *lay = &net->layout;
   int classes = c->widths[c->depth];
@@ -320,7 +320,7 @@ START_TEST(step_calls_are_the_step) {
   gpu_context *ctx = test_context(GPU_AUTOTUNE_EXACT, GPU_PRECISION_FP32);
   ck_assert_ptr_nonnull(ctx);
   mlp *net = NULL;
-  ck_assert_int_eq(mlp_create(&net, widths, depth, n, LT_DTYPE_F32), 0);
+  ck_assert_int_eq(mlp_create(&net, widths, depth, n, NULL), 0);
   ck_assert_int_eq(mlp_init_params(net, ctx, seed + 99), 0);
   test_batch b = test_batch_make(&rng, widths[0], n, 10, LT_DTYPE_F32);
   size_t slab = net->layout.slab_floats;

@@ -31,7 +31,7 @@ typedef struct net_case {
   int widths[5];
   int depth;
   int max_batch, n;
-  int pad; /* mlp_create_padded */
+  int pad; /* mlp_options.pad_units */
   lt_activation activation;
 } net_case;
 
@@ -175,7 +175,7 @@ START_TEST(every_call_of_a_step_matches_the_oracle) {
   mlp_options options = {
       .type = type, .activation = c->activation, .pad_units = c->pad};
   ck_assert_int_eq(
-      mlp_create_with(&net, c->widths, c->depth, c->max_batch, &options), 0);
+      mlp_create(&net, c->widths, c->depth, c->max_batch, &options), 0);
   ck_assert_int_eq(mlp_init_params(net, ctx, seed + (uint64_t)_i), 0);
   test_rng rng;
   test_rng_init(&rng, seed + (uint64_t)_i);
@@ -226,7 +226,8 @@ START_TEST(padded_units_stay_zero) {
   gpu_context *ctx = test_context(GPU_AUTOTUNE_EXACT, GPU_PRECISION_BF16);
   ck_assert_ptr_nonnull(ctx);
   mlp *net = NULL;
-  ck_assert_int_eq(mlp_create_padded(&net, widths, 2, N, LT_DTYPE_BF16), 0);
+  mlp_options padded = {.type = LT_DTYPE_BF16, .pad_units = 1};
+  ck_assert_int_eq(mlp_create(&net, widths, 2, N, &padded), 0);
   ck_assert_int_eq(net->layout.widths[1], 104);
   ck_assert_int_eq(net->layout.widths[2], 16);
   ck_assert_int_eq(net->unit_params, 784 * 100 + 100 + 100 * 10 + 10);

@@ -28,7 +28,8 @@ static float *train_params(uint64_t run_seed, int steps, mlp_mode mode,
   ck_assert_ptr_nonnull(ctx);
   lt_dtype type = gpu_precision_dtype(precision);
   mlp *net = NULL;
-  ck_assert_int_eq(mlp_create(&net, widths, 3, 96, type), 0);
+  ck_assert_int_eq(
+      mlp_create(&net, widths, 3, 96, &(mlp_options){.type = type}), 0);
   ck_assert_int_eq(mlp_init_params(net, ctx, run_seed), 0);
   test_rng rng;
   test_rng_init(&rng, run_seed);
@@ -95,7 +96,8 @@ START_TEST(training_drives_the_loss_down) {
   gpu_context *ctx = test_context(GPU_AUTOTUNE_EXACT, precision);
   ck_assert_ptr_nonnull(ctx);
   mlp *net = NULL;
-  ck_assert_int_eq(mlp_create(&net, widths, 3, N, type), 0);
+  ck_assert_int_eq(mlp_create(&net, widths, 3, N, &(mlp_options){.type = type}),
+                   0);
   ck_assert_int_eq(mlp_init_params(net, ctx, 7), 0);
   test_rng rng;
   test_rng_init(&rng, 12345);
@@ -201,7 +203,7 @@ START_TEST(nan_weights_reach_the_loss_in_both_modes) {
     gpu_context *ctx = test_context(GPU_AUTOTUNE_OFF, GPU_PRECISION_FP32);
     ck_assert_ptr_nonnull(ctx);
     mlp *net = NULL;
-    ck_assert_int_eq(mlp_create(&net, widths, 2, N, LT_DTYPE_F32), 0);
+    ck_assert_int_eq(mlp_create(&net, widths, 2, N, NULL), 0);
     ck_assert_int_eq(mlp_init_params(net, ctx, seed), 0);
     test_rng rng;
     test_rng_init(&rng, seed);

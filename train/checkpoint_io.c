@@ -4,6 +4,7 @@
 #include "data/mnist.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,37 +42,99 @@ int checkpoint_io_check_target(const char *path, char *err, size_t err_size) {
   return 0;
 }
 
+int checkpoint_io_check_widths(const mlp_checkpoint *checkpoint,
+                               const char *flag, const char *path, char *err,
+                               size_t err_size) {
+  const mlp_layout *lay = &checkpoint->layout;
+  if (lay->widths[0] == MNIST_PIXELS &&
+      lay->widths[lay->depth] == MNIST_CLASSES)
+    return 0;
+  char widths[256];
+  mlp_checkpoint_widths_text(widths, sizeof widths, lay->widths, lay->depth);
+  snprintf(err, err_size, "%s %s: expected a 784-...-10 network, found %s",
+           flag, path, widths);
+  return -1;
+}
+
+int checkpoint_io_activation(lt_activation *out,
+                             const mlp_checkpoint *checkpoint, const char *flag,
+                             const char *path, char *err, size_t err_size) {
+  const lt_activation known[] = {LT_ACTIVATION_RELU, LT_ACTIVATION_GELU};
+  const char *found = checkpoint->meta.activation;
+  *out = LT_ACTIVATION_RELU;
+  if (!found[0]) return 0;
+  for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+    if (strcmp(found, lt_activation_name(known[i])) == 0) {
+      *out = known[i];
+      return 0;
+    }
+  snprintf(err, err_size,
+           "%s %s: metadata 'activation': expected relu or gelu, found '%s'",
+           flag, path, found);
+  return -1;
+}
+
+/* 0 with *value when `text` is a whole finite number. */
+static int parse_float(float *value, const char *text) {
+  char *end = NULL;
+  errno = 0;
+  float v = strtof(text, &end);
+  if (errno != 0 || end == text || *end != '\0' || !isfinite(v)) return -1;
+  *value = v;
+  return 0;
+}
+
+int checkpoint_io_pixel_transform(float *scale, float *shift,
+                                  const mlp_checkpoint *checkpoint,
+                                  const char *flag, const char *path, char *err,
+                                  size_t err_size) {
+  const mlp_checkpoint_meta *m = &checkpoint->meta;
+  if (!m->pixel_scale[0] && !m->pixel_shift[0]) return 1;
+  float s = 0.0f, t = 0.0f;
+  if (parse_float(&s, m->pixel_scale) != 0 || s <= 0.0f ||
+      parse_float(&t, m->pixel_shift) != 0) {
+    snprintf(err, err_size,
+             "%s %s: metadata 'pixel_scale', 'pixel_shift': expected a "
+             "number > 0 and a number, found '%s' and '%s'",
+             flag, path, m->pixel_scale, m->pixel_shift);
+    return -1;
+  }
+  *scale = s;
+  *shift = t;
+  return 0;
+}
+
 int checkpoint_io_load(mlp_checkpoint *out, trainer_config *c, const char *path,
                        int hidden_given, int activation_given, char *err,
                        size_t err_size) {
   if (mlp_checkpoint_load(path, hidden_given ? c->widths : NULL, c->depth, out,
                           err, err_size) != 0)
     return -1;
-  int depth = out->layout.depth;
-  if (out->layout.widths[0] != MNIST_PIXELS ||
-      out->layout.widths[depth] != MNIST_CLASSES) {
-    char widths[256];
-    mlp_checkpoint_widths_text(widths, sizeof widths, out->layout.widths,
-                               depth);
-    snprintf(err, err_size,
-             "--load %s: expected a 784-...-10 network, found %s", path,
-             widths);
+  lt_activation found = LT_ACTIVATION_RELU;
+  float scale = 0.0f, shift = 0.0f;
+  int transform = 1;
+  if (checkpoint_io_check_widths(out, "--load", path, err, err_size) != 0 ||
+      checkpoint_io_activation(&found, out, "--load", path, err, err_size) !=
+          0 ||
+      (transform = checkpoint_io_pixel_transform(&scale, &shift, out, "--load",
+                                                 path, err, err_size)) < 0) {
     mlp_checkpoint_destroy(out);
     return -1;
   }
-  const char *found = out->meta.activation;
-  const char *asked = lt_activation_name(c->activation);
-  if (found[0] && activation_given && strcmp(found, asked) != 0) {
+  /* A file that names no activation agrees with any --activation. */
+  if (out->meta.activation[0] && activation_given && found != c->activation) {
     snprintf(err, err_size,
              "--load %s: expected a network with %s layers (--activation), "
              "found one trained with %s",
-             path, asked, found);
+             path, lt_activation_name(c->activation), out->meta.activation);
     mlp_checkpoint_destroy(out);
     return -1;
   }
-  if (found[0] && !activation_given)
-    c->activation =
-        strcmp(found, "gelu") == 0 ? LT_ACTIVATION_GELU : LT_ACTIVATION_RELU;
+  if (out->meta.activation[0] && !activation_given) c->activation = found;
+  if (transform == 0) {
+    c->pixel_scale = scale;
+    c->pixel_shift = shift;
+  }
   c->depth = out->layout.depth;
   memcpy(c->widths, out->layout.widths, sizeof c->widths);
   return 0;
@@ -97,9 +160,8 @@ static void float_text(char *out, double value) {
 }
 
 int checkpoint_io_save(trainer *t, const char *path, const trainer_config *c,
-                       gpu_precision precision, const mnist_dataset *data,
-                       int steps, double test_accuracy, char *err,
-                       size_t err_size) {
+                       gpu_precision precision, int steps, double test_accuracy,
+                       char *err, size_t err_size) {
   const mlp *net = trainer_network(t);
   mlp_layout real;
   if (mlp_layout_init(&real, net->units, net->layout.depth, err, err_size) != 0)
@@ -112,7 +174,7 @@ int checkpoint_io_save(trainer *t, const char *path, const trainer_config *c,
     mlp_checkpoint_meta meta;
     mlp_checkpoint_meta_init(&meta);
     float scale = 0, shift = 0;
-    mnist_pixel_transform(&scale, &shift, data);
+    trainer_pixel_transform(t, &scale, &shift);
     snprintf(meta.activation, sizeof meta.activation, "%s",
              lt_activation_name(c->activation));
     snprintf(meta.precision, sizeof meta.precision, "%s",

@@ -1,8 +1,11 @@
-/* checkpoint_io.h: mnist_train's checkpoints: checking where --save will
+/* checkpoint_io.h: the programs' checkpoints: the rules every use of one
+ * follows (a 784-...-10 network, its activation by name, its own pixel
+ * normalisation), each in one function here; checking where --save will
  * write before anything runs, reading --load's file before the GPU is
- * touched (its widths and activation become the run's), putting the
- * loaded parameters into the trainer's network, and saving the trained
- * one with the run's settings as metadata (checkpoint/mlp_checkpoint.h). */
+ * touched (its widths, activation and normalisation become the run's),
+ * putting the loaded parameters into the trainer's network, and saving
+ * the trained one with the run's settings as metadata
+ * (checkpoint/mlp_checkpoint.h). */
 #ifndef MNIST_EPILOGS_CHECKPOINT_IO_H
 #define MNIST_EPILOGS_CHECKPOINT_IO_H
 
@@ -18,10 +21,34 @@
  * folder; else -1 with `err` naming it and why. */
 int checkpoint_io_check_target(const char *path, char *err, size_t err_size);
 
+/* The MNIST rule: 0 when the checkpoint maps 784 inputs to 10 classes;
+ * else -1 with `err` "FLAG PATH: expected a 784-...-10 network, found
+ * 784-100-7". */
+int checkpoint_io_check_widths(const mlp_checkpoint *checkpoint,
+                               const char *flag, const char *path, char *err,
+                               size_t err_size);
+
+/* The activation the checkpoint names: "relu" or "" (files that do not say:
+ * the default) -> ReLU, "gelu" -> GELU. Returns 0, or -1 with `err`
+ * naming the flag, the file and the name found. */
+int checkpoint_io_activation(lt_activation *out,
+                             const mlp_checkpoint *checkpoint, const char *flag,
+                             const char *path, char *err, size_t err_size);
+
+/* The normalisation the network was trained with (x = pixel * scale +
+ * shift): returns 0 with *scale, *shift set; 1 when the file does not
+ * record it (older files: the caller takes the training split's); -1 with
+ * `err` when it is there but not a finite number (scale > 0). */
+int checkpoint_io_pixel_transform(float *scale, float *shift,
+                                  const mlp_checkpoint *checkpoint,
+                                  const char *flag, const char *path, char *err,
+                                  size_t err_size);
+
 /* Loads `path` (--load) into *out (validated: mlp_checkpoint_load) with
  * the widths of c when `hidden_given` (they must agree), else takes the
  * file's into c, which must be 784-...-10; the file's activation becomes
- * c's unless `activation_given` named another (then an error). Returns 0,
+ * c's unless `activation_given` named another (then an error); the file's
+ * pixel normalisation, when it records one, becomes c's. Returns 0,
  * or -1 with `err` (nothing left allocated). */
 int checkpoint_io_load(mlp_checkpoint *out, trainer_config *c, const char *path,
                        int hidden_given, int activation_given, char *err,
@@ -32,11 +59,11 @@ int checkpoint_io_load(mlp_checkpoint *out, trainer_config *c, const char *path,
 int checkpoint_io_apply(trainer *t, const mlp_checkpoint *checkpoint);
 
 /* Saves the trainer's parameters (its real units) to `path` (--save) with
- * the run's settings (c, precision), `steps` run and the final test accuracy
+ * the run's settings (c, precision, the data's normalisation:
+ * trainer_pixel_transform), `steps` run and the final test accuracy
  * (percent, negative: unknown). Returns 0, or -1 with `err`. */
 int checkpoint_io_save(trainer *t, const char *path, const trainer_config *c,
-                       gpu_precision precision, const mnist_dataset *data,
-                       int steps, double test_accuracy, char *err,
-                       size_t err_size);
+                       gpu_precision precision, int steps, double test_accuracy,
+                       char *err, size_t err_size);
 
 #endif

@@ -35,10 +35,12 @@ int data_source_find(char *out, size_t size, const char *given,
 
 int data_source_load(mnist_dataset *out, char *dir, size_t dir_size,
                      const char *given, const char *source_dir,
-                     const char *program) {
+                     const char *program, int test_only) {
   if (data_source_find(dir, dir_size, given, source_dir) != 0) return -1;
   idx_error err;
-  if (mnist_dataset_load(out, dir, &err) != IDX_OK) {
+  enum idx_status status = test_only ? mnist_test_load(out, dir, &err)
+                                     : mnist_dataset_load(out, dir, &err);
+  if (status != IDX_OK) {
     fprintf(stderr, "%s: %s\n", program, err.message);
     return -1;
   }

@@ -15,10 +15,10 @@ int data_source_find(char *out, size_t size, const char *given,
                      const char *source_dir);
 
 /* data_source_find, then mnist_dataset_load from that folder (its path
- * left in `dir`). Returns 0, or -1 with the reason on stderr prefixed by
- * `program`. */
+ * left in `dir`), or mnist_test_load when `test_only`. Returns 0, or -1
+ * with the reason on stderr prefixed by `program`. */
 int data_source_load(mnist_dataset *out, char *dir, size_t dir_size,
                      const char *given, const char *source_dir,
-                     const char *program);
+                     const char *program, int test_only);
 
 #endif

@@ -32,6 +32,7 @@ const int *epoch_data_y(const epoch_data *d, const epoch_split *split,
 
 static int split_upload(epoch_data *d, epoch_split *out,
                         const mnist_split *split) {
+  if (split->count == 0) return 0;
   size_t pixels = (size_t)split->count * MNIST_PIXELS;
   out->count = split->count;
   size_t x_bytes = (size_t)epoch_data_steps(d, out) * d->batch_stride *
@@ -101,27 +102,29 @@ int epoch_data_gather(epoch_data *d, const epoch_split *split) {
 
 static int data_init(epoch_data *d, const mnist_dataset *data) {
   d->batch_stride = mlp_align_floats((size_t)lt_ld(MNIST_PIXELS) * d->batch);
-  mnist_pixel_transform(&d->pixel_scale, &d->pixel_shift, data);
   if (split_upload(d, &d->train, &data->train) != 0 ||
       split_upload(d, &d->test, &data->test) != 0)
     return -1;
   /* Both orders start as the identity (the test split keeps it: it is
    * gathered once, in file order); h_order is long enough for either. */
   int longest = d->train.count > d->test.count ? d->train.count : d->test.count;
+  if (longest == 0) return 0;
   CUDA_CHECK(
       cudaMallocHost((void **)&d->h_order, (size_t)longest * sizeof(int)));
   order_fill(d->h_order, longest, 0, -1);
   CUDA_CHECK(cudaMemcpyAsync(d->test.d_order, d->h_order,
                              (size_t)d->test.count * sizeof(int),
                              cudaMemcpyHostToDevice, d->stream));
-  CUDA_CHECK(cudaMemcpyAsync(d->train.d_order, d->h_order,
-                             (size_t)d->train.count * sizeof(int),
-                             cudaMemcpyHostToDevice, d->stream));
-  return epoch_data_gather(d, &d->test);
+  if (d->train.count > 0)
+    CUDA_CHECK(cudaMemcpyAsync(d->train.d_order, d->h_order,
+                               (size_t)d->train.count * sizeof(int),
+                               cudaMemcpyHostToDevice, d->stream));
+  return d->test.count > 0 ? epoch_data_gather(d, &d->test) : 0;
 }
 
 int epoch_data_create(epoch_data **out, const mnist_dataset *data, int batch,
-                      lt_dtype type, cudaStream_t stream) {
+                      lt_dtype type, float pixel_scale, float pixel_shift,
+                      cudaStream_t stream) {
   *out = NULL;
   epoch_data *d = calloc(1, sizeof *d);
   if (!d) {
@@ -130,6 +133,8 @@ int epoch_data_create(epoch_data **out, const mnist_dataset *data, int batch,
   }
   d->batch = batch;
   d->type = type;
+  d->pixel_scale = pixel_scale;
+  d->pixel_shift = pixel_shift;
   d->stream = stream;
   if (data_init(d, data) != 0) {
     fprintf(stderr, "epoch_data: could not put the data set on the GPU "

@@ -33,18 +33,20 @@ typedef struct epoch_data {
   int batch;
   lt_dtype type;                  /* of d_x */
   size_t batch_stride;            /* elements between batch starts in d_x */
-  float pixel_scale, pixel_shift; /* mnist_pixel_transform */
+  float pixel_scale, pixel_shift; /* as created */
   int *h_order;                   /* pinned [max(train, test count)]: the order
                                      being uploaded */
   cudaStream_t stream;            /* borrowed: uploads and gathers run here */
 } epoch_data;
 
-/* Uploads both splits, gathers the test split (file order, samples stored
- * in `type`) and sets the
+/* Uploads both splits (a split of count 0 is left empty: an inference
+ * run has no training split), gathers the test split (file order, samples
+ * stored in `type`, x = pixel * pixel_scale + pixel_shift) and sets the
  * training order to the identity, all enqueued on `stream`. Returns 0, or
  * -1 with a message on stderr and *out NULL. */
 int epoch_data_create(epoch_data **out, const mnist_dataset *data, int batch,
-                      lt_dtype type, cudaStream_t stream);
+                      lt_dtype type, float pixel_scale, float pixel_shift,
+                      cudaStream_t stream);
 /* Waits for the stream, then frees; a no-op on NULL. */
 void epoch_data_destroy(epoch_data *d);
 

@@ -28,8 +28,12 @@ typedef struct trainer_config {
   int max_steps;            /* > 0: stop after this many optimiser steps (the
                               schedule still spans `epochs`); 0: all */
   int file_order; /* 1: batches in file order every epoch, no shuffle */
-  int pad_units;  /* 1: widths padded to multiples of 8 with units that
-                     stay zero (mlp_create_padded) */
+  /* x = pixel * pixel_scale + pixel_shift when pixel_scale > 0 (a
+   * checkpoint's own normalisation); 0: mnist_pixel_transform of the
+   * training split. */
+  float pixel_scale, pixel_shift;
+  int pad_units; /* 1: widths padded to multiples of 8 with units that
+                    stay zero (mlp_options.pad_units) */
 } trainer_config;
 
 /* The defaults: 784-1024-1024-10, batch 128, 5 epochs, lr 0.05 with the

@@ -8,7 +8,6 @@
 
 #include "gpu/gpu_check.h"
 #include "gpu/gpu_graph.h"
-#include "layers/sgd.h"
 #include "train/epoch_data.h"
 #include "train/graph_count.h"
 
@@ -108,7 +107,10 @@ static void schedule_fill(trainer *t, int epoch);
 static int trainer_init(trainer *t, const mnist_dataset *data) {
   const trainer_config *c = &t->config;
   lt_dtype type = gpu_precision_dtype(t->ctx->options.precision);
-  if (epoch_data_create(&t->data, data, c->batch, type, t->ctx->stream) != 0)
+  float scale = c->pixel_scale, shift = c->pixel_shift;
+  if (scale <= 0.0f) mnist_pixel_transform(&scale, &shift, data);
+  if (epoch_data_create(&t->data, data, c->batch, type, scale, shift,
+                        t->ctx->stream) != 0)
     return -1;
   int steps = train_steps(t);
   CUDA_CHECK(cudaMallocHost((void **)&t->h_lr, (size_t)steps * sizeof(float)));
@@ -124,11 +126,12 @@ static int trainer_init(trainer *t, const mnist_dataset *data) {
   CUDA_CHECK(cudaEventCreate(&t->start));
   CUDA_CHECK(cudaEventCreate(&t->stop));
   CUDA_CHECK(cudaEventCreate(&t->test_stop));
-  mlp_options options = {
-      .type = type, .activation = c->activation, .pad_units = c->pad_units};
-  if (mlp_create_with(&t->net, c->widths, c->depth, c->batch, &options) != 0)
+  mlp_options options = {.type = type,
+                         .activation = c->activation,
+                         .pad_units = c->pad_units,
+                         .loss_scale = c->loss_scale};
+  if (mlp_create(&t->net, c->widths, c->depth, c->batch, &options) != 0)
     return -1;
-  if (c->loss_scale > 0.0f) t->net->loss_scale = c->loss_scale;
   if (mlp_init_params(t->net, t->ctx, c->seed) != 0 || warm_up(t) != 0)
     return -1;
   if (c->max_steps > 0) t->config.graphs = 0; /* epochs may end early */
@@ -304,25 +307,16 @@ int trainer_steps_done(const trainer *t) {
 }
 
 int trainer_set_params(trainer *t, const float *h_slab) {
-  mlp *net = t->net;
-  size_t bytes = net->layout.slab_floats * sizeof(float);
-  cudaStream_t stream = t->ctx->stream;
-  CUDA_CHECK(cudaMemcpyAsync(net->d_params, h_slab, bytes,
-                             cudaMemcpyHostToDevice, stream));
-  CUDA_CHECK(cudaMemsetAsync(net->d_velocity, 0, bytes, stream));
-  sgd_slabs slabs = mlp_sgd_slabs(net);
-  if (sgd_write_copy(&slabs, stream) != 0) return -1;
-  CUDA_CHECK(cudaStreamSynchronize(stream));
-  return 0;
+  return mlp_set_params(t->net, t->ctx, h_slab);
 }
 
 int trainer_get_params(const trainer *t, float *h_slab) {
-  const mlp *net = t->net;
-  CUDA_CHECK(cudaStreamSynchronize(t->ctx->stream));
-  CUDA_CHECK(cudaMemcpy(h_slab, net->d_params,
-                        net->layout.slab_floats * sizeof(float),
-                        cudaMemcpyDeviceToHost));
-  return 0;
+  return mlp_get_params(t->net, t->ctx, h_slab);
+}
+
+void trainer_pixel_transform(const trainer *t, float *scale, float *shift) {
+  *scale = t->data->pixel_scale;
+  *shift = t->data->pixel_shift;
 }
 
 int trainer_predict_test(trainer *t, int *h_pred, float *h_prob) {

@@ -62,6 +62,10 @@ int trainer_set_params(trainer *t, const float *h_slab);
  * floats). Returns 0 or -1. */
 int trainer_get_params(const trainer *t, float *h_slab);
 
+/* The normalisation the run's data uses: x = pixel * scale + shift
+ * (config.pixel_scale/shift when given, else the training split's). */
+void trainer_pixel_transform(const trainer *t, float *scale, float *shift);
+
 /* The predicted class of every test sample (h_pred[count]) and, if
  * h_prob, its probabilities ((10, count) dense); waits. Returns 0 or -1. */
 int trainer_predict_test(trainer *t, int *h_pred, float *h_prob);

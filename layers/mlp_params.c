@@ -1,0 +1,26 @@
+/* mlp_params.c: the network's parameters to and from the host (mlp.h:
+ * mlp_set_params, mlp_get_params), for checkpoints and tests. */
+#include "gpu/gpu_check.h"
+#include "layers/mlp.h"
+#include "layers/sgd.h"
+
+int mlp_set_params(mlp *net, gpu_context *ctx, const float *h_slab) {
+  size_t bytes = net->layout.slab_floats * sizeof(float);
+  cudaStream_t stream = ctx->stream;
+  CUDA_CHECK(cudaMemcpyAsync(net->d_params, h_slab, bytes,
+                             cudaMemcpyHostToDevice, stream));
+  if (net->d_velocity)
+    CUDA_CHECK(cudaMemsetAsync(net->d_velocity, 0, bytes, stream));
+  sgd_slabs slabs = mlp_sgd_slabs(net);
+  if (sgd_write_copy(&slabs, stream) != 0) return -1;
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  return 0;
+}
+
+int mlp_get_params(const mlp *net, gpu_context *ctx, float *h_slab) {
+  CUDA_CHECK(cudaStreamSynchronize(ctx->stream));
+  CUDA_CHECK(cudaMemcpy(h_slab, net->d_params,
+                        net->layout.slab_floats * sizeof(float),
+                        cudaMemcpyDeviceToHost));
+  return 0;
+}

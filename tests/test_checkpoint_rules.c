@@ -1,0 +1,203 @@
+/* test_checkpoint_rules.c: the checkpoint rules every program shares
+ * (train/checkpoint_io.h), table-driven: the activation by name, the
+ * 784-...-10 widths, the recorded pixel normalisation, and --load taking
+ * them into the run's configuration; the test split loaded alone
+ * (data/mnist.h: mnist_test_load) with no training file present. Plain C. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "data/mnist.h"
+#include "tests/test_util.h"
+#include "train/checkpoint_io.h"
+
+static char dir[4096];
+
+static void setup(void) {
+  ck_assert_int_eq(test_make_temp_dir(dir, sizeof dir), 0);
+}
+
+static void teardown(void) {
+  test_remove_dir(dir);
+}
+
+/* A checkpoint of widths[0..depth] with `activation` in its metadata. */
+static mlp_checkpoint make(const int *widths, int depth,
+                           const char *activation) {
+  mlp_checkpoint ck = {0};
+  char err[128];
+  ck_assert_int_eq(mlp_layout_init(&ck.layout, widths, depth, err, sizeof err),
+                   0);
+  mlp_checkpoint_meta_init(&ck.meta);
+  snprintf(ck.meta.activation, sizeof ck.meta.activation, "%s", activation);
+  return ck;
+}
+
+static const struct {
+  const char *name;
+  int ok;
+  lt_activation want;
+} activations[] = {
+    {"", 1, LT_ACTIVATION_RELU}, /* files that do not say: the default */
+    {"relu", 1, LT_ACTIVATION_RELU}, {"gelu", 1, LT_ACTIVATION_GELU},
+    {"GELU", 0, LT_ACTIVATION_RELU}, {"tanh", 0, LT_ACTIVATION_RELU},
+};
+
+START_TEST(activation_by_name) {
+  int widths[] = {784, 100, 10};
+  mlp_checkpoint ck = make(widths, 2, activations[_i].name);
+  lt_activation got = LT_ACTIVATION_GELU;
+  char err[512] = "";
+  int status =
+      checkpoint_io_activation(&got, &ck, "--model", "m.st", err, sizeof err);
+  if (activations[_i].ok) {
+    ck_assert_int_eq(status, 0);
+    ck_assert_int_eq(got, activations[_i].want);
+  } else {
+    char want[128];
+    snprintf(want, sizeof want, "expected relu or gelu, found '%s'",
+             activations[_i].name);
+    ck_assert_int_eq(status, -1);
+    ck_assert_msg(strstr(err, "--model m.st") && strstr(err, want), "%s", err);
+  }
+}
+END_TEST
+
+static const struct {
+  int widths[4];
+  int depth;
+  const char *found; /* NULL: accepted */
+} width_cases[] = {
+    {{784, 100, 10}, 2, NULL},      {{784, 10}, 1, NULL},
+    {{784, 64, 32, 10}, 3, NULL},   {{784, 100, 9}, 2, "found 784-100-9"},
+    {{100, 10}, 1, "found 100-10"}, {{3, 2}, 1, "found 3-2"},
+};
+
+START_TEST(widths_784_to_10) {
+  mlp_checkpoint ck = make(width_cases[_i].widths, width_cases[_i].depth, "");
+  char err[512] = "";
+  int status =
+      checkpoint_io_check_widths(&ck, "--load", "w.st", err, sizeof err);
+  if (!width_cases[_i].found) {
+    ck_assert_int_eq(status, 0);
+    return;
+  }
+  ck_assert_int_eq(status, -1);
+  ck_assert_msg(strstr(err, "--load w.st: expected a 784-...-10 network") &&
+                    strstr(err, width_cases[_i].found),
+                "%s", err);
+}
+END_TEST
+
+static const struct {
+  const char *scale, *shift;
+  int status; /* 0 found, 1 not recorded, -1 malformed */
+  float want_scale, want_shift;
+} transforms[] = {
+    {"", "", 1, 0, 0},         {"0.0127", "-0.4242", 0, 0.0127f, -0.4242f},
+    {"1", "0", 0, 1.0f, 0.0f}, {"0", "0", -1, 0, 0},
+    {"-0.5", "0", -1, 0, 0},   {"abc", "0", -1, 0, 0},
+    {"0.5", "", -1, 0, 0},     {"0.5", "nan", -1, 0, 0},
+    {"1e99", "0", -1, 0, 0},   {"0.5x", "0", -1, 0, 0},
+};
+
+START_TEST(pixel_transform_recorded) {
+  int widths[] = {784, 10};
+  mlp_checkpoint ck = make(widths, 1, "");
+  snprintf(ck.meta.pixel_scale, sizeof ck.meta.pixel_scale, "%s",
+           transforms[_i].scale);
+  snprintf(ck.meta.pixel_shift, sizeof ck.meta.pixel_shift, "%s",
+           transforms[_i].shift);
+  float scale = -7.0f, shift = -7.0f;
+  char err[512] = "";
+  int status = checkpoint_io_pixel_transform(&scale, &shift, &ck, "--model",
+                                             "p.st", err, sizeof err);
+  ck_assert_int_eq(status, transforms[_i].status);
+  if (status == 0) {
+    ck_assert_float_eq(scale, transforms[_i].want_scale);
+    ck_assert_float_eq(shift, transforms[_i].want_shift);
+  } else if (status < 0) {
+    ck_assert_msg(strstr(err, "--model p.st") && strstr(err, "pixel_scale") &&
+                      strstr(err, transforms[_i].scale),
+                  "%s", err);
+  }
+}
+END_TEST
+
+/* --load: the file's widths, activation and normalisation become the
+ * run's; a file of another activation than --activation is refused. */
+START_TEST(load_takes_the_files_settings) {
+  int widths[] = {784, 6, 10};
+  mlp_checkpoint ck = make(widths, 2, "gelu");
+  snprintf(ck.meta.pixel_scale, sizeof ck.meta.pixel_scale, "0.25");
+  snprintf(ck.meta.pixel_shift, sizeof ck.meta.pixel_shift, "-1.5");
+  float *slab = calloc(ck.layout.slab_floats, sizeof(float));
+  ck_assert_ptr_nonnull(slab);
+  char path[4300], err[512] = "";
+  snprintf(path, sizeof path, "%s/m.safetensors", dir);
+  ck_assert_msg(mlp_checkpoint_save(path, &ck.layout, slab, &ck.meta, err,
+                                    sizeof err) == 0,
+                "%s", err);
+  free(slab);
+  trainer_config c = trainer_config_defaults();
+  mlp_checkpoint loaded = {0};
+  ck_assert_msg(checkpoint_io_load(&loaded, &c, path, 0, 0, err, sizeof err) ==
+                    0,
+                "%s", err);
+  ck_assert_int_eq(c.depth, 2);
+  ck_assert_int_eq(c.widths[1], 6);
+  ck_assert_int_eq(c.activation, LT_ACTIVATION_GELU);
+  ck_assert_float_eq(c.pixel_scale, 0.25f);
+  ck_assert_float_eq(c.pixel_shift, -1.5f);
+  mlp_checkpoint_destroy(&loaded);
+  trainer_config relu = trainer_config_defaults();
+  ck_assert_int_eq(
+      checkpoint_io_load(&loaded, &relu, path, 0, 1, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "expected a network with relu layers") &&
+                    strstr(err, "found one trained with gelu"),
+                "%s", err);
+  ck_assert_ptr_null(loaded.slab);
+}
+END_TEST
+
+/* The test split alone: loads with no training file in the folder, which
+ * the whole data set's load refuses. */
+START_TEST(test_split_alone) {
+  const char *sub = dir;
+  char path[4400];
+  ck_assert_int_eq(test_write_tiny_mnist(sub, 5, 3, 0), 0);
+  snprintf(path, sizeof path, "%s/train-images-idx3-ubyte", sub);
+  ck_assert_int_eq(remove(path), 0);
+  snprintf(path, sizeof path, "%s/train-labels-idx1-ubyte", sub);
+  ck_assert_int_eq(remove(path), 0);
+  mnist_dataset data;
+  idx_error err;
+  ck_assert_int_ne(mnist_dataset_load(&data, sub, &err), IDX_OK);
+  ck_assert_msg(strstr(err.message, "train-images"), "%s", err.message);
+  ck_assert_msg(mnist_test_load(&data, sub, &err) == IDX_OK, "%s", err.message);
+  ck_assert_int_eq(data.test.count, 3);
+  ck_assert_int_eq(data.train.count, 0);
+  ck_assert_ptr_null(data.train.images);
+  ck_assert_str_eq(data.files[MNIST_TRAIN_IMAGES], "");
+  ck_assert_ptr_nonnull(strstr(data.files[MNIST_TEST_IMAGES], "t10k-images"));
+  mnist_dataset_destroy(&data);
+}
+END_TEST
+
+int main(void) {
+  Suite *suite = suite_create("checkpoint_rules");
+  TCase *tc = tcase_create("rules");
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_add_loop_test(tc, activation_by_name, 0,
+                      (int)(sizeof activations / sizeof activations[0]));
+  tcase_add_loop_test(tc, widths_784_to_10, 0,
+                      (int)(sizeof width_cases / sizeof width_cases[0]));
+  tcase_add_loop_test(tc, pixel_transform_recorded, 0,
+                      (int)(sizeof transforms / sizeof transforms[0]));
+  tcase_add_test(tc, load_takes_the_files_settings);
+  tcase_add_test(tc, test_split_alone);
+  suite_add_tcase(suite, tc);
+  return test_run_suite(suite, 0);
+}
