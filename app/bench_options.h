@@ -6,8 +6,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* Timed epochs per row at most (the samples of one median). */
-#define BENCH_MAX_REPEATS 100
+#include "bench/bench_rows.h" /* BENCH_MAX_REPEATS */
 
 typedef struct bench_options {
   const char *data_dir;  /* NULL: $MNIST_DIR, then data/mnist */

@@ -1,9 +1,12 @@
-/* bench_layers.c: every call of one step, plain, fused and unfused
- * (bench_layers.h). */
+/* bench_layers.c: every call of one step, plain, fused and unfused, for
+ * each network and precision (bench_layers.h). */
 #include "bench/bench_layers.h"
+
+#include <stdio.h>
 
 #include "bench/bench_timing.h"
 #include "gpu/lt_unfused.h"
+#include "train/trainer.h"
 
 /* The call's name as docs/performance.md writes it: layers count from 1
  * (layer 0 here is "1", the 784 -> first hidden layer). */
@@ -37,7 +40,8 @@ static int time_call(gpu_context *ctx, const lt_matmul_call *call,
   return 0;
 }
 
-void bench_layer_calls_header(void) {
+/* The table's title and header. */
+static void print_header(void) {
   printf(
       "\nevery call of one step, as the step makes it (shape, epilogue, "
       "the network's own\nbuffers after one epoch of training): us per call, "
@@ -49,9 +53,13 @@ void bench_layer_calls_header(void) {
          "matmul", "fused", "unfused", "un/fused");
 }
 
-int bench_layer_calls(FILE *json, trainer *t, gpu_context *ctx,
-                      const char *network, const char *precision,
-                      const char *activation, int *first) {
+/* Times and prints the calls of one step of the network that `t` trains
+ * (named `network`, in `precision` and `activation`, for the labels), and
+ * adds them to `json` (NULL: none). Overwrites the network's activations
+ * and gradients (not its parameters). Returns 0 or -1. */
+static int time_step_calls(bench_json *json, trainer *t, gpu_context *ctx,
+                           const char *network, const char *precision,
+                           const char *activation) {
   mlp_call calls[MLP_MAX_STEP_CALLS];
   int count = trainer_step_calls(t, calls);
   for (int i = 0; i < count; i++) {
@@ -69,22 +77,54 @@ int bench_layer_calls(FILE *json, trainer *t, gpu_context *ctx,
       printf(" %9.1f %9.1f %7.2fx\n", us[1], us[2], us[2] / us[1]);
     else
       printf(" %9s %9s %8s\n", "-", "-", "-");
-    if (json) {
-      fprintf(json,
-              "%s    {\"network\": \"%s\", \"precision\": \"%s\", "
-              "\"activation\": \"%s\", \"call\": \"%s\", \"lane\": \"%s\", "
-              "\"m\": %d, \"n\": %d, \"k\": %d, \"epilogue\": \"%s\", "
-              "\"matmul_us\": %.3f",
-              *first ? "" : ",\n", network, precision, activation, label, lane,
-              s->m, s->n, s->k, epilogue, us[0]);
-      if (us[1] > 0)
-        fprintf(json,
-                ", \"fused_us\": %.3f, \"unfused_us\": %.3f, "
-                "\"unfused_over_fused\": %.4f",
-                us[1], us[2], us[2] / us[1]);
-      fprintf(json, "}");
-    }
-    *first = 0;
+    bench_call_record record = {.network = network,
+                                .precision = precision,
+                                .activation = activation,
+                                .call = label,
+                                .lane = lane,
+                                .m = s->m,
+                                .n = s->n,
+                                .k = s->k,
+                                .epilogue = epilogue,
+                                .matmul_us = us[0],
+                                .fused_us = us[1],
+                                .unfused_us = us[2]};
+    if (json && bench_json_add_call(json, &record) != 0) return -1;
   }
+  return 0;
+}
+
+int bench_layers_run(const bench_run *run) {
+  lt_activation act = run->selection.activation < 0
+                          ? LT_ACTIVATION_RELU
+                          : (lt_activation)run->selection.activation;
+  int net_count;
+  const bench_net *nets = bench_nets(&net_count);
+  print_header();
+  for (int i = 0; i < net_count; i++)
+    for (int p = 0; p < GPU_PRECISION_COUNT; p++) {
+      if (run->selection.precision >= 0 && p != run->selection.precision)
+        continue;
+      trainer_config c;
+      char err[128], name[64];
+      if (bench_net_config(&c, &nets[i], err, sizeof err) != 0) {
+        fprintf(stderr, "mnist_bench: %s\n", err);
+        return -1;
+      }
+      c.epochs = 1;
+      c.mode = MLP_MODE_FUSED;
+      c.activation = act;
+      trainer_config_name(name, sizeof name, &c);
+      trainer *t = NULL;
+      epoch_stats s;
+      int status = trainer_create(&t, run->contexts[p], run->data, &c);
+      if (status == 0) status = trainer_run_epoch(t, 0, &s);
+      if (status == 0)
+        status = time_step_calls(run->json, t, run->contexts[p], name,
+                                 gpu_precision_name((gpu_precision)p),
+                                 lt_activation_name(act));
+      trainer_destroy(t);
+      if (status != 0) return -1;
+    }
   return 0;
 }

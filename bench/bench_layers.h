@@ -7,21 +7,12 @@
 #ifndef MNIST_EPILOGS_BENCH_LAYERS_H
 #define MNIST_EPILOGS_BENCH_LAYERS_H
 
-#include <stdio.h>
+#include "bench/bench_train.h"
 
-#include "train/trainer.h"
-
-/* The table's title and header. */
-void bench_layer_calls_header(void);
-
-/* Times and prints the calls of one step of the network that `t` trains
- * (named `network`, in precision `precision` and activation `activation`,
- * for the labels); with `json`, also one object per call ("first" says
- * whether a comma is due before the first, and is cleared). Overwrites the
- * network's activations and gradients (not its parameters). Returns 0 or
- * -1 (message on stderr). */
-int bench_layer_calls(FILE *json, trainer *t, gpu_context *ctx,
-                      const char *network, const char *precision,
-                      const char *activation, int *first);
+/* For each network and each selected precision, with ReLU (or the
+ * selected activation): a fused trainer trained one epoch, then every
+ * call of its step timed and printed, and added to run->json as "calls"
+ * entries. Returns 0 or -1 (message on stderr). */
+int bench_layers_run(const bench_run *run);
 
 #endif

@@ -1,6 +1,6 @@
 /* test_cli.c: the real mnist_train and mnist_bench binaries: --help, bad
- * flags, bad data directories and bad --log paths give a non-zero exit and
- * a message naming the problem without touching the GPU; --check-flags and
+ * flags, bad data directories, bad --log and --json paths give a non-zero exit
+ * and a message naming the problem without touching the GPU; --check-flags and
  * --check-data; a --log file is never destroyed by a run that did not
  * train. Runs anywhere (where a GPU exists, one case trains a tiny set). */
 #include <check.h>
@@ -79,6 +79,36 @@ START_TEST(bench_flags) {
   ck_assert_int_eq(
       run_program(MNIST_BENCH_PATH, "--data-dir nowhere", out, sizeof out), 1);
   ck_assert_msg(strstr(out, "nowhere"), "%s", out);
+}
+END_TEST
+
+/* --json is checked before the data (there is none here) and the GPU: a
+ * path that cannot be replaced is refused with exit 2, naming --json; a
+ * good one passes on to the data check and creates nothing. */
+START_TEST(bench_json_path_checked_first) {
+  static const char *const bad[][2] = {
+      {"/nonexistent/x.json", "expected an existing folder"},
+      {".", "expected a file name, found a folder"},
+      {"fifo", "expected a regular file to replace, found a FIFO"},
+      {"/dev/null", "found a character device"},
+  };
+  char out[8192], args[256], path[4300];
+  snprintf(path, sizeof path, "%s/fifo", dir);
+  ck_assert_int_eq(mkfifo(path, 0600), 0);
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    snprintf(args, sizeof args, "--json %s --data-dir nowhere", bad[i][0]);
+    int code = run_program(MNIST_BENCH_PATH, args, out, sizeof out);
+    ck_assert_msg(code == 2 && strstr(out, "--json") &&
+                      strstr(out, bad[i][1]) && !strstr(out, "nowhere"),
+                  "%s: exit %d: %s", bad[i][0], code, out);
+  }
+  ck_assert_int_eq(run_program(MNIST_BENCH_PATH,
+                               "--json ok.json --data-dir nowhere", out,
+                               sizeof out),
+                   1);
+  ck_assert_msg(strstr(out, "nowhere") && !strstr(out, "--json"), "%s", out);
+  snprintf(path, sizeof path, "%s/ok.json", dir);
+  ck_assert_int_ne(access(path, F_OK), 0);
 }
 END_TEST
 
@@ -260,6 +290,7 @@ int main(void) {
   tcase_add_test(tc, bad_flag_gives_usage_and_code_2);
   tcase_add_test(tc, missing_data_dir_says_how_to_download);
   tcase_add_test(tc, bench_flags);
+  tcase_add_test(tc, bench_json_path_checked_first);
   tcase_add_test(tc, log_is_never_clobbered);
   tcase_add_test(tc, check_flags_and_data);
   tcase_add_test(tc, checkpoints_are_checked_first);

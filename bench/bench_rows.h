@@ -1,0 +1,65 @@
+/* bench_rows.h: what mnist_bench trains, as data: its networks, and its
+ * rows generated from the lists networks x groups x precisions x modes,
+ * each row knowing its network, precision, mode, graphs, padding and
+ * activation, and the index of the fused row it is compared with. Plain C
+ * (no GPU): the rows can be listed and tested anywhere. */
+#ifndef MNIST_EPILOGS_BENCH_ROWS_H
+#define MNIST_EPILOGS_BENCH_ROWS_H
+
+#include <stddef.h>
+
+#include "gpu/gpu_options.h"
+#include "gpu/lt_shape.h"
+#include "layers/mlp_mode.h"
+#include "train/train_config.h"
+
+/* Timed epochs per row at most (the samples of one median). */
+#define BENCH_MAX_REPEATS 100
+
+/* Rows at most (all networks together). */
+#define BENCH_MAX_ROWS 128
+
+typedef struct bench_net {
+  int hidden[3];
+  int hidden_count;
+  int batch;
+} bench_net;
+
+typedef struct bench_row {
+  int net; /* index into bench_nets() */
+  gpu_precision precision;
+  mlp_mode mode;
+  int graphs;    /* 1: each epoch replayed as a CUDA graph */
+  int pad_units; /* 1: widths padded to 8 (mlp_options.pad_units) */
+  lt_activation activation;
+  int twin; /* index of the fused row of the same network, precision,
+               graphs, padding and activation; a fused row's is its own */
+} bench_row;
+
+/* Which rows a run asks for: -1 keeps every precision / activation. */
+typedef struct bench_selection {
+  int precision;  /* a gpu_precision, or -1 */
+  int activation; /* an lt_activation, or -1 */
+} bench_selection;
+
+/* The networks, in order; `count` gets their number. */
+const bench_net *bench_nets(int *count);
+
+/* Fills rows[0..count) with every row of every network, in the order they
+ * are trained and printed (a fused row before its unfused and auto rows).
+ * Returns the count (at most BENCH_MAX_ROWS). */
+int bench_rows_build(bench_row rows[BENCH_MAX_ROWS]);
+
+/* Whether `sel` keeps `row` (its precision and activation). */
+int bench_row_selected(const bench_row *row, const bench_selection *sel);
+
+/* "fused", "unfused+pad", "auto+gelu": the row's mode with its padding and
+ * activation, as the table prints it. */
+void bench_row_label(char *out, size_t size, const bench_row *row);
+
+/* `c` = the defaults with the network's widths and batch. Returns 0, or -1
+ * with `err` (from trainer_config_set_hidden). */
+int bench_net_config(trainer_config *c, const bench_net *net, char *err,
+                     size_t err_size);
+
+#endif

@@ -1,0 +1,155 @@
+/* bench_train.c: every row of a network trained side by side, timed and
+ * reported (bench_train.h). */
+#include "bench/bench_train.h"
+
+#include <stdio.h>
+
+#include "gpu/sample_stats.h"
+#include "train/trainer.h"
+
+typedef struct row_result {
+  float times[BENCH_MAX_REPEATS]; /* ms per timed epoch */
+  float median, lo, hi;
+  int kernels, critical;
+  double accuracy;
+} row_result;
+
+/* Matmul FLOPs of one epoch: forward 2 n in out per layer, weight
+ * gradient the same, data gradient for every layer but the first. */
+static double epoch_flops(const trainer_config *c, int count) {
+  double per_sample = 0;
+  for (int l = 0; l < c->depth; l++) {
+    double layer = 2.0 * c->widths[l] * c->widths[l + 1];
+    per_sample += layer * (l == 0 ? 2 : 3);
+  }
+  return per_sample * count;
+}
+
+/* Whether this run wants `row` on its own: --precision and --activation.
+ * The one place a row is decided to run (bench_train_network pairs it
+ * with its twin's): a check of what the GPU can run belongs here. */
+static int row_wanted(const bench_run *run, const bench_row *row) {
+  return bench_row_selected(row, &run->selection);
+}
+
+void bench_train_header(const bench_run *run) {
+  printf("%d timed epochs per row after one warm-up epoch, rows interleaved "
+         "round-robin; median (min-max); autotune %s.\n"
+         "auto: per call the faster of fused and unfused (--show-plans of "
+         "mnist_train lists the choices).\n\n",
+         run->repeats, gpu_autotune_name(run->contexts[0]->options.autotune));
+  printf("kernels: per step / on its longest chain; floor: that chain x one "
+         "launch x steps (ms per epoch); of peak: of the measured matmul "
+         "rate of that precision\n\n");
+  printf("%-18s %6s  %-8s %-5s %-4s %9s %11s %9s %8s %7s %8s %7s %9s\n",
+         "network", "batch", "mode", "prec", "graph", "ms/epoch", "(min-max)",
+         "us/step", "kernels", "floor", "TFLOP/s", "of peak", "test acc");
+}
+
+/* Prints the row's line and adds its JSON entry; `twin` is its fused
+ * twin's result. */
+static int report_row(const bench_run *run, const bench_row *row,
+                      const row_result *r, const row_result *twin,
+                      const char *name, int batch, int steps, double flops) {
+  /* This row's median over the fused twin's: how much slower than fused
+   * it is; 1 for fused rows. */
+  double speedup = r->median / twin->median;
+  double tflops = flops / (r->median * 1e-3) / 1e12;
+  double peak = run->peaks[row->precision];
+  /* The floor: the longest chain of dependent kernels, each costing at
+   * least one empty-kernel launch. */
+  double floor_ms = steps * r->critical * run->launch_us / 1000.0;
+  char label[32];
+  bench_row_label(label, sizeof label, row);
+  const char *precision = gpu_precision_name(row->precision);
+  printf("%-18s %6d  %-8s %-5s %-4s %9.2f (%.2f-%.2f) %9.1f %4d/%-3d %7.2f "
+         "%8.1f %6.1f%% %8.2f%%",
+         name, batch, label, precision, row->graphs ? "on" : "off", r->median,
+         r->lo, r->hi, 1000.0 * r->median / steps, r->kernels, r->critical,
+         floor_ms, tflops, 100.0 * tflops / peak, 100.0 * r->accuracy);
+  if (row->mode != MLP_MODE_FUSED) printf("  %.2fx fused's speed", 1 / speedup);
+  printf("\n");
+  if (!run->json) return 0;
+  bench_training_record record = {.network = name,
+                                  .batch = batch,
+                                  .mode = mlp_mode_name(row->mode),
+                                  .precision = precision,
+                                  .graphs = row->graphs,
+                                  .ms_per_epoch = r->median,
+                                  .ms_min = r->lo,
+                                  .ms_max = r->hi,
+                                  .us_per_step = 1000.0 * r->median / steps,
+                                  .kernels_per_step = r->kernels,
+                                  .critical_path_kernels = r->critical,
+                                  .launch_floor_ms = floor_ms,
+                                  .tflops = tflops,
+                                  .fraction_of_peak = tflops / peak,
+                                  .speedup_vs_fused = speedup,
+                                  .test_accuracy = r->accuracy,
+                                  .repeats = run->repeats,
+                                  .pad_units = row->pad_units,
+                                  .activation =
+                                      lt_activation_name(row->activation)};
+  return bench_json_add_training(run->json, &record);
+}
+
+int bench_train_network(const bench_run *run, int net, const bench_row *rows,
+                        int count) {
+  int net_count;
+  const bench_net *n = &bench_nets(&net_count)[net];
+  trainer_config c;
+  char err[128];
+  if (bench_net_config(&c, n, err, sizeof err) != 0) {
+    fprintf(stderr, "mnist_bench: %s\n", err);
+    return -1;
+  }
+  c.epochs = run->repeats + 1;
+  int runs[BENCH_MAX_ROWS] = {0}, first = -1;
+  for (int v = 0; v < count; v++) {
+    runs[v] = rows[v].net == net && row_wanted(run, &rows[v]) &&
+              row_wanted(run, &rows[rows[v].twin]);
+    if (runs[v] && first < 0) first = v;
+  }
+  trainer *t[BENCH_MAX_ROWS] = {0};
+  row_result r[BENCH_MAX_ROWS];
+  int status = 0;
+  for (int v = 0; v < count && status == 0; v++) {
+    if (!runs[v]) continue;
+    c.mode = rows[v].mode;
+    c.graphs = rows[v].graphs;
+    c.pad_units = rows[v].pad_units;
+    c.activation = rows[v].activation;
+    status =
+        trainer_create(&t[v], run->contexts[rows[v].precision], run->data, &c);
+    if (status == 0)
+      status = trainer_kernels_per_step(t[v], &r[v].kernels, &r[v].critical);
+  }
+  epoch_stats s;
+  /* Round 0 warms up (first replay of each graph, clocks); rounds 1..R
+   * are timed, each row once per round. */
+  for (int round = 0; round <= run->repeats && status == 0; round++)
+    for (int v = 0; v < count && status == 0; v++) {
+      if (!runs[v]) continue;
+      status = trainer_run_epoch(t[v], round, &s);
+      if (status > 0)
+        fprintf(stderr, "mnist_bench: %s %s diverged (loss %g)\n",
+                mlp_mode_name(rows[v].mode),
+                gpu_precision_name(rows[v].precision), s.train_loss);
+      if (round > 0) r[v].times[round - 1] = s.train_ms;
+      r[v].accuracy = s.test_accuracy;
+    }
+  char name[64];
+  trainer_config_name(name, sizeof name, &c);
+  int steps = status == 0 && first >= 0 ? trainer_steps_per_epoch(t[first]) : 1;
+  double flops = epoch_flops(&c, run->data->train.count);
+  for (int v = 0; v < count && status == 0; v++)
+    if (runs[v])
+      sample_stats(r[v].times, run->repeats, &r[v].median, &r[v].lo, &r[v].hi);
+  for (int v = 0; v < count && status == 0; v++)
+    if (runs[v])
+      status = report_row(run, &rows[v], &r[v], &r[rows[v].twin], name,
+                          n->batch, steps, flops);
+  for (int v = 0; v < count; v++)
+    trainer_destroy(t[v]);
+  return status == 0 ? 0 : -1;
+}

@@ -1,0 +1,35 @@
+/* bench_train.h: the training part of mnist_bench: every row of a network
+ * (bench_rows.h) trained side by side, round-robin, one epoch of each per
+ * round after one warm-up round; epochs timed with CUDA events, reported
+ * as median (min-max) against the launch floor and the matmul rate, and
+ * each unfused and auto row against its fused twin. */
+#ifndef MNIST_EPILOGS_BENCH_TRAIN_H
+#define MNIST_EPILOGS_BENCH_TRAIN_H
+
+#include "bench/bench_json.h"
+#include "bench/bench_rows.h"
+#include "data/mnist.h"
+#include "gpu/gpu_context.h"
+
+/* What one benchmark run shares with its parts. */
+typedef struct bench_run {
+  const mnist_dataset *data;
+  gpu_context *const *contexts; /* [GPU_PRECISION_COUNT], one a precision */
+  const double *peaks;          /* [GPU_PRECISION_COUNT] matmul TFLOP/s; 0: not
+                                   measured (not selected) */
+  float launch_us;              /* one dependent launch in a graph */
+  int repeats;                  /* timed epochs per row, 1..BENCH_MAX_REPEATS */
+  bench_selection selection;
+  bench_json *json; /* NULL: no JSON */
+} bench_run;
+
+/* The table's legend and header, printed once before the rows. */
+void bench_train_header(const bench_run *run);
+
+/* Trains the rows of network `net` (of rows[0..count)) that run, prints a
+ * line per row and adds a "training" entry per row to run->json. Returns
+ * 0, or -1 (a row failed or diverged; message on stderr). */
+int bench_train_network(const bench_run *run, int net, const bench_row *rows,
+                        int count);
+
+#endif

@@ -1,0 +1,116 @@
+/* test_bench_output.c: mnist_bench's output file (bench_output.h): bad
+ * --json paths refused with a message naming --json, what was expected and
+ * what was found, table-driven, creating nothing; a write that cannot
+ * happen leaves what was there and no temporary; a good one replaces the
+ * file whole. Plain C, runs anywhere. */
+#include <check.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "bench/bench_output.h"
+#include "tests/test_util.h"
+
+static char dir[4096];
+
+static void setup(void) {
+  ck_assert_int_eq(test_make_temp_dir(dir, sizeof dir), 0);
+}
+static void teardown(void) {
+  test_remove_dir(dir);
+}
+
+/* Entries in `dir`, "." and ".." not counted. */
+static int entries(void) {
+  DIR *d = opendir(dir);
+  ck_assert_ptr_nonnull(d);
+  int count = 0;
+  for (struct dirent *e; (e = readdir(d));)
+    count += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+  closedir(d);
+  return count;
+}
+
+/* A write that cannot happen returns -1, leaves what was there, and
+ * leaves no temporary: a missing folder, a folder in the target's place. */
+START_TEST(failed_write_leaves_nothing) {
+  char path[4300];
+  snprintf(path, sizeof path, "%s/missing/bench.json", dir);
+  ck_assert_int_eq(bench_output_replace(path, "{}"), -1);
+  ck_assert_int_eq(entries(), 0);
+  snprintf(path, sizeof path, "%s/taken", dir);
+  ck_assert_int_eq(mkdir(path, 0755), 0);
+  ck_assert_int_eq(bench_output_replace(path, "{}"), -1);
+  ck_assert_int_eq(entries(), 1);
+  struct stat info;
+  ck_assert_int_eq(stat(path, &info), 0);
+  ck_assert(S_ISDIR(info.st_mode));
+  /* A good one: the old content replaced by the text and a newline. */
+  snprintf(path, sizeof path, "%s/ok.json", dir);
+  ck_assert_int_eq(test_write_bytes(path, "old content", 11, 0), 0);
+  ck_assert_int_eq(bench_output_replace(path, "{}"), 0);
+  ck_assert_int_eq(entries(), 2);
+  char text[16] = "";
+  FILE *f = fopen(path, "rb");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_uint_eq(fread(text, 1, sizeof text - 1, f), 3);
+  fclose(f);
+  ck_assert_str_eq(text, "{}\n");
+}
+END_TEST
+
+typedef struct path_case {
+  const char *path; /* relative to the temporary folder; "/..." absolute */
+  int status;
+  const char *words; /* in the message, after "--json PATH: " */
+} path_case;
+
+/* In the temporary folder: "file" a regular file, "fifo" a FIFO,
+ * "sub" a folder. */
+static const path_case path_cases[] = {
+    {"new.json", 0, NULL},
+    {"file", 0, NULL},
+    {"sub/new.json", 0, NULL},
+    {"", -1, "expected a file name, found ''"},
+    {"sub", -1, "expected a file name, found a folder"},
+    {"fifo", -1, "expected a regular file to replace, found a FIFO"},
+    {"/dev/null", -1, "expected a regular file to replace, found a character"},
+    {"missing/x.json", -1, "expected an existing folder"},
+    {"/nonexistent/x.json", -1, "expected an existing folder '/nonexistent'"},
+    {"file/x.json", -1, "for it, found a file"},
+};
+
+START_TEST(output_paths_are_checked) {
+  const path_case *c = &path_cases[_i];
+  char path[4300], err[8800];
+  snprintf(path, sizeof path, "%s/file", dir);
+  ck_assert_int_eq(test_write_bytes(path, "x", 1, 0), 0);
+  snprintf(path, sizeof path, "%s/fifo", dir);
+  ck_assert_int_eq(mkfifo(path, 0600), 0);
+  snprintf(path, sizeof path, "%s/sub", dir);
+  ck_assert_int_eq(mkdir(path, 0755), 0);
+  if (c->path[0] == '/' || c->path[0] == '\0')
+    snprintf(path, sizeof path, "%s", c->path);
+  else
+    snprintf(path, sizeof path, "%s/%s", dir, c->path);
+  err[0] = '\0';
+  int status = bench_output_check("--json", path, err, sizeof err);
+  ck_assert_msg(status == c->status, "%s: %d (%s)", c->path, status, err);
+  if (!c->words) return;
+  ck_assert_msg(strncmp(err, "--json", 6) == 0 && strstr(err, c->words),
+                "%s: %s", c->path, err);
+  ck_assert_int_eq(entries(), 3);
+}
+END_TEST
+
+int main(void) {
+  Suite *suite = suite_create("bench_output");
+  TCase *tc = tcase_create("bench_output");
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_add_test(tc, failed_write_leaves_nothing);
+  tcase_add_loop_test(tc, output_paths_are_checked, 0,
+                      (int)(sizeof path_cases / sizeof path_cases[0]));
+  suite_add_tcase(suite, tc);
+  return test_run_suite(suite, 0);
+}
