@@ -1,14 +1,18 @@
-/* mnist_train.c: the command-line trainer. Parses flags, loads and
- * validates the data (before touching the GPU), trains, reports. Like the
+/* mnist_train.c: the command-line trainer. Parses flags, checks where it
+ * will write, loads and validates the data (before touching the GPU),
+ * trains, reports. SIGINT and SIGTERM stop training between epochs: nothing
+ * is written, and it exits 130 or 143 saying where it stopped. Like the
  * other mains in app/, it is where the program exits; the libraries below
  * return their errors. */
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "app/train_options.h"
+#include "checkpoint/write_target.h"
 #include "data/mnist.h"
 #include "gpu/gpu_context.h"
 #include "gpu/lt_matmul.h"
@@ -25,6 +29,46 @@
 #endif
 
 enum { EXIT_USAGE = 2 };
+
+/* The signal (SIGINT, SIGTERM) that asked training to stop, 0 while none
+ * did. The one global the house rules allow: a signal handler can reach
+ * nothing else. Set only by on_stop_signal, read between epochs. */
+static volatile sig_atomic_t stop_signal = 0;
+
+static void on_stop_signal(int signo) {
+  stop_signal = signo;
+}
+
+/* From here on SIGINT and SIGTERM set stop_signal; a second one acts as
+ * usual (SA_RESETHAND): it ends the program at once. */
+static void catch_stop_signals(void) {
+  struct sigaction action;
+  memset(&action, 0, sizeof action);
+  action.sa_handler = on_stop_signal;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESETHAND | SA_RESTART;
+  sigaction(SIGINT, &action, NULL);
+  sigaction(SIGTERM, &action, NULL);
+}
+
+/* Says where a stop signal ended the run and that the files were left as
+ * they were; returns the exit code (128 + the signal: 130, 143). */
+static int report_stop(const train_options *o, const trainer *t, int epochs) {
+  int signo = stop_signal;
+  fprintf(stderr,
+          "\nmnist_train: %s: stopped after %d of %d epochs (%d optimiser "
+          "steps)",
+          signo == SIGINT ? "interrupted (SIGINT)" : "terminated (SIGTERM)",
+          epochs, o->config.epochs, t ? trainer_steps_done(t) : 0);
+  if (o->log_path || o->save_path)
+    fprintf(stderr, "; %s%s%s%s%s left as %s was, nothing written",
+            o->log_path ? "--log " : "", o->log_path ? o->log_path : "",
+            o->log_path && o->save_path ? " and " : "",
+            o->save_path ? "--save " : "", o->save_path ? o->save_path : "",
+            o->log_path && o->save_path ? "they" : "it");
+  fprintf(stderr, "\n");
+  return 128 + signo;
+}
 
 static double seconds_now(void) {
   struct timespec ts;
@@ -100,12 +144,13 @@ static void print_plans(const gpu_context *ctx) {
 }
 
 /* The epochs, after setup (none with --steps 0; they end early at
- * --steps N). Returns 0 when training ran to the end, 1 when it stopped
- * because the loss diverged, -1 on a GPU error; *test_accuracy gets the
- * last epoch's (negative when none ran). */
+ * --steps N, or at a stop signal). Returns 0 when training ran to the end,
+ * 1 when it stopped because the loss diverged, -1 on a GPU error, 2 at a
+ * stop signal; *test_accuracy gets the last epoch's (negative when none
+ * ran), *epochs_run how many epochs ran. */
 static int run_epochs(trainer *t, const train_options *o,
                       const mnist_dataset *data, run_log *log, double started,
-                      double *test_accuracy) {
+                      double *test_accuracy, int *epochs_run) {
   epoch_stats s = {0};
   float total_ms = 0.0f;
   float *times = calloc((size_t)o->config.epochs, sizeof *times);
@@ -115,6 +160,7 @@ static int run_epochs(trainer *t, const train_options *o,
   for (int e = 0; e < epochs && status == 0; e++) {
     if (o->config.max_steps > 0 && trainer_steps_done(t) >= o->config.max_steps)
       break;
+    if (stop_signal) break;
     status = trainer_run_epoch(t, e, &s);
     ran++;
     if (status < 0) {
@@ -151,7 +197,10 @@ static int run_epochs(trainer *t, const train_options *o,
     total_ms += s.train_ms;
     *test_accuracy = 100.0 * s.test_accuracy;
   }
-  if (status == 0 && ran > 0) {
+  *epochs_run = ran;
+  if (status == 0 && stop_signal) {
+    status = 2;
+  } else if (status == 0 && ran > 0) {
     float median_ms, fastest_ms, slowest_ms;
     sample_stats(times, ran, &median_ms, &fastest_ms, &slowest_ms);
     printf("%sdone: test accuracy %.2f%% after %d epochs", o->quiet ? "" : "\n",
@@ -225,11 +274,16 @@ static int train(const train_options *o, const mnist_dataset *data,
   run_log *log = NULL;
   int status = EXIT_FAILURE;
   char err[512];
+  catch_stop_signals();
   if (gpu_context_create(&ctx, &o->gpu) != 0 ||
       trainer_create(&t, ctx, data, &o->config) != 0 ||
       (checkpoint && checkpoint_io_apply(t, checkpoint) != 0)) {
     fprintf(stderr, "mnist_train: could not set up training on the GPU "
                     "(see above)\n");
+    goto done;
+  }
+  if (stop_signal) {
+    status = report_stop(o, t, 0);
     goto done;
   }
   if (o->log_path &&
@@ -239,7 +293,12 @@ static int train(const train_options *o, const mnist_dataset *data,
     goto done;
   if (!o->quiet) print_header(ctx, o, data, dir, t);
   double accuracy = -1.0;
-  int ran = run_epochs(t, o, data, log, started, &accuracy);
+  int epochs_run = 0;
+  int ran = run_epochs(t, o, data, log, started, &accuracy, &epochs_run);
+  if (stop_signal) {
+    status = report_stop(o, t, epochs_run);
+    goto done;
+  }
   if (ran >= 0 && log) {
     int committed = run_log_commit(log);
     log = NULL;
@@ -283,6 +342,14 @@ int main(int argc, char **argv) {
       (options.save_path &&
        checkpoint_io_check_target(options.save_path, err, sizeof err))) {
     fprintf(stderr, "mnist_train: %s\n", err);
+    return EXIT_FAILURE;
+  }
+  if (options.log_path && options.save_path &&
+      write_target_same(options.log_path, options.save_path)) {
+    fprintf(stderr,
+            "mnist_train: --log %s and --save %s: expected two files, found "
+            "the same file named twice\n",
+            options.log_path, options.save_path);
     return EXIT_FAILURE;
   }
   /* A checkpoint is read and checked before the data and the GPU. */

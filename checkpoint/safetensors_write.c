@@ -1,5 +1,6 @@
 /* safetensors_write.c: the safetensors writer, atomic (safetensors.h). */
 #include "checkpoint/safetensors.h"
+#include "checkpoint/write_target.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -218,6 +219,11 @@ int safetensors_write(const char *path, const safetensors_entry *tensors,
     if (fclose(out.file) != 0 && !out.err_no) out.err_no = errno ? errno : EIO;
   }
   free(header);
+  /* The target may have become a device node or a FIFO during the run. */
+  if (!out.err_no && write_target_recheck(NULL, path, err, err_size) != 0) {
+    unlink(partial);
+    return -1;
+  }
   if (!out.err_no && rename(partial, path) != 0) out.err_no = errno;
   if (out.err_no) {
     unlink(partial);

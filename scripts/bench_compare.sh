@@ -3,7 +3,8 @@
 # scripts/bench_pytorch.py (PyTorch eager and CUDA-graphed, fp32, tf32, bf16
 # and fp16; same networks, data and batch) in one go and prints, for each
 # network and precision, ours (graphs on) against PyTorch in that precision.
-# PyTorch is optional: without it only mnist_bench's table is printed.
+# PyTorch is optional: without it (or without a GPU that PyTorch sees) only
+# mnist_bench's table is printed, with a line saying why.
 # mnist_bench's --repeats and --data-dir go to bench_pytorch.py too, and
 # TORCH_BENCH_FLAGS is appended to its call, e.g.
 #   TORCH_BENCH_FLAGS="--precisions bf16,fp16 --variants graph" scripts/bench_compare.sh
@@ -28,6 +29,14 @@ for ((i = 0; i < ${#args[@]}; i++)); do
   esac
 done
 rm -f "$out/torch.json"  # none from an earlier run in $BENCH_JSON_DIR
+if ! python3 -c 'import torch' >/dev/null 2>&1; then
+  echo "bench_compare.sh: PyTorch is not installed (pip install torch): only mnist_bench's table"
+  exit 0
+fi
+if ! python3 -c 'import sys, torch; sys.exit(not torch.cuda.is_available())' >/dev/null 2>&1; then
+  echo "bench_compare.sh: PyTorch sees no CUDA GPU: only mnist_bench's table"
+  exit 0
+fi
 # shellcheck disable=SC2086  # TORCH_BENCH_FLAGS is a list of words
 python3 "$here/scripts/bench_pytorch.py" --json "$out/torch.json" \
   ${torch_flags[@]+"${torch_flags[@]}"} ${TORCH_BENCH_FLAGS:-}

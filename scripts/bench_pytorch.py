@@ -7,7 +7,8 @@ the GPU, same batch, learning rate, momentum and epochs, timed the same way
 the rest), then test accuracy. Prints one line per row and, with --json FILE,
 writes the numbers for scripts/bench_compare.sh.
 
-Optional: exits 0 with a message when PyTorch or a GPU is missing.
+Without PyTorch, or a GPU that PyTorch sees, it exits 3 saying what is
+missing (scripts/bench_compare.sh, where PyTorch is optional, checks first).
 """
 import argparse
 import contextlib
@@ -265,16 +266,28 @@ def parse_args():
     return args
 
 
-def main():
-    args = parse_args()
+def import_torch(prog, also=(), gpu=True):
+    """torch (and the modules named in `also`, imported), or exit 3 saying
+    what is missing and the pip command; with gpu, also when PyTorch sees
+    no CUDA GPU."""
     try:
         import torch
-    except ImportError:
-        print("bench_pytorch.py: skipped: PyTorch is not installed")
-        return 0
-    if not torch.cuda.is_available():
-        print("bench_pytorch.py: skipped: PyTorch sees no CUDA GPU")
-        return 0
+        for name in also:
+            __import__(name)
+    except ImportError as e:
+        packages = " ".join(["torch", *also])
+        print(f"{prog}: needs {e.name or 'torch'}: pip install {packages}", file=sys.stderr)
+        sys.exit(3)
+    if gpu and not torch.cuda.is_available():
+        print(f"{prog}: needs a CUDA GPU that PyTorch sees (torch.cuda.is_available() "
+              "is False)", file=sys.stderr)
+        sys.exit(3)
+    return torch
+
+
+def main():
+    args = parse_args()
+    torch = import_torch("bench_pytorch.py")
     torch.backends.cudnn.allow_tf32 = False
     data = load_data(torch, args.data_dir)
     rows = []

@@ -238,6 +238,9 @@ for i in "${!stems[@]}"; do
     [ -n "$got" ] || echo "missing  $name.gz: no mirror gave a verified copy (a mirror that could not be reached is not tried again)" >&2
   fi
   if [ -n "$got" ]; then
+    # mktemp made it 0600: give it an ordinary file's mode (0666 under the
+    # umask), so that other users can read the data as usual.
+    chmod "$(printf '%o' $((0666 & ~8#$(umask))))" "$tmp"
     mv -- "$tmp" "$got"
     echo "ok       $got (SHA-256 verified)"
   else

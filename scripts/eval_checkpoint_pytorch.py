@@ -3,8 +3,9 @@
 (`model.load_state_dict(safetensors.torch.load_file(FILE))` on an
 nn.Sequential of Linear and ReLU or GELU(tanh) layers) and prints its test
 accuracy, to compare with `mnist_train --load FILE --epochs 0`. The pixel
-normalisation comes from the checkpoint's metadata. Exits 0 with a message
-when PyTorch, safetensors or a GPU is missing.
+normalisation comes from the checkpoint's metadata. Runs on the CPU
+without a GPU; exits 3 saying what is missing (and the pip command)
+without PyTorch or safetensors.
 
   scripts/eval_checkpoint_pytorch.py model.safetensors --data-dir data/mnist
 """
@@ -13,7 +14,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_pytorch import build_model, find, load_idx  # noqa: E402
+from bench_pytorch import build_model, find, import_torch, load_idx  # noqa: E402
 from replay_step_pytorch import meta_value  # noqa: E402
 
 
@@ -22,13 +23,9 @@ def main():
     parser.add_argument("checkpoint")
     parser.add_argument("--data-dir", default=os.environ.get("MNIST_DIR", "data/mnist"))
     args = parser.parse_args()
-    try:
-        import torch
-        from safetensors import safe_open
-        from safetensors.torch import load_file
-    except ImportError as e:
-        print(f"eval_checkpoint_pytorch.py: skipped: {e.name} is not installed")
-        return 0
+    torch = import_torch("eval_checkpoint_pytorch.py", ("safetensors",), gpu=False)
+    from safetensors import safe_open
+    from safetensors.torch import load_file
     dev = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     torch.backends.cuda.matmul.allow_tf32 = False
     with safe_open(args.checkpoint, framework="pt") as f:

@@ -22,8 +22,8 @@ The bound (FP32): every gradient element is a sum of at most K products
 K = 1024. Momentum and N steps add such errors N times over; we require a
 difference below 1e-3 of the change, ten times that at the sizes used.
 A wrong gradient (a wrong index, mask or sign) is off by O(1) of it.
-Exit 1 when a tensor exceeds it, 0 otherwise; 0 with a message when
-PyTorch, safetensors or a GPU is missing.
+Exit 1 when a tensor exceeds it, 0 otherwise; 3 with a message (and the
+pip command) when PyTorch, safetensors or a GPU is missing.
 """
 import argparse
 import math
@@ -31,7 +31,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_pytorch import build_model, find, load_idx  # noqa: E402
+from bench_pytorch import build_model, find, import_torch, load_idx  # noqa: E402
 
 BOUND = 1e-3
 
@@ -48,16 +48,9 @@ def main():
     parser.add_argument("after")
     parser.add_argument("--data-dir", default=os.environ.get("MNIST_DIR", "data/mnist"))
     args = parser.parse_args()
-    try:
-        import torch
-        from safetensors import safe_open
-        from safetensors.torch import load_file
-    except ImportError as e:
-        print(f"replay_step_pytorch.py: skipped: {e.name} is not installed")
-        return 0
-    if not torch.cuda.is_available():
-        print("replay_step_pytorch.py: skipped: PyTorch sees no CUDA GPU")
-        return 0
+    torch = import_torch("replay_step_pytorch.py", ("safetensors",))
+    from safetensors import safe_open
+    from safetensors.torch import load_file
     torch.backends.cuda.matmul.allow_tf32 = False
     with safe_open(args.after, framework="pt") as f:
         meta = f.metadata() or {}

@@ -8,7 +8,9 @@
 #   - a mirror that accepts and never answers: bounded by MNIST_FETCH_TIMEOUT;
 #   - local HTTP mirrors (python3 -m http.server): a 404 mirror is tried for
 #     every file, one serving Fashion-MNIST is refused by SHA-256, one
-#     serving MNIST gives four verified files.
+#     serving MNIST gives four verified files;
+#   - --from a local copy: the copies get the usual mode (0666 under the
+#     umask: 0644 under 022, 0600 under 077), as the sources do not decide.
 # Rows that need python3 or the real data say why they did not run; the
 # test exits 77 when something did not run and nothing failed.
 # shellcheck disable=SC2317 # functions called through check()
@@ -57,7 +59,7 @@ check "offline: leaves nothing behind (not even the folder it made)" test ! -e "
 # 2. The same through wget: a PATH that has every tool but curl.
 if command -v wget >/dev/null; then
   mkdir -p "$work/bin"
-  for t in bash env sha256sum mkdir mktemp mv rm cp cat dirname awk timeout wget find; do
+  for t in bash env sha256sum mkdir mktemp mv rm cp cat chmod dirname awk timeout wget find; do
     p=$(command -v "$t") && ln -s "$p" "$work/bin/$t"
   done
   run 60 env PATH="$work/bin" MNIST_MIRRORS="$refused/a $refused/b" "$work/bin/bash" "$script" "$work/wget"
@@ -123,6 +125,22 @@ while True:
       check "served: nothing else left in the folder" test "$(files_in "$work/served")" = 4
     fi
   fi
+fi
+
+# 5. --from a local copy keeps the usual mode (umask), not mktemp's 0600.
+find_data "$src"
+if [ -z "$mnist" ]; then
+  skip "the --from mode row needs the gzipped MNIST (set MNIST_DIR)"
+else
+  for mask in 022 077; do
+    want=$(printf '%o' $((0666 & ~8#$mask)))
+    run 60 bash -c "umask $mask && exec \"\$0\" --from \"\$1\" \"\$2\"" \
+      "$script" "$mnist" "$work/from$mask"
+    show "download_mnist.sh --from, umask $mask"
+    check "--from, umask $mask: exit 0" test "$code" = 0
+    modes=$(find "$work/from$mask" -name '*-ubyte*' -exec stat -c %a {} + | sort -u)
+    check "--from, umask $mask: the copies are $want (found: $(echo $modes))" test "$modes" = "$want"
+  done
 fi
 
 echo "$passed passed, $failed failed, $skipped not run"

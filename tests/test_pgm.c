@@ -51,16 +51,25 @@ typedef struct bad_pgm {
 } bad_pgm;
 
 static const bad_pgm bad[] = {
-    {"P6\n28 28\n255\n", 784, 1, "expected a PGM image"},
-    {"GIF89a", 0, 0, "expected a PGM image"},
+    {"P6\n28 28\n255\n", 784, 1, "found a file starting 'P6"},
+    {"GIF89a", 0, 0, "found a file starting 'GIF8'"},
     {"P5\n27 28\n255\n", 756, 1, "expected a 28x28 image, found 27x28"},
-    {"P5\n28 28\n65535\n", 1568, 1, "maxval 65535"},
-    {"P5\n28 28\n0\n", 784, 0, "maxval 0"},
+    {"P5 999999999 999999999\n255\n", 0, 0,
+     "expected a 28x28 image, found 999999999x999999999"},
+    {"P5\n-28 28\n255\n", 784, 1, "found '-28' where the width should be"},
+    {"P5\n28 x\n255\n", 784, 1, "found 'x' where the height should be"},
+    {"P5\n28", 0, 0, "found the end of the data where the height should be"},
+    {"P5\n28 28\n65535\n", 1568, 1, "found maxval '65535'"},
+    {"P5\n28 28\n0\n", 784, 0, "found maxval '0'"},
+    {"P5\n28 28\nabc\n", 784, 0, "found maxval 'abc'"},
     {"P5\n28 28\n255\n", 700, 1, "found the end of the data at pixel 700"},
-    {"P5\n28 28\n255\n", 800, 1, "found more data"},
-    {"P5\n28 28\n100\n", 784, 200, "found a larger value"},
-    {"P5\n28", 0, 0, "expected a 28x28 image"},
-    {"", 0, 0, "expected a PGM image"},
+    {"P5\n28 28\n255\n", 800, 1, "found more data after them (bytes: 16)"},
+    {"P5\n28 28\n100\n", 784, 200, "found 200, a larger value, at pixel 0"},
+    {"P5\r\n28 28\r\n255\r\n", 784, 1, "found CR LF"},
+    {"P2\n28 28\n255\n1 2 x", 0, 0, "found 'x' at pixel 2"},
+    {"P2\n28 28\n255\n-1", 0, 0, "found '-1' at pixel 0"},
+    {"P2\n28 28\n255\n1 2", 0, 0, "found the end of the data at pixel 2"},
+    {"", 0, 0, "found an empty file"},
 };
 
 START_TEST(bad_files_are_named) {
@@ -78,11 +87,21 @@ START_TEST(bad_files_are_named) {
 }
 END_TEST
 
+/* A folder given as the image: said as such. */
+START_TEST(a_folder_is_named) {
+  char err[512];
+  uint8_t px[784];
+  ck_assert_int_eq(pgm_read(px, dir, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, dir) && strstr(err, "found a folder"), "%s", err);
+}
+END_TEST
+
 int main(void) {
   if (test_make_temp_dir(dir, sizeof dir) != 0) return 1;
   Suite *suite = suite_create("pgm");
   TCase *tc = tcase_create("pgm");
   tcase_add_test(tc, reads_binary_and_plain);
+  tcase_add_test(tc, a_folder_is_named);
   tcase_add_loop_test(tc, bad_files_are_named, 0,
                       (int)(sizeof bad / sizeof bad[0]));
   suite_add_tcase(suite, tc);

@@ -1,6 +1,7 @@
 /* checkpoint_io.c: see checkpoint_io.h. */
 #include "train/checkpoint_io.h"
 
+#include "checkpoint/write_target.h"
 #include "data/mnist.h"
 
 #include <errno.h>
@@ -16,30 +17,7 @@
 #endif
 
 int checkpoint_io_check_target(const char *path, char *err, size_t err_size) {
-  char dir[4096];
-  snprintf(dir, sizeof dir, "%s", path);
-  char *slash = strrchr(dir, '/');
-  if (!slash)
-    snprintf(dir, sizeof dir, ".");
-  else if (slash == dir)
-    dir[1] = '\0';
-  else
-    *slash = '\0';
-  struct stat st;
-  errno = 0;
-  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-    snprintf(err, err_size, "--save %s: expected a file name, found a folder",
-             path);
-    return -1;
-  }
-  errno = 0;
-  if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || access(dir, W_OK) != 0) {
-    snprintf(err, err_size,
-             "--save %s: expected a writable folder '%s', found %s", path, dir,
-             errno ? strerror(errno) : "none");
-    return -1;
-  }
-  return 0;
+  return write_target_check("--save", path, err, err_size);
 }
 
 int checkpoint_io_check_widths(const mlp_checkpoint *checkpoint,

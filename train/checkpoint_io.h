@@ -17,8 +17,9 @@
 #include "train/train_config.h"
 #include "train/trainer.h"
 
-/* 0 when `path`'s folder exists and is writable and path is not a
- * folder; else -1 with `err` naming it and why. */
+/* 0 when --save can replace `path` (checkpoint/write_target.h: absent or
+ * a regular file that opens for writing, a file can be made beside it);
+ * else -1 with `err` naming it and why. */
 int checkpoint_io_check_target(const char *path, char *err, size_t err_size);
 
 /* The MNIST rule: 0 when the checkpoint maps 784 inputs to 10 classes;

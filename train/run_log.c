@@ -1,8 +1,10 @@
-/* run_log.c: the --log CSV, replaced atomically (run_log.h). */
+/* run_log.c: the --log CSV, kept in memory and replaced atomically
+ * (run_log.h). */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "train/run_log.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,52 +12,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "checkpoint/write_target.h"
+
 struct run_log {
-  FILE *file;
-  char path[4096];    /* the file it replaces */
-  char partial[4200]; /* the temporary beside it */
-  int failed;         /* a write failed */
+  char path[PATH_MAX]; /* the file it replaces, as given */
+  char *text;          /* the rows so far, '\0'-terminated */
+  size_t length, capacity;
+  int failed; /* a row could not be kept */
 };
 
-/* The folder of `path` ("." when it has none). */
-static void folder_of(char *out, size_t size, const char *path) {
-  const char *slash = strrchr(path, '/');
-  if (!slash)
-    snprintf(out, size, ".");
-  else if (slash == path)
-    snprintf(out, size, "/");
-  else
-    snprintf(out, size, "%.*s", (int)(slash - path), path);
-}
-
 int run_log_check(const char *path, char *err, size_t err_size) {
-  char folder[4096];
-  struct stat info;
-  folder_of(folder, sizeof folder, path);
-  if (stat(path, &info) == 0 && S_ISDIR(info.st_mode)) {
-    snprintf(err, err_size, "--log %s: expected a file name, found a folder",
-             path);
-    return -1;
-  }
-  if (stat(folder, &info) != 0) {
-    snprintf(err, err_size,
-             "--log %s: expected an existing folder %s for it, found none "
-             "(%s)",
-             path, folder, strerror(errno));
-    return -1;
-  }
-  if (!S_ISDIR(info.st_mode)) {
-    snprintf(err, err_size,
-             "--log %s: expected %s to be a folder, found a file", path,
-             folder);
-    return -1;
-  }
-  if (access(folder, W_OK | X_OK) != 0) {
-    snprintf(err, err_size, "--log %s: cannot write in folder %s (%s)", path,
-             folder, strerror(errno));
-    return -1;
-  }
-  return 0;
+  return write_target_check("--log", path, err, err_size);
 }
 
 int run_log_open(run_log **out, const char *path, const char *header) {
@@ -65,72 +32,106 @@ int run_log_open(run_log **out, const char *path, const char *header) {
     fprintf(stderr, "run_log: out of host memory\n");
     return -1;
   }
-  /* A log that is a symbolic link is replaced where the link points, so
-   * the link stays a link. */
-  char target[4096];
-  if (!realpath(path, target)) snprintf(target, sizeof target, "%s", path);
-  snprintf(log->path, sizeof log->path, "%s", target);
-  snprintf(log->partial, sizeof log->partial, "%s.partial-XXXXXX", target);
-  int fd = mkstemp(log->partial);
-  if (fd < 0) {
-    fprintf(stderr, "run_log: cannot create %s (%s)\n", log->partial,
-            strerror(errno));
-    free(log);
-    return -1;
-  }
-  /* mkstemp makes the file 0600: give it the mode of the file it replaces,
-   * or an ordinary file's (0666 under the user's umask). */
-  struct stat old;
-  mode_t mask = umask(0);
-  umask(mask);
-  mode_t mode = stat(log->path, &old) == 0 ? old.st_mode & 07777 : 0666 & ~mask;
-  if (fchmod(fd, mode) != 0)
-    fprintf(stderr, "run_log: note: could not set the mode of %s (%s)\n",
-            log->partial, strerror(errno));
-  log->file = fdopen(fd, "w");
-  if (!log->file) {
-    close(fd);
-    run_log_discard(log);
-    return -1;
-  }
+  snprintf(log->path, sizeof log->path, "%s", path);
   *out = log;
   return run_log_printf(log, "%s", header);
 }
 
 int run_log_printf(run_log *log, const char *format, ...) {
-  va_list args;
+  va_list args, again;
   va_start(args, format);
-  int wrote = vfprintf(log->file, format, args);
+  va_copy(again, args);
+  int need = vsnprintf(NULL, 0, format, args);
   va_end(args);
-  if (wrote < 0 || fputc('\n', log->file) == EOF || fflush(log->file) != 0)
+  size_t want = log->length + (need > 0 ? (size_t)need : 0) + 2;
+  if (need >= 0 && want > log->capacity) {
+    size_t capacity = want > 2 * log->capacity ? want : 2 * log->capacity;
+    char *grown = realloc(log->text, capacity);
+    if (grown) {
+      log->text = grown;
+      log->capacity = capacity;
+    }
+  }
+  if (need < 0 || want > log->capacity) {
     log->failed = 1;
+  } else {
+    vsnprintf(log->text + log->length, (size_t)need + 1, format, again);
+    log->length += (size_t)need;
+    log->text[log->length++] = '\n';
+    log->text[log->length] = '\0';
+  }
+  va_end(again);
   return log->failed ? -1 : 0;
 }
 
+/* Writes the rows to a new temporary beside `target` with `mode`; fills
+ * `partial`. Returns 0, or -1 with a message (no temporary left). */
+static int write_partial(char *partial, size_t size, const char *target,
+                         mode_t mode, const run_log *log) {
+  snprintf(partial, size, "%s.partial-XXXXXX", target);
+  int fd = mkstemp(partial);
+  if (fd < 0) {
+    fprintf(stderr, "run_log: cannot create %s (%s)\n", partial,
+            strerror(errno));
+    return -1;
+  }
+  /* mkstemp makes the file 0600. */
+  if (fchmod(fd, mode) != 0)
+    fprintf(stderr, "run_log: note: could not set the mode of %s (%s)\n",
+            partial, strerror(errno));
+  size_t done = 0;
+  while (done < log->length) {
+    ssize_t wrote = write(fd, log->text + done, log->length - done);
+    if (wrote < 0 && errno == EINTR) continue;
+    if (wrote <= 0) break;
+    done += (size_t)wrote;
+  }
+  int ok = done == log->length && fsync(fd) == 0;
+  int saved = errno;
+  if (close(fd) != 0) ok = 0;
+  if (ok) return 0;
+  fprintf(stderr, "run_log: writing %s failed (%s); %s left as it was\n",
+          partial, strerror(saved), target);
+  unlink(partial);
+  return -1;
+}
+
 int run_log_commit(run_log *log) {
-  /* On disk before it replaces anything. */
-  int synced = fflush(log->file) == 0 && fsync(fileno(log->file)) == 0;
-  int closed = fclose(log->file);
-  log->file = NULL;
-  if (closed != 0 || !synced || log->failed) {
-    fprintf(stderr, "run_log: writing %s failed; %s left as it was\n",
-            log->partial, log->path);
+  /* A log that is a symbolic link is replaced where the link points, so
+   * the link stays a link. */
+  char target[PATH_MAX], partial[PATH_MAX + 32], err[PATH_MAX + 256];
+  if (!realpath(log->path, target))
+    snprintf(target, sizeof target, "%s", log->path);
+  if (log->failed) {
+    fprintf(stderr,
+            "run_log: out of host memory for the rows; %s left as "
+            "it was\n",
+            log->path);
     run_log_discard(log);
     return -1;
   }
-  if (rename(log->partial, log->path) != 0) {
-    fprintf(stderr, "run_log: cannot rename %s to %s (%s)\n", log->partial,
-            log->path, strerror(errno));
-    run_log_discard(log);
-    return -1;
+  /* The mode of the file it replaces, or an ordinary file's (0666 under
+   * the user's umask). */
+  struct stat old;
+  mode_t mask = umask(0);
+  umask(mask);
+  mode_t mode = stat(target, &old) == 0 ? old.st_mode & 07777 : 0666 & ~mask;
+  int status = write_target_recheck("--log", target, err, sizeof err);
+  if (status != 0) fprintf(stderr, "run_log: %s\n", err);
+  if (status == 0)
+    status = write_partial(partial, sizeof partial, target, mode, log);
+  if (status == 0 && rename(partial, target) != 0) {
+    fprintf(stderr, "run_log: cannot rename %s to %s (%s)\n", partial, target,
+            strerror(errno));
+    unlink(partial);
+    status = -1;
   }
-  free(log);
-  return 0;
+  run_log_discard(log);
+  return status;
 }
 
 void run_log_discard(run_log *log) {
   if (!log) return;
-  if (log->file) fclose(log->file);
-  remove(log->partial);
+  free(log->text);
   free(log);
 }

@@ -1,0 +1,158 @@
+/* write_target.c: see write_target.h. */
+#define _XOPEN_SOURCE 700 /* realpath */
+#include "checkpoint/write_target.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* What a messages names: "LABEL PATH", or PATH when label is NULL or "". */
+typedef struct named {
+  char text[PATH_MAX + 64];
+} named;
+
+static named name_of(const char *label, const char *path) {
+  named n;
+  snprintf(n.text, sizeof n.text, "%.63s%s%.*s", label ? label : "",
+           label && label[0] ? " " : "", PATH_MAX - 1, path);
+  return n;
+}
+
+/* What a file that is not a regular one is, in words. */
+static const char *kind_of(mode_t mode) {
+  if (S_ISDIR(mode)) return "a folder";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "something other than a regular file";
+}
+
+/* The folder of `path` ("." when it has none). */
+static void folder_of(char *out, size_t size, const char *path) {
+  const char *slash = strrchr(path, '/');
+  if (!slash)
+    snprintf(out, size, ".");
+  else if (slash == path)
+    snprintf(out, size, "/");
+  else
+    snprintf(out, size, "%.*s", (int)(slash - path), path);
+}
+
+/* -1, with `err`: what `name` is instead of a regular file. */
+static int not_regular(const named *name, mode_t mode, char *err,
+                       size_t err_size) {
+  if (S_ISDIR(mode))
+    snprintf(err, err_size, "%s: expected a file name, found a folder",
+             name->text);
+  else
+    snprintf(err, err_size,
+             "%s: expected a regular file to replace, found %s; it is left "
+             "as it is",
+             name->text, kind_of(mode));
+  return -1;
+}
+
+/* An existing regular file: opens it for writing without truncating (an
+ * immutable or append-only file refuses, even to root). */
+static int probe_open(const named *name, const char *path, char *err,
+                      size_t err_size) {
+  int fd = open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) {
+    snprintf(err, err_size,
+             "%s: expected a file it may replace, found one that does not "
+             "open for writing (%s)",
+             name->text, strerror(errno));
+    return -1;
+  }
+  struct stat info;
+  int regular = fstat(fd, &info) == 0 && S_ISREG(info.st_mode);
+  close(fd);
+  return regular ? 0 : not_regular(name, info.st_mode, err, err_size);
+}
+
+/* Creates and removes a temporary beside `path`, as the writer will. */
+static int probe_folder(const named *name, const char *path, char *err,
+                        size_t err_size) {
+  char folder[PATH_MAX], probe[PATH_MAX + 32];
+  struct stat info;
+  folder_of(folder, sizeof folder, path);
+  int found = stat(folder, &info) == 0;
+  if (!found || !S_ISDIR(info.st_mode)) {
+    snprintf(err, err_size, "%s: expected a writable folder '%s', found %s",
+             name->text, folder, found ? "a file" : strerror(errno));
+    return -1;
+  }
+  snprintf(probe, sizeof probe, "%s.probe-XXXXXX", path);
+  int fd = mkstemp(probe);
+  if (fd < 0) {
+    snprintf(err, err_size,
+             "%s: expected a folder where files can be made, found that no "
+             "file can be created in '%s' (%s)",
+             name->text, folder, strerror(errno));
+    return -1;
+  }
+  close(fd);
+  unlink(probe);
+  return 0;
+}
+
+int write_target_check(const char *label, const char *path, char *err,
+                       size_t err_size) {
+  named name = name_of(label, path);
+  struct stat info;
+  if (stat(path, &info) == 0) {
+    if (!S_ISREG(info.st_mode))
+      return not_regular(&name, info.st_mode, err, err_size);
+    if (probe_open(&name, path, err, err_size) != 0) return -1;
+  } else if (errno != ENOENT) {
+    snprintf(err, err_size, "%s: expected a file name, found %s", name.text,
+             strerror(errno));
+    return -1;
+  }
+  return probe_folder(&name, path, err, err_size);
+}
+
+int write_target_recheck(const char *label, const char *path, char *err,
+                         size_t err_size) {
+  named name = name_of(label, path);
+  struct stat info;
+  if (stat(path, &info) != 0) {
+    if (errno == ENOENT) return 0;
+    snprintf(err, err_size, "%s: expected a file name, found %s", name.text,
+             strerror(errno));
+    return -1;
+  }
+  return S_ISREG(info.st_mode)
+             ? 0
+             : not_regular(&name, info.st_mode, err, err_size);
+}
+
+/* `path` resolved into out[PATH_MAX]: the realpath of the file, or of its
+ * folder followed by its name. */
+static void resolve(char *out, const char *path) {
+  char folder[PATH_MAX], real[PATH_MAX];
+  if (realpath(path, out)) return;
+  folder_of(folder, sizeof folder, path);
+  const char *slash = strrchr(path, '/');
+  if (realpath(folder, real))
+    snprintf(out, PATH_MAX, "%.*s/%.255s", PATH_MAX - 257, real,
+             slash ? slash + 1 : path);
+  else
+    snprintf(out, PATH_MAX, "%.*s", PATH_MAX - 1, path);
+}
+
+int write_target_same(const char *a, const char *b) {
+  struct stat sa, sb;
+  if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  char ra[PATH_MAX], rb[PATH_MAX];
+  resolve(ra, a);
+  resolve(rb, b);
+  return strcmp(ra, rb) == 0;
+}

@@ -1,0 +1,199 @@
+/* test_write_target.c: the rules for files the programs replace
+ * (checkpoint/write_target.h) and the two writers that follow them: a
+ * table of targets (regular, new, FIFO, device node, folder, missing
+ * folder, /proc) checked up front, nothing left behind by the probes;
+ * the check again at commit time refuses a target that became a FIFO
+ * (run_log_commit, safetensors_write), leaving it and no temporary; the
+ * same file under two names; the run log keeps its rows in memory and
+ * creates no file before the commit. Plain C, runs anywhere (the device
+ * node case needs mknod, as root: it says so where it cannot run). */
+#define _XOPEN_SOURCE 700 /* mknod */
+#include <check.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "checkpoint/safetensors.h"
+#include "checkpoint/write_target.h"
+#include "tests/test_util.h"
+#include "train/run_log.h"
+
+static char dir[4096];
+
+static void setup(void) {
+  ck_assert_int_eq(test_make_temp_dir(dir, sizeof dir), 0);
+}
+static void teardown(void) {
+  test_remove_dir(dir);
+}
+
+/* `name` inside the temporary folder. */
+static const char *in_dir(char *out, size_t size, const char *name) {
+  snprintf(out, size, "%s/%s", dir, name);
+  return out;
+}
+
+/* Entries in the temporary folder, all but "." and "..". */
+static int entries(void) {
+  DIR *d = opendir(dir);
+  ck_assert_ptr_nonnull(d);
+  int count = 0;
+  for (struct dirent *e; (e = readdir(d));)
+    count += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+  closedir(d);
+  return count;
+}
+
+enum { MAKE_NOTHING, MAKE_FILE, MAKE_FIFO, MAKE_DEVICE, MAKE_FOLDER };
+
+typedef struct target_case {
+  const char *name;
+  const char *path;  /* relative to the temporary folder, unless absolute */
+  int make;          /* what is made at path first */
+  const char *words; /* in the message; NULL: accepted */
+} target_case;
+
+static const target_case targets[] = {
+    {"regular file", "old.csv", MAKE_FILE, NULL},
+    {"new file", "new.csv", MAKE_NOTHING, NULL},
+    {"fifo", "fifo", MAKE_FIFO,
+     "expected a regular file to replace, found a "
+     "FIFO"},
+    {"device node", "null", MAKE_DEVICE, "found a character device"},
+    {"folder", "folder", MAKE_FOLDER, "expected a file name, found a folder"},
+    {"missing folder", "no/such/x.st", MAKE_NOTHING,
+     "expected a writable folder"},
+    {"/proc", "/proc/x.st", MAKE_NOTHING, "no file can be created in '/proc'"},
+};
+
+START_TEST(targets_are_checked) {
+  const target_case *c = &targets[_i];
+  char path[4300], err[8192] = "";
+  if (c->path[0] == '/')
+    snprintf(path, sizeof path, "%s", c->path);
+  else
+    in_dir(path, sizeof path, c->path);
+  struct stat before = {0}, after = {0};
+  if (c->make == MAKE_FILE)
+    ck_assert_int_eq(test_write_bytes(path, "kept", 4, 0), 0);
+  if (c->make == MAKE_FIFO) ck_assert_int_eq(mkfifo(path, 0644), 0);
+  if (c->make == MAKE_FOLDER) ck_assert_int_eq(mkdir(path, 0755), 0);
+  if (c->make == MAKE_DEVICE && mknod(path, S_IFCHR | 0666, makedev(1, 3))) {
+    printf("note: %s: mknod is refused here (not root): not run\n", c->name);
+    return;
+  }
+  if (c->path[0] == '/' && access("/proc/self", F_OK) != 0) {
+    printf("note: %s: no /proc here: not run\n", c->name);
+    return;
+  }
+  stat(path, &before);
+  int made = entries();
+  int status = write_target_check("--save", path, err, sizeof err);
+  if (!c->words) {
+    ck_assert_msg(status == 0, "%s: %s", c->name, err);
+  } else {
+    ck_assert_msg(status == -1, "%s: accepted", c->name);
+    ck_assert_msg(strstr(err, c->words) && strstr(err, "--save") &&
+                      strstr(err, c->path),
+                  "%s: lacks '%s': %s", c->name, c->words, err);
+  }
+  /* Untouched, and no probe left behind. */
+  ck_assert_int_eq(entries(), made);
+  if (c->make != MAKE_NOTHING) {
+    ck_assert_int_eq(stat(path, &after), 0);
+    ck_assert_int_eq(after.st_mode, before.st_mode);
+    ck_assert_int_eq(after.st_ino, before.st_ino);
+    ck_assert_int_eq(after.st_rdev, before.st_rdev);
+  }
+}
+END_TEST
+
+START_TEST(recheck_and_same) {
+  char a[4300], b[4300], err[8192] = "";
+  in_dir(a, sizeof a, "a.csv");
+  ck_assert_int_eq(write_target_recheck("--log", a, err, sizeof err), 0);
+  ck_assert_int_eq(test_write_bytes(a, "x", 1, 0), 0);
+  ck_assert_int_eq(write_target_recheck("--log", a, err, sizeof err), 0);
+  in_dir(b, sizeof b, "fifo");
+  ck_assert_int_eq(mkfifo(b, 0644), 0);
+  ck_assert_int_eq(write_target_recheck("--log", b, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "--log") && strstr(err, "found a FIFO"), "%s", err);
+  /* The same file: one name twice, two spellings of a new one, a hard
+   * link; not the same: two files, a file and a new name. */
+  ck_assert_int_eq(write_target_same(a, a), 1);
+  char dotted[4400], linked[4300], other[4300];
+  snprintf(dotted, sizeof dotted, "%s/./new.st", dir);
+  ck_assert_int_eq(
+      write_target_same(dotted, in_dir(other, sizeof other, "new.st")), 1);
+  ck_assert_int_eq(link(a, in_dir(linked, sizeof linked, "hard")), 0);
+  ck_assert_int_eq(write_target_same(a, linked), 1);
+  ck_assert_int_eq(write_target_same(a, b), 0);
+  ck_assert_int_eq(write_target_same(a, other), 0);
+}
+END_TEST
+
+/* The rows stay in memory: no file in the folder until the commit, which
+ * writes them all and leaves no temporary. */
+START_TEST(run_log_creates_nothing_before_commit) {
+  char path[4300], text[256] = "";
+  in_dir(path, sizeof path, "log.csv");
+  run_log *log = NULL;
+  ck_assert_int_eq(run_log_open(&log, path, "epoch,loss"), 0);
+  ck_assert_int_eq(run_log_printf(log, "%d,%.2f", 1, 0.5), 0);
+  ck_assert_int_eq(run_log_printf(log, "%d,%.2f", 2, 0.25), 0);
+  ck_assert_int_eq(entries(), 0);
+  ck_assert_int_eq(run_log_commit(log), 0);
+  ck_assert_int_eq(entries(), 1);
+  FILE *f = fopen(path, "r");
+  ck_assert_ptr_nonnull(f);
+  size_t got = fread(text, 1, sizeof text - 1, f);
+  fclose(f);
+  text[got] = '\0';
+  ck_assert_str_eq(text, "epoch,loss\n1,0.50\n2,0.25\n");
+  /* Discarded: nothing written. */
+  ck_assert_int_eq(run_log_open(&log, path, "other"), 0);
+  run_log_discard(log);
+  run_log_discard(NULL);
+  ck_assert_int_eq(entries(), 1);
+}
+END_TEST
+
+/* A target that became a FIFO during the run is refused at commit by both
+ * writers: it stays a FIFO and no temporary is left. */
+START_TEST(commit_refuses_a_target_that_changed) {
+  char path[4300], err[8192] = "";
+  in_dir(path, sizeof path, "target");
+  run_log *log = NULL;
+  ck_assert_int_eq(run_log_open(&log, path, "epoch"), 0);
+  ck_assert_int_eq(mkfifo(path, 0644), 0);
+  ck_assert_int_eq(run_log_commit(log), -1);
+  struct stat info;
+  ck_assert_int_eq(stat(path, &info), 0);
+  ck_assert(S_ISFIFO(info.st_mode));
+  ck_assert_int_eq(entries(), 1);
+  const float w[2] = {1.0f, 2.0f};
+  safetensors_entry tensor = {"w", 1, {2, 0}, w};
+  ck_assert_int_eq(
+      safetensors_write(path, &tensor, 1, NULL, 0, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, path) && strstr(err, "found a FIFO"), "%s", err);
+  ck_assert_int_eq(stat(path, &info), 0);
+  ck_assert(S_ISFIFO(info.st_mode));
+  ck_assert_int_eq(entries(), 1);
+}
+END_TEST
+
+int main(void) {
+  Suite *suite = suite_create("write_target");
+  TCase *tc = tcase_create("write_target");
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_add_loop_test(tc, targets_are_checked, 0,
+                      (int)(sizeof targets / sizeof targets[0]));
+  tcase_add_test(tc, recheck_and_same);
+  tcase_add_test(tc, run_log_creates_nothing_before_commit);
+  tcase_add_test(tc, commit_refuses_a_target_that_changed);
+  suite_add_tcase(suite, tc);
+  return test_run_suite(suite, 0);
+}
