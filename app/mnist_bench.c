@@ -15,6 +15,7 @@
 #include "bench/bench_profile.h"
 #include "bench/bench_timing.h"
 #include "bench/bench_train.h"
+#include "gpu/gpu_arch_check.h"
 #include "train/data_source.h"
 
 #ifndef MNIST_SOURCE_DIR
@@ -23,11 +24,12 @@
 
 /* The ceilings: peaks[p] the best of 4096^3 and 8192^3 in each selected
  * precision (0 for the others), launch_us one dependent launch. */
-static int measure_ceilings(gpu_context *const *contexts, int precision,
-                            double *peaks, float *launch_us) {
+static int measure_ceilings(gpu_context *const *contexts,
+                            const bench_selection *selection, double *peaks,
+                            float *launch_us) {
   for (int p = 0; p < GPU_PRECISION_COUNT; p++) {
     double rate4 = 0, rate8 = 0;
-    if (precision >= 0 && p != precision) continue;
+    if (!bench_precision_selected(selection, p)) continue;
     if (bench_matmul_rate(contexts[p], 4096, &rate4) != 0 ||
         bench_matmul_rate(contexts[p], 8192, &rate8) != 0)
       return -1;
@@ -61,7 +63,7 @@ static int start_json(bench_json **json, const bench_run *run) {
 static int measure(const bench_options *o, bench_run *run) {
   double peaks[GPU_PRECISION_COUNT] = {0};
   run->peaks = peaks;
-  if (measure_ceilings(run->contexts, o->precision, peaks, &run->launch_us))
+  if (measure_ceilings(run->contexts, &run->selection, peaks, &run->launch_us))
     return -1;
   if (o->json_path && start_json(&run->json, run) != 0) return -1;
   bench_train_header(run);
@@ -77,21 +79,36 @@ static int measure(const bench_options *o, bench_run *run) {
 /* Everything after the data and the GPU are known to be there. */
 static int run_bench(const bench_options *o, const mnist_dataset *data) {
   gpu_context *contexts[GPU_PRECISION_COUNT] = {NULL};
-  bench_run run = {.data = data,
-                   .contexts = contexts,
-                   .repeats = o->repeats,
-                   .selection = {o->precision, o->activation}};
+  bench_run run = {
+      .data = data,
+      .contexts = contexts,
+      .repeats = o->repeats,
+      .selection = {.precision = o->precision, .activation = o->activation}};
   int status = 0;
   for (int p = 0; p < GPU_PRECISION_COUNT && status == 0; p++) {
+    char why[512];
+    int check = gpu_precision_check_device(why, sizeof why, o->device,
+                                           (gpu_precision)p);
+    if (check < 0) { /* FP32 runs on every supported GPU: contexts[0] is
+                        always there */
+      run.selection.refused[p] = 1;
+      printf("mnist_bench: skipping the %s rows: %s\n",
+             gpu_precision_name((gpu_precision)p), why);
+      continue;
+    }
+    if (check > 0) printf("mnist_bench: note: %s\n", why);
     gpu_options options = gpu_options_defaults();
     options.device = o->device;
     options.precision = (gpu_precision)p;
     options.autotune = (gpu_autotune)o->autotune;
     status = gpu_context_create(&contexts[p], &options);
   }
-  if (status == 0 && o->profile)
+  int profiled = o->precision < 0 ? 0 : o->precision;
+  if (status == 0 && o->profile && !contexts[profiled])
+    status = -1; /* refused above, with the reason */
+  else if (status == 0 && o->profile)
     status = bench_profile_steps(
-        data, contexts[o->precision < 0 ? 0 : o->precision],
+        data, contexts[profiled],
         o->activation < 0 ? LT_ACTIVATION_RELU : (lt_activation)o->activation);
   else if (status == 0)
     status = measure(o, &run);

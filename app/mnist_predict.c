@@ -15,6 +15,7 @@
 #include "app/cli_flags.h"
 #include "checkpoint/mlp_checkpoint.h"
 #include "data/pgm.h"
+#include "gpu/gpu_arch_check.h"
 #include "train/checkpoint_io.h"
 #include "train/data_source.h"
 #include "train/inference.h"
@@ -201,7 +202,7 @@ static int read_inputs(mlp_checkpoint *ck, mlp_options *net_options,
 
 int main(int argc, char **argv) {
   predict_options o;
-  char err[512], dir[4096], why[256];
+  char err[512], dir[4096], why[512];
   if (parse(&o, argc, argv, err, sizeof err) != 0) {
     fprintf(stderr, "mnist_predict: %s\n\n", err);
     usage(stderr);
@@ -240,7 +241,11 @@ int main(int argc, char **argv) {
             data.test.count - 1, o.index);
   else if (!gpu_device_available(why, sizeof why))
     fprintf(stderr, "mnist_predict: needs a CUDA GPU: %s\n", why);
-  else
+  else if (gpu_precision_check_device(why, sizeof why, o.device,
+                                      gpu_options_defaults().precision) < 0) {
+    fprintf(stderr, "mnist_predict: %s\n", why);
+    status = 2;
+  } else
     status =
         run(&o, &data, image, &ck, &net_options, scale, shift) == 0 ? 0 : 1;
   mnist_dataset_destroy(&data);

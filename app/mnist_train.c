@@ -14,6 +14,7 @@
 #include "app/train_options.h"
 #include "checkpoint/write_target.h"
 #include "data/mnist.h"
+#include "gpu/gpu_arch_check.h"
 #include "gpu/gpu_context.h"
 #include "gpu/lt_matmul.h"
 #include "gpu/sample_stats.h"
@@ -373,7 +374,7 @@ int main(int argc, char **argv) {
     return EXIT_FAILURE;
   }
   int status = EXIT_FAILURE;
-  char why[256];
+  char why[512];
   if (options.check_data) {
     print_data_line(&data, dir, 0);
     status = EXIT_SUCCESS;
@@ -382,10 +383,16 @@ int main(int argc, char **argv) {
             "mnist_train: the data in %s is fine, but training needs "
             "a CUDA GPU: %s\n",
             dir, why);
+  } else if (gpu_precision_check_device(why, sizeof why, options.gpu.device,
+                                        options.gpu.precision) < 0) {
+    fprintf(stderr, "mnist_train: %s\n", why);
+    status = EXIT_USAGE;
   } else if (options.config.epochs == 0) {
+    if (why[0]) fprintf(stderr, "mnist_train: note: %s\n", why);
     status = evaluate(&options, &data, dir, &checkpoint) == 0 ? EXIT_SUCCESS
                                                               : EXIT_FAILURE;
   } else {
+    if (why[0]) fprintf(stderr, "mnist_train: note: %s\n", why);
     status = train(&options, &data, dir, started,
                    options.load_path ? &checkpoint : NULL);
   }

@@ -103,8 +103,7 @@ int bench_layers_run(const bench_run *run) {
   print_header();
   for (int i = 0; i < net_count; i++)
     for (int p = 0; p < GPU_PRECISION_COUNT; p++) {
-      if (run->selection.precision >= 0 && p != run->selection.precision)
-        continue;
+      if (!bench_precision_selected(&run->selection, p)) continue;
       trainer_config c;
       char err[128], name[64];
       if (bench_net_config(&c, &nets[i], err, sizeof err) != 0) {

@@ -70,8 +70,13 @@ int bench_rows_build(bench_row rows[BENCH_MAX_ROWS]) {
   return count;
 }
 
+int bench_precision_selected(const bench_selection *sel, int precision) {
+  return (sel->precision < 0 || precision == sel->precision) &&
+         !sel->refused[precision];
+}
+
 int bench_row_selected(const bench_row *row, const bench_selection *sel) {
-  return (sel->precision < 0 || (int)row->precision == sel->precision) &&
+  return bench_precision_selected(sel, (int)row->precision) &&
          (sel->activation < 0 || (int)row->activation == sel->activation);
 }
 

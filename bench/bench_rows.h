@@ -36,10 +36,12 @@ typedef struct bench_row {
                graphs, padding and activation; a fused row's is its own */
 } bench_row;
 
-/* Which rows a run asks for: -1 keeps every precision / activation. */
+/* Which rows a run asks for: -1 keeps every precision / activation; a
+ * precision the GPU cannot run (gpu_precision_check) is never kept. */
 typedef struct bench_selection {
-  int precision;  /* a gpu_precision, or -1 */
-  int activation; /* an lt_activation, or -1 */
+  int precision;                    /* a gpu_precision, or -1 */
+  int activation;                   /* an lt_activation, or -1 */
+  int refused[GPU_PRECISION_COUNT]; /* 1: this GPU cannot run it */
 } bench_selection;
 
 /* The networks, in order; `count` gets their number. */
@@ -49,6 +51,9 @@ const bench_net *bench_nets(int *count);
  * are trained and printed (a fused row before its unfused and auto rows).
  * Returns the count (at most BENCH_MAX_ROWS). */
 int bench_rows_build(bench_row rows[BENCH_MAX_ROWS]);
+
+/* Whether `sel` keeps `precision` (asked for, and not refused). */
+int bench_precision_selected(const bench_selection *sel, int precision);
 
 /* Whether `sel` keeps `row` (its precision and activation). */
 int bench_row_selected(const bench_row *row, const bench_selection *sel);

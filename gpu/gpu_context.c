@@ -5,9 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu/gpu_arch_check.h"
 #include "gpu/gpu_check.h"
 
 int gpu_device_available(char *why, size_t why_size) {
+  if (!gpu_driver_usable(why, why_size)) return 0;
   int count = 0;
   cudaError_t status = cudaGetDeviceCount(&count);
   if (status != cudaSuccess) {
@@ -30,6 +32,7 @@ static int context_init(gpu_context *ctx) {
             count - 1, ctx->options.device);
     return -1;
   }
+  if (gpu_arch_check_device(ctx->options.device) != 0) return -1;
   CUDA_CHECK(cudaSetDevice(ctx->options.device));
   struct cudaDeviceProp prop;
   CUDA_CHECK(cudaGetDeviceProperties(&prop, ctx->options.device));

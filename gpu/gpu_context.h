@@ -11,6 +11,7 @@
 #include <curand.h>
 #include <stddef.h>
 
+#include "gpu/gpu_early.h"
 #include "gpu/gpu_options.h"
 #include "gpu/lt_plan_cache.h"
 
@@ -38,13 +39,15 @@ typedef struct gpu_context {
   curandGenerator_t rng;  /* Philox, on `stream`; whoever draws seeds it */
   lt_plan_cache *plans;   /* the wrapper's (lt_matmul.h: lt_plan_count) */
   char last_error[512];   /* the wrapper's last refusal (lt_last_error) */
+  gpu_early_cache early;  /* which kernels may start early (gpu_launch) */
 } gpu_context;
 
 /* Returns 1 when a usable CUDA device exists, else 0 with `why` filled. */
 int gpu_device_available(char *why, size_t why_size);
 
-/* Creates a context on options->device. Returns 0, or -1 with a message on
- * stderr and *out NULL. */
+/* Creates a context on options->device, after checking that this build
+ * can run there (gpu_arch_check.h: driver, a kernel image for the GPU).
+ * Returns 0, or -1 with a message on stderr and *out NULL. */
 int gpu_context_create(gpu_context **out, const gpu_options *options);
 
 /* Destroys in reverse order of creation; a no-op on NULL. */

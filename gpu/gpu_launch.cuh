@@ -8,17 +8,17 @@
  * (measured in docs/performance.md). Stream capture keeps the relation as a
  * programmatic edge of the graph. Every kernel launched with gpu_launch
  * must call gpu_wait_previous() first. The wait exists in device code for
- * sm_90 and later only, so the build allows the early start only when every
- * architecture it compiles for is sm_90 or later (MNIST_EARLY_LAUNCH, set by
- * CMakeLists.txt); otherwise gpu_launch is a plain launch. */
+ * sm_90 and later only, so the early start is asked for per kernel, only
+ * where the code that runs on this GPU was compiled for sm_90 or later
+ * (gpu/gpu_early.h, cached in the context); elsewhere it is a plain launch.
+ * A multi-architecture build thus keeps the early start on Hopper and
+ * later, and never starts a kernel JIT-compiled from older PTX early. */
 #ifndef MNIST_EPILOGS_GPU_LAUNCH_CUH
 #define MNIST_EPILOGS_GPU_LAUNCH_CUH
 
 #include <cuda_runtime.h>
 
-#ifndef MNIST_EARLY_LAUNCH
-#error "MNIST_EARLY_LAUNCH must be 0 or 1 (CMakeLists.txt sets it)"
-#endif
+#include "gpu/gpu_early.h"
 
 /* Waits for the kernel before this one on the stream (a no-op when there
  * is none, or when the launch did not allow an early start). */
@@ -28,15 +28,17 @@ __device__ __forceinline__ void gpu_wait_previous(void) {
 #endif
 }
 
-/* kernel<<<grid, block, 0, stream>>>(args...), allowed to start early.
+/* kernel<<<grid, block, 0, stream>>>(args...), allowed to start early
+ * when `cache` says the kernel's code waits (a NULL cache: plain launch).
  * Errors as a plain launch's (cudaGetLastError). */
 template <typename... Params, typename... Args>
-static inline cudaError_t gpu_launch(void (*kernel)(Params...), dim3 grid,
-                                     dim3 block, cudaStream_t stream,
-                                     Args... args) {
+static inline cudaError_t
+gpu_launch(gpu_early_cache *cache, void (*kernel)(Params...), dim3 grid,
+           dim3 block, cudaStream_t stream, Args... args) {
   cudaLaunchAttribute early;
   early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  early.val.programmaticStreamSerializationAllowed = MNIST_EARLY_LAUNCH;
+  early.val.programmaticStreamSerializationAllowed =
+      gpu_early_lookup(cache, (const void *)kernel);
   cudaLaunchConfig_t config = {};
   config.gridDim = grid;
   config.blockDim = block;

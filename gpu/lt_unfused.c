@@ -28,24 +28,26 @@ int lt_matmul_unfused_on(gpu_context *ctx, int lane,
   switch (s->epilogue) {
   case LT_EPILOGUE_BIAS:
     return lt_bias_act_forward(s->type, call->d_d, s->ldd, call->d_bias,
-                               LT_ACT_NONE, NULL, 0, s->m, s->n, stream);
+                               LT_ACT_NONE, NULL, 0, s->m, s->n, &ctx->early,
+                               stream);
   case LT_EPILOGUE_RELU_AUX_BIAS:
   case LT_EPILOGUE_GELU_AUX_BIAS:
     return lt_bias_act_forward(
         s->type, call->d_d, s->ldd, call->d_bias,
         s->epilogue == LT_EPILOGUE_GELU_AUX_BIAS ? LT_ACT_GELU : LT_ACT_RELU,
-        call->d_aux, s->aux_ld, s->m, s->n, stream);
+        call->d_aux, s->aux_ld, s->m, s->n, &ctx->early, stream);
   case LT_EPILOGUE_DRELU_BGRAD:
   case LT_EPILOGUE_DGELU_BGRAD:
-    return lt_row_sums(s->type, call->d_bias_grad, call->d_d, s->ldd,
-                       s->epilogue == LT_EPILOGUE_DGELU_BGRAD ? LT_ACT_GELU
-                                                              : LT_ACT_RELU,
-                       call->d_aux, s->aux_ld, s->m, s->n, scratch, stream);
+    return lt_row_sums(
+        s->type, call->d_bias_grad, call->d_d, s->ldd,
+        s->epilogue == LT_EPILOGUE_DGELU_BGRAD ? LT_ACT_GELU : LT_ACT_RELU,
+        call->d_aux, s->aux_ld, s->m, s->n, scratch, &ctx->early, stream);
   case LT_EPILOGUE_BGRADB:
     /* op(B) (k, n) is B stored (n, k) (transb = T, checked): bias_grad[j]
      * = sum over B's row j. Without an activation B is only read. */
     return lt_row_sums(s->type, call->d_bias_grad, (void *)call->d_b, s->ldb,
-                       LT_ACT_NONE, NULL, 0, s->n, s->k, scratch, stream);
+                       LT_ACT_NONE, NULL, 0, s->n, s->k, scratch, &ctx->early,
+                       stream);
   default: return 0;
   }
 }

@@ -108,14 +108,15 @@ __global__ void bias_act_kernel(T *y, int ld, const T *bias, lt_act_kernel act,
 extern "C" int lt_bias_act_forward(lt_dtype type, void *d_y, int ld,
                                    const void *d_bias, lt_act_kernel act,
                                    void *d_aux, int aux_ld, int m, int n,
+                                   gpu_early_cache *early,
                                    cudaStream_t stream) {
   size_t total = (size_t)((m + 7) / 8) * n;
   bool vec = vector_ok(d_y, ld) && aligned16(d_bias) &&
              (act != LT_ACT_GELU || vector_ok(d_aux, aux_ld));
-  LT_DISPATCH(type,
-              gpu_launch(bias_act_kernel<T>, dim3(gpu_grid_blocks(total, 256)),
-                         dim3(256), stream, (T *)d_y, ld, (const T *)d_bias,
-                         act, d_aux, aux_ld, m, n, vec));
+  LT_DISPATCH(type, gpu_launch(early, bias_act_kernel<T>,
+                               dim3(gpu_grid_blocks(total, 256)), dim3(256),
+                               stream, (T *)d_y, ld, (const T *)d_bias, act,
+                               d_aux, aux_ld, m, n, vec));
   CUDA_CHECK_KERNEL("bias_act_kernel");
   return 0;
 }
@@ -234,18 +235,18 @@ extern "C" size_t lt_row_sums_scratch(int m, int n) {
 extern "C" int lt_row_sums(lt_dtype type, void *d_db, void *d_g, int ld,
                            lt_act_kernel act, const void *d_aux, int aux_ld,
                            int m, int n, float *d_scratch,
-                           cudaStream_t stream) {
+                           gpu_early_cache *early, cudaStream_t stream) {
   int chunks, chunk;
   row_sums_split(m, n, &chunks, &chunk);
   dim3 block(SUM_GROUPS, SUM_SLICES);
   dim3 grid((m + SUM_GROUPS * 8 - 1) / (SUM_GROUPS * 8), chunks);
   bool vec =
       vector_ok(d_g, ld) && (act != LT_ACT_GELU || vector_ok(d_aux, aux_ld));
-  LT_DISPATCH(type,
-              gpu_launch(row_sums_kernel<T>, grid, block, stream, d_scratch,
-                         (T *)d_g, ld, act, d_aux, aux_ld, m, n, chunk, vec));
+  LT_DISPATCH(type, gpu_launch(early, row_sums_kernel<T>, grid, block, stream,
+                               d_scratch, (T *)d_g, ld, act, d_aux, aux_ld, m,
+                               n, chunk, vec));
   CUDA_CHECK_KERNEL("row_sums_kernel");
-  LT_DISPATCH(type, gpu_launch(add_partials_kernel<T>,
+  LT_DISPATCH(type, gpu_launch(early, add_partials_kernel<T>,
                                dim3((m + ADD_ROWS - 1) / ADD_ROWS),
                                dim3(ADD_ROWS, ADD_SLICES), stream, (T *)d_db,
                                (const float *)d_scratch, m, chunks));

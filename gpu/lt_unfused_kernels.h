@@ -5,7 +5,8 @@
  *
  * Matrices are column-major (rows, cols) with ld >= rows, of element type
  * `type` (lt_shape.h); arithmetic in float, one rounding per stored value.
- * Each enqueues on `stream`, checks the launch, and returns 0 or -1
+ * Each enqueues on `stream` (starting early where `early` allows,
+ * gpu/gpu_early.h; NULL: never), checks the launch, and returns 0 or -1
  * (message on stderr). No float atomics: every reduction has a fixed order
  * that depends only on the sizes, so results are bitwise reproducible. */
 #ifndef MNIST_EPILOGS_LT_UNFUSED_KERNELS_H
@@ -15,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gpu/gpu_early.h"
 #include "gpu/lt_shape.h"
 
 #ifdef __cplusplus
@@ -38,7 +40,7 @@ typedef enum lt_act_kernel {
  * d_aux is the mask or the GELU input, or NULL for NONE. */
 int lt_bias_act_forward(lt_dtype type, void *d_y, int ld, const void *d_bias,
                         lt_act_kernel act, void *d_aux, int aux_ld, int m,
-                        int n, cudaStream_t stream);
+                        int n, gpu_early_cache *early, cudaStream_t stream);
 
 /* Scratch the reduction below needs for (m, n): bytes of float partial
  * sums. */
@@ -55,7 +57,7 @@ size_t lt_row_sums_scratch(int m, int n);
  * order): deterministic for given (m, n). */
 int lt_row_sums(lt_dtype type, void *d_db, void *d_g, int ld, lt_act_kernel act,
                 const void *d_aux, int aux_ld, int m, int n, float *d_scratch,
-                cudaStream_t stream);
+                gpu_early_cache *early, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -228,7 +228,7 @@ int mlp_backward(mlp *net, gpu_context *ctx, const void *d_x,
   linear_layer *top = &net->layers[depth - 1];
   if (xent_loss_grad(net->type, top->d_dz, d_stats, top->d_y, lt_ld(top->out),
                      d_labels, net->units[depth], n, net->loss_scale,
-                     net->d_xent_scratch, ctx->stream) != 0)
+                     net->d_xent_scratch, &ctx->early, ctx->stream) != 0)
     return -1;
   /* Layer by layer from the top: once a layer's dZ is ready on the main
    * lane, its weight gradient starts on the side lane while the main lane
@@ -286,7 +286,7 @@ sgd_slabs mlp_sgd_slabs(const mlp *net) {
 int mlp_update(mlp *net, gpu_context *ctx, const float *d_lr, float momentum) {
   if (check_training(net, "mlp_update") != 0) return -1;
   sgd_slabs slabs = mlp_sgd_slabs(net);
-  return sgd_update(&slabs, d_lr, momentum, 1.0f / net->loss_scale,
+  return sgd_update(&slabs, d_lr, momentum, 1.0f / net->loss_scale, &ctx->early,
                     ctx->stream);
 }
 
@@ -305,7 +305,7 @@ int mlp_evaluate(mlp *net, gpu_context *ctx, const void *d_x,
   const linear_layer *top = &net->layers[net->layout.depth - 1];
   return xent_loss_grad(net->type, NULL, d_stats, top->d_y, lt_ld(top->out),
                         d_labels, net->units[net->layout.depth], n, 1.0f,
-                        net->d_xent_scratch, ctx->stream);
+                        net->d_xent_scratch, &ctx->early, ctx->stream);
 }
 
 int mlp_predict(mlp *net, gpu_context *ctx, const void *d_x, int n,

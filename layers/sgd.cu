@@ -76,19 +76,20 @@ __global__ void sgd4_kernel(float4 *__restrict__ params,
 }
 
 extern "C" int sgd_update(const sgd_slabs *s, const float *d_lr, float momentum,
-                          float grad_unscale, cudaStream_t stream) {
+                          float grad_unscale, gpu_early_cache *early,
+                          cudaStream_t stream) {
   float *velocity = momentum != 0.0f ? s->d_velocity : NULL;
   size_t n = s->count;
   if (n % 4 == 0) {
-    LT_DISPATCH(s->type,
-                gpu_launch(sgd4_kernel<T>, dim3(gpu_grid_blocks(n / 4, 256)),
-                           dim3(256), stream, (float4 *)s->d_params,
-                           (float4 *)velocity, (const sgd_pack4<T> *)s->d_grads,
-                           (sgd_pack4<T> *)s->d_copy, n / 4, d_lr, momentum,
-                           grad_unscale));
+    LT_DISPATCH(
+        s->type,
+        gpu_launch(early, sgd4_kernel<T>, dim3(gpu_grid_blocks(n / 4, 256)),
+                   dim3(256), stream, (float4 *)s->d_params, (float4 *)velocity,
+                   (const sgd_pack4<T> *)s->d_grads, (sgd_pack4<T> *)s->d_copy,
+                   n / 4, d_lr, momentum, grad_unscale));
   } else {
     LT_DISPATCH(s->type,
-                gpu_launch(sgd_kernel<T>, dim3(gpu_grid_blocks(n, 256)),
+                gpu_launch(early, sgd_kernel<T>, dim3(gpu_grid_blocks(n, 256)),
                            dim3(256), stream, s->d_params, velocity,
                            (const T *)s->d_grads, (T *)s->d_copy, n, d_lr,
                            momentum, grad_unscale));

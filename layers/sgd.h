@@ -7,6 +7,7 @@
 #include <cuda_runtime_api.h>
 #include <stddef.h>
 
+#include "gpu/gpu_early.h"
 #include "gpu/lt_shape.h"
 
 #ifdef __cplusplus
@@ -29,10 +30,11 @@ typedef struct sgd_slabs {
  * it without touching a captured graph). With momentum == 0 the velocity
  * is unused: p -= lr * g. Slabs are 16-byte aligned; a count that is a
  * multiple of 4 takes four elements per thread (16-byte loads of the FP32
- * slabs, 8-byte loads of 16-bit gradients). On `stream`; returns 0 or -1
+ * slabs, 8-byte loads of 16-bit gradients). On `stream`, starting early
+ * where `early` allows (gpu/gpu_early.h; NULL: never); returns 0 or -1
  * (message on stderr). */
 int sgd_update(const sgd_slabs *slabs, const float *d_lr, float momentum,
-               float grad_unscale, cudaStream_t stream);
+               float grad_unscale, gpu_early_cache *early, cudaStream_t stream);
 
 /* copy = params rounded to `type` over the slab (after initialisation or
  * a load); a no-op when d_copy is NULL. On `stream`; returns 0 or -1. */

@@ -132,7 +132,8 @@ __global__ void xent_kernel(T *__restrict__ dlogits, double *stats,
 extern "C" int xent_loss_grad(lt_dtype type, void *d_dlogits, double *d_stats,
                               const void *d_logits, int ld, const int *d_labels,
                               int classes, int n, float grad_scale,
-                              void *d_scratch, cudaStream_t stream) {
+                              void *d_scratch, gpu_early_cache *early,
+                              cudaStream_t stream) {
   if (n < 1) {
     fprintf(stderr,
             "xent_loss_grad: expected a batch of at least 1, found %d\n", n);
@@ -140,8 +141,8 @@ extern "C" int xent_loss_grad(lt_dtype type, void *d_dlogits, double *d_stats,
   }
   int threads = xent_threads(n);
   int blocks = (n + threads - 1) / threads;
-  LT_DISPATCH(type, gpu_launch(xent_kernel<T>, dim3(blocks), dim3(threads),
-                               stream, (T *)d_dlogits, d_stats,
+  LT_DISPATCH(type, gpu_launch(early, xent_kernel<T>, dim3(blocks),
+                               dim3(threads), stream, (T *)d_dlogits, d_stats,
                                (const T *)d_logits, ld, d_labels, classes, n,
                                grad_scale, (xent_partial *)d_scratch));
   CUDA_CHECK_KERNEL("xent_kernel");

@@ -6,6 +6,7 @@
 #include <cuda_runtime_api.h>
 #include <stddef.h>
 
+#include "gpu/gpu_early.h"
 #include "gpu/lt_shape.h"
 
 #ifdef __cplusplus
@@ -21,12 +22,13 @@ extern "C" {
  * is one block, which adds its sum; larger ones are blocks of 128 whose
  * sums the last block adds in block order: deterministic. d_scratch holds
  * xent_scratch_bytes(n) bytes, zeroed once before the first call (each
- * call leaves it zeroed); calls sharing it must not overlap. On `stream`;
+ * call leaves it zeroed); calls sharing it must not overlap. On `stream`,
+ * starting early where `early` allows (gpu/gpu_early.h; NULL: never);
  * returns 0 or -1 (message on stderr). */
 int xent_loss_grad(lt_dtype type, void *d_dlogits, double *d_stats,
                    const void *d_logits, int ld, const int *d_labels,
                    int classes, int n, float grad_scale, void *d_scratch,
-                   cudaStream_t stream);
+                   gpu_early_cache *early, cudaStream_t stream);
 
 /* Over the same logits: d_pred[j] = argmax (the first of equal maxima, as
  * the loss counts hits) and, if d_prob, d_prob (classes, n) dense = the

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test.sh [--data DIR] [--no-sanitize] [--no-format]: checks the formatting
 # (scripts/check_format.sh), configures, builds and runs the whole test
-# suite, then the CPU tests once more under AddressSanitizer and
+# suite (built for the GPUs nvidia-smi shows, else for every supported GPU:
+# scripts/cuda_arch.sh), then the CPU tests once more under AddressSanitizer and
 # UndefinedBehaviorSanitizer, and ends with a summary: how many suites
 # passed, failed and were skipped, and why each skipped one was skipped.
 # Installs what is missing (check, pkg-config, zlib1g-dev, libcjson-dev,
@@ -147,7 +148,10 @@ fi
 
 jobs="$(nproc 2>/dev/null || echo 2)"
 echo "== build (Release)"
-cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+# shellcheck source=scripts/cuda_arch.sh
+. "$root/scripts/cuda_arch.sh"
+cuda_arch_choose test.sh
+cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=Release "${cuda_arch_args[@]}" >/dev/null
 cmake --build "$root/build" -j "$jobs"
 echo "== tests"
 rm -f "$root/build/ctest-junit.xml"
@@ -156,7 +160,8 @@ summarize "tests" "$root/build/ctest-junit.xml"
 
 if [ "$sanitize" = 1 ]; then
   echo "== CPU tests under AddressSanitizer + UndefinedBehaviorSanitizer"
-  cmake -S "$root" -B "$root/build-asan" -DCMAKE_BUILD_TYPE=Debug -DMNIST_SANITIZE=ON >/dev/null
+  cmake -S "$root" -B "$root/build-asan" -DCMAKE_BUILD_TYPE=Debug -DMNIST_SANITIZE=ON \
+    "${cuda_arch_args[@]}" >/dev/null
   cmake --build "$root/build-asan" -j "$jobs"
   # protect_shadow_gap=0: the CUDA runtime maps memory where ASan's shadow
   # gap would be, should a test binary initialise it.

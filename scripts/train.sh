@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # train.sh [--from DIR] [mnist_train flags]: the one command to train.
 # Installs what the build needs when it can (cmake, zlib1g-dev, libcjson-dev,
-# pkg-config), builds build/mnist_train (Release), checks the flags (a bad
+# pkg-config), builds build/mnist_train (Release) for the GPUs nvidia-smi
+# shows (else for every supported GPU; scripts/cuda_arch.sh), checks the flags (a bad
 # one stops here, exit 2, before any download), makes sure the data is
 # there, then runs build/mnist_train with the flags given, e.g.
 #   scripts/train.sh --epochs 5
@@ -64,7 +65,11 @@ else
   # The tests need Check; training does not.
   tests=OFF
   pkg-config --exists check 2>/dev/null && tests=ON
-  cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=Release -DMNIST_BUILD_TESTS=$tests >/dev/null
+  # shellcheck source=scripts/cuda_arch.sh
+  . "$root/scripts/cuda_arch.sh"
+  cuda_arch_choose train.sh
+  cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=Release -DMNIST_BUILD_TESTS=$tests \
+    "${cuda_arch_args[@]}" >/dev/null
   cmake --build "$root/build" -j "$(nproc 2>/dev/null || echo 2)" --target mnist_train >/dev/null
   bin="${top}build/mnist_train"
 fi

@@ -327,17 +327,27 @@ END_TEST
 START_TEST(selection_and_labels) {
   bench_row rows[BENCH_MAX_ROWS];
   int count = bench_rows_build(rows);
-  bench_selection all = {-1, -1};
-  bench_selection bf16_gelu = {GPU_PRECISION_BF16, LT_ACTIVATION_GELU};
-  int kept_all = 0, kept = 0;
+  bench_selection all = {.precision = -1, .activation = -1};
+  bench_selection bf16_gelu = {.precision = GPU_PRECISION_BF16,
+                               .activation = LT_ACTIVATION_GELU};
+  /* A GPU that cannot run BF16 (gpu_precision_check): none of its rows. */
+  bench_selection no_bf16 = {.precision = -1, .activation = -1};
+  no_bf16.refused[GPU_PRECISION_BF16] = 1;
+  int kept_all = 0, kept = 0, kept_no_bf16 = 0, bf16_rows = 0;
   for (int i = 0; i < count; i++) {
     kept_all += bench_row_selected(&rows[i], &all);
+    kept_no_bf16 += bench_row_selected(&rows[i], &no_bf16);
+    bf16_rows += rows[i].precision == GPU_PRECISION_BF16;
     if (!bench_row_selected(&rows[i], &bf16_gelu)) continue;
     kept++;
     ck_assert_int_eq(rows[i].precision, GPU_PRECISION_BF16);
     ck_assert_int_eq(rows[i].activation, LT_ACTIVATION_GELU);
   }
   ck_assert_int_eq(kept_all, count);
+  ck_assert_int_gt(bf16_rows, 0);
+  ck_assert_int_eq(kept_no_bf16, count - bf16_rows);
+  ck_assert(!bench_precision_selected(&no_bf16, GPU_PRECISION_BF16));
+  ck_assert(bench_precision_selected(&no_bf16, GPU_PRECISION_FP16));
   ck_assert_int_eq(kept, 3 * 3); /* fused, unfused, auto per network */
   char label[32];
   bench_row_label(label, sizeof label, &rows[13]); /* BF16 padded, unfused */

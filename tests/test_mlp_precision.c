@@ -298,7 +298,7 @@ START_TEST(sgd_writes_master_and_copy) {
                        .d_copy = d_copy,
                        .type = type,
                        .count = counts[t]};
-    ck_assert_int_eq(sgd_update(&slabs, d_lr, 0.9f, unscale, 0), 0);
+    ck_assert_int_eq(sgd_update(&slabs, d_lr, 0.9f, unscale, NULL, 0), 0);
     float got_p[COUNT];
     test_download(got_p, d_p, sizeof got_p);
     double *copy = test_download_as(type, d_copy, COUNT);

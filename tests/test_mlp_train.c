@@ -172,7 +172,7 @@ START_TEST(sgd_update_matches_formula) {
                        .d_grads = d_g,
                        .type = LT_DTYPE_F32,
                        .count = counts[t]};
-    ck_assert_int_eq(sgd_update(&slabs, d_lr, 0.9f, 1.0f, 0), 0);
+    ck_assert_int_eq(sgd_update(&slabs, d_lr, 0.9f, 1.0f, NULL, 0), 0);
     float got_p[COUNT], got_v[COUNT];
     test_download(got_p, d_p, sizeof got_p);
     test_download(got_v, d_v, sizeof got_v);

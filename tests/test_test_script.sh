@@ -9,6 +9,8 @@
 #   - the summary counts passed, failed and skipped suites and gives each
 #     skipped suite's reason; "all passed" only when nothing failed;
 #   - a test ctest cannot start counts as failed, not skipped;
+#   - it builds for the GPU a (fake) nvidia-smi reports, and for the
+#     default after that when there is none, saying which;
 #   - the formatting check runs first and its failure fails the run
 #     (needs clang-format; said when it is missing); --no-format skips it.
 # shellcheck disable=SC2317 # functions called through check()
@@ -20,7 +22,7 @@ work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 # The stand-in project.
 root="$work/root"
 mkdir -p "$root/scripts" "$root/app" "$root/empty" "$root/data"
-cp "$src/scripts/test.sh" "$src/scripts/ensure_deps.sh" "$root/scripts/"
+cp "$src/scripts/test.sh" "$src/scripts/ensure_deps.sh" "$src/scripts/cuda_arch.sh" "$root/scripts/"
 cp "$src/data/mnist_names.txt" "$root/data/"
 [ ! -f "$src/scripts/check_format.sh" ] || cp "$src/scripts/check_format.sh" "$root/scripts/"
 cp "$src/.clang-format" "$root/"
@@ -29,6 +31,7 @@ cat >"$root/CMakeLists.txt" <<'EOF'
 cmake_minimum_required(VERSION 3.21)
 project(tiny NONE)
 option(MNIST_SANITIZE "unused here" OFF)
+file(WRITE ${CMAKE_BINARY_DIR}/archs.txt "${CMAKE_CUDA_ARCHITECTURES}")
 enable_testing()
 add_test(NAME t_pass COMMAND sh -c "echo fine")
 add_test(NAME t_gpu COMMAND sh -c "echo 'Running suite(s): gpu'; echo 'SKIP gpu_suite: no usable CUDA device: <none> & no driver'; exit 77")
@@ -90,6 +93,19 @@ check "skips: the GPU suite's reason" has "skipped t_gpu: no usable CUDA device:
 check "skips: the data suite's reason (its last line)" has "skipped t_data: the real data sets are needed (set MNIST_DIR)"
 check "skips: the last line counts them" last_line_has "2 passed, 0 failed, 2 skipped"
 check "skips: 'all passed' when nothing failed" last_line_has "all passed"
+
+# 2b. The architectures: the GPU nvidia-smi reports, then (none) the
+# default, the cached list removed (test_cuda_arch.sh checks the choice).
+mkdir -p "$work/smi"
+printf '#!/bin/sh\necho "0, GPU-aaaa, 8.9"\n' >"$work/smi/nvidia-smi"
+chmod +x "$work/smi/nvidia-smi"
+run PATH="$work/smi:$PATH" -- --no-sanitize --no-format
+check "a GPU: built for it" test "$(cat "$root/build/archs.txt")" = "89-real"
+check "a GPU: said so" has "test.sh: building for the GPU here: CMAKE_CUDA_ARCHITECTURES=89-real"
+printf '#!/bin/sh\nexit 9\n' >"$work/smi/nvidia-smi"
+run PATH="$work/smi:$PATH" -- --no-sanitize --no-format
+check "no GPU: the cached 89-real is gone" test "$(cat "$root/build/archs.txt")" = ""
+check "no GPU: said so" has "test.sh: no GPU seen by nvidia-smi"
 
 # 3. A failure: counted and named, never "all passed", exit 1.
 run TINY_FAIL=1 -- --no-sanitize --no-format

@@ -1,0 +1,227 @@
+/* test_gpu_arch.c: the capability rules of gpu/gpu_arch.h, without a GPU:
+ * which code an architecture list holds for a capability, the driver
+ * against the runtime, the refusal messages (GPU, capability, list, the
+ * rebuild command), what each precision needs, and when a kernel may start
+ * early. Table-driven. */
+#include <check.h>
+#include <string.h>
+
+#include "gpu/gpu_arch.h"
+#include "tests/test_util.h"
+
+#define DEFAULT_LIST                                                           \
+  "75-real;80-real;86-real;89-real;90-real;100-real;120-real;90-virtual"
+
+typedef struct code_case {
+  const char *list;
+  int capability;
+  gpu_code expected;
+} code_case;
+
+static const code_case code_cases[] = {
+    /* the new default covers every supported GPU with SASS */
+    {DEFAULT_LIST, 75, GPU_CODE_SASS},
+    {DEFAULT_LIST, 86, GPU_CODE_SASS},
+    {DEFAULT_LIST, 89, GPU_CODE_SASS},
+    {DEFAULT_LIST, 90, GPU_CODE_SASS},
+    {DEFAULT_LIST, 120, GPU_CODE_SASS},
+    {DEFAULT_LIST, 103, GPU_CODE_SASS}, /* 10.3 runs sm_100 SASS */
+    {DEFAULT_LIST, 110, GPU_CODE_PTX},  /* no SASS: compute_90 JIT */
+    /* the old default: sm_90 SASS and compute_90 PTX ("90") */
+    {"90", 90, GPU_CODE_SASS},
+    {"90", 100, GPU_CODE_PTX},
+    {"90", 89, GPU_CODE_NONE},
+    {"90", 75, GPU_CODE_NONE},
+    /* SASS runs on its major at the same or a higher minor only */
+    {"80-real", 86, GPU_CODE_SASS},
+    {"86-real", 80, GPU_CODE_NONE},
+    {"80-real", 90, GPU_CODE_NONE},
+    {"100-real", 90, GPU_CODE_NONE},
+    {"80-virtual", 90, GPU_CODE_PTX},
+    {"90-virtual", 80, GPU_CODE_NONE},
+    /* arch-specific variants run on exactly their GPU */
+    {"90a-real", 90, GPU_CODE_SASS},
+    {"90a-real", 100, GPU_CODE_NONE},
+    /* separators: CMake's ';', the compile definition's blanks, commas */
+    {"75-real 90-real", 75, GPU_CODE_SASS},
+    {"75-real,90-virtual", 100, GPU_CODE_PTX},
+    /* lists that do not say */
+    {"native", 90, GPU_CODE_UNKNOWN},
+    {"all-major", 90, GPU_CODE_UNKNOWN},
+    {"", 90, GPU_CODE_NONE},
+};
+
+START_TEST(code_for_capability) {
+  const code_case *c = &code_cases[_i];
+  ck_assert_msg(gpu_arch_code_for(c->list, c->capability) == c->expected,
+                "list '%s' on %d: expected %d, found %d", c->list,
+                c->capability, c->expected,
+                gpu_arch_code_for(c->list, c->capability));
+}
+END_TEST
+
+typedef struct driver_case {
+  int driver, runtime;
+  gpu_code code;
+  gpu_arch_verdict expected;
+  const char *says; /* a part of the message, or NULL for none */
+} driver_case;
+
+static const driver_case driver_cases[] = {
+    {13000, 13000, GPU_CODE_SASS, GPU_ARCH_OK, NULL},
+    {13020, 13000, GPU_CODE_PTX, GPU_ARCH_OK, NULL},
+    /* minor-version compatibility: an older 13.x driver runs 13.2's SASS */
+    {13000, 13020, GPU_CODE_SASS, GPU_ARCH_OK, NULL},
+    /* ... but cannot JIT its PTX */
+    {13000, 13020, GPU_CODE_PTX, GPU_ARCH_OLD_DRIVER, "cannot compile"},
+    {12040, 13000, GPU_CODE_SASS, GPU_ARCH_OLD_DRIVER,
+     "supports CUDA up to 12.4, but this build needs CUDA 13.0"},
+    {12080, 13000, GPU_CODE_UNKNOWN, GPU_ARCH_OLD_DRIVER, "update the driver"},
+    {0, 13000, GPU_CODE_UNKNOWN, GPU_ARCH_NO_DRIVER, "no NVIDIA driver"},
+};
+
+START_TEST(driver_against_runtime) {
+  const driver_case *c = &driver_cases[_i];
+  char msg[1024];
+  gpu_arch_verdict v =
+      gpu_driver_decide(msg, sizeof msg, c->driver, c->runtime, c->code);
+  ck_assert_msg(v == c->expected, "driver %d runtime %d: expected %d, found %d",
+                c->driver, c->runtime, c->expected, v);
+  if (c->says)
+    ck_assert_msg(strstr(msg, c->says), "expected '%s' in: %s", c->says, msg);
+  else
+    ck_assert_str_eq(msg, "");
+}
+END_TEST
+
+static gpu_arch_facts facts(const char *name, int capability, const char *list,
+                            int kernel_image) {
+  gpu_arch_facts f = {.device_name = name,
+                      .capability = capability,
+                      .driver_version = 13000,
+                      .runtime_version = 13000,
+                      .arch_list = list,
+                      .kernel_image = kernel_image};
+  return f;
+}
+
+START_TEST(no_code_names_gpu_list_and_rebuild) {
+  char msg[1024];
+  gpu_arch_facts f = facts("NVIDIA L4", 89, "90-real 90-virtual", 0);
+  ck_assert_int_eq(gpu_arch_decide(msg, sizeof msg, &f), GPU_ARCH_NO_CODE);
+  const char *parts[] = {
+      "NVIDIA L4", "compute capability 8.9", "'90-real 90-virtual'",
+      "cmake -S . -B build -DCMAKE_CUDA_ARCHITECTURES=89-real "
+      "&& cmake --build build",
+      "scripts/train.sh"};
+  for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+    ck_assert_msg(strstr(msg, parts[i]), "expected '%s' in: %s", parts[i], msg);
+}
+END_TEST
+
+START_TEST(probe_decides_over_list) {
+  char msg[1024];
+  /* the list says no, but the real probe found an image: run */
+  gpu_arch_facts f = facts("NVIDIA H200", 90, "native", 1);
+  ck_assert_int_eq(gpu_arch_decide(msg, sizeof msg, &f), GPU_ARCH_OK);
+  ck_assert_str_eq(msg, "");
+  /* the list says yes, the probe says no image: refuse */
+  f = facts("NVIDIA H200", 90, "90-real", 0);
+  ck_assert_int_eq(gpu_arch_decide(msg, sizeof msg, &f), GPU_ARCH_NO_CODE);
+  /* not probed: the list decides ("100 only" on the H200) */
+  f = facts("NVIDIA H200", 90, "100-real 100-virtual", -1);
+  ck_assert_int_eq(gpu_arch_decide(msg, sizeof msg, &f), GPU_ARCH_NO_CODE);
+  ck_assert_ptr_nonnull(strstr(msg, "-DCMAKE_CUDA_ARCHITECTURES=90-real"));
+  f = facts("NVIDIA H200", 90, DEFAULT_LIST, -1);
+  ck_assert_int_eq(gpu_arch_decide(msg, sizeof msg, &f), GPU_ARCH_OK);
+}
+END_TEST
+
+START_TEST(driver_first_then_age_then_code) {
+  char msg[1024];
+  gpu_arch_facts f = facts("Tesla P100", 60, "90", 0);
+  f.driver_version = 12020;
+  ck_assert_int_eq(gpu_arch_decide(msg, sizeof msg, &f), GPU_ARCH_OLD_DRIVER);
+  f.driver_version = 13000;
+  ck_assert_int_eq(gpu_arch_decide(msg, sizeof msg, &f), GPU_ARCH_OLD_GPU);
+  ck_assert_msg(strstr(msg, "Tesla P100") && strstr(msg, "6.0") &&
+                    strstr(msg, "7.5 or newer"),
+                "%s", msg);
+}
+END_TEST
+
+typedef struct precision_case {
+  int capability;
+  gpu_precision precision;
+  int expected;
+  const char *says;
+} precision_case;
+
+static const precision_case precision_cases[] = {
+    {90, GPU_PRECISION_FP32, 0, NULL},
+    {90, GPU_PRECISION_TF32, 0, NULL},
+    {90, GPU_PRECISION_BF16, 0, NULL},
+    {80, GPU_PRECISION_BF16, 0, NULL},
+    {86, GPU_PRECISION_TF32, 0, NULL},
+    {75, GPU_PRECISION_FP16, 0, NULL},
+    {75, GPU_PRECISION_FP32, 0, NULL},
+    {75, GPU_PRECISION_TF32, 1, "no TF32 tensor cores (they need 8.0)"},
+    {75, GPU_PRECISION_BF16, 1, "no BF16 tensor cores (they need 8.0)"},
+    {70, GPU_PRECISION_FP16, -1, "needs 7.5 or newer"},
+    {61, GPU_PRECISION_FP32, -1, "compute capability 6.1"},
+};
+
+START_TEST(precision_needs) {
+  const precision_case *c = &precision_cases[_i];
+  char msg[512];
+  int r = gpu_precision_check(msg, sizeof msg, "Some GPU", c->capability,
+                              c->precision);
+  ck_assert_msg(r == c->expected, "%s on %d: expected %d, found %d (%s)",
+                gpu_precision_name(c->precision), c->capability, c->expected, r,
+                msg);
+  if (!c->says) {
+    ck_assert_str_eq(msg, "");
+    return;
+  }
+  ck_assert_msg(strstr(msg, c->says) && strstr(msg, "Some GPU") &&
+                    strstr(msg, gpu_precision_name(c->precision)),
+                "expected '%s', the GPU and the precision in: %s", c->says,
+                msg);
+  ck_assert_ptr_null(strchr(msg, '\n')); /* one line */
+}
+END_TEST
+
+START_TEST(early_start_needs_sm90_code) {
+  static const int cases[][3] = {
+      /* binaryVersion, ptxVersion, allowed */
+      {90, 90, 1}, {100, 90, 1}, {100, 100, 1}, {120, 90, 1},
+      {90, 80, 0}, /* compute_80 PTX JIT-compiled on Hopper: no wait */
+      {80, 80, 0}, {89, 89, 0},  {75, 75, 0},   {0, 0, 0},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    ck_assert_msg(
+        gpu_early_start_allowed(cases[i][0], cases[i][1]) == cases[i][2],
+        "binary %d ptx %d: expected %d", cases[i][0], cases[i][1], cases[i][2]);
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("gpu_arch");
+  TCase *tc = tcase_create("rules");
+  tcase_add_loop_test(tc, code_for_capability, 0,
+                      sizeof code_cases / sizeof code_cases[0]);
+  tcase_add_loop_test(tc, driver_against_runtime, 0,
+                      sizeof driver_cases / sizeof driver_cases[0]);
+  tcase_add_test(tc, no_code_names_gpu_list_and_rebuild);
+  tcase_add_test(tc, probe_decides_over_list);
+  tcase_add_test(tc, driver_first_then_age_then_code);
+  tcase_add_loop_test(tc, precision_needs, 0,
+                      sizeof precision_cases / sizeof precision_cases[0]);
+  tcase_add_test(tc, early_start_needs_sm90_code);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  return test_run_suite(suite(), 0);
+}
