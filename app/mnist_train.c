@@ -62,11 +62,11 @@ static int report_stop(const train_options *o, const trainer *t, int epochs) {
           signo == SIGINT ? "interrupted (SIGINT)" : "terminated (SIGTERM)",
           epochs, o->config.epochs, t ? trainer_steps_done(t) : 0);
   if (o->log_path || o->save_path)
-    fprintf(stderr, "; %s%s%s%s%s left as %s was, nothing written",
+    fprintf(stderr, "; %s%s%s%s%s left as %s, nothing written",
             o->log_path ? "--log " : "", o->log_path ? o->log_path : "",
             o->log_path && o->save_path ? " and " : "",
             o->save_path ? "--save " : "", o->save_path ? o->save_path : "",
-            o->log_path && o->save_path ? "they" : "it");
+            o->log_path && o->save_path ? "they were" : "it was");
   fprintf(stderr, "\n");
   return 128 + signo;
 }
