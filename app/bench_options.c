@@ -12,7 +12,7 @@ void bench_options_usage(FILE *out) {
       "usage: mnist_bench [--repeats N] [--json FILE] [--data-dir DIR]\n"
       "                   [--device N] [--precision P] [--activation A]\n"
       "                   [--autotune MODE] [--no-layers]\n"
-      "                   [--profile-step]\n"
+      "                   [--profile-step] [--check-flags]\n"
       "Trains fused, unfused and auto side by side (one warm-up epoch, then\n"
       "N interleaved timed epochs each, default 5, at most %d) at\n"
       "784-100-10 batch 256, 784-1024-1024-10 batch 256 and\n"
@@ -29,7 +29,9 @@ void bench_options_usage(FILE *out) {
       "then one unfused step of each network (precision P, default fp32)\n"
       "from the host between cudaProfilerStart and Stop, for\n"
       "  ncu --profile-from-start off --clock-control none mnist_bench "
-      "--profile-step\n",
+      "--profile-step\n"
+      "--check-flags: check the other flags, say what would run and exit\n"
+      "(0 when they parse); reads no data, needs no GPU, writes nothing.\n",
       BENCH_MAX_REPEATS);
 }
 
@@ -97,7 +99,38 @@ int bench_options_parse(bench_options *out, int argc, char **argv, char *err,
        .kind = CLI_SWITCH,
        .target = &out->help,
        .switch_value = 1},
+      {.name = "check-flags",
+       .kind = CLI_SWITCH,
+       .target = &out->check_flags,
+       .switch_value = 1},
   };
   return cli_parse(flags, (int)(sizeof flags / sizeof flags[0]), argc, argv,
                    err, err_size);
+}
+
+void bench_options_describe(FILE *out, const bench_options *o) {
+  const char *precision = o->precision < 0
+                              ? "every precision"
+                              : gpu_precision_name((gpu_precision)o->precision);
+  const char *activation =
+      o->activation < 0 ? "relu and gelu"
+                        : lt_activation_name((lt_activation)o->activation);
+  if (o->profile)
+    fprintf(out,
+            "mnist_bench: flags ok: would profile one fused and one unfused "
+            "step of each network in %s, %s",
+            o->precision < 0 ? "fp32" : precision,
+            o->activation < 0 ? "relu" : activation);
+  else
+    fprintf(out,
+            "mnist_bench: flags ok: would train every network in %s, %s, "
+            "fused, unfused and auto, %d timed epochs per row, autotune %s; "
+            "%s; %s%s",
+            precision, activation, o->repeats,
+            gpu_autotune_name((gpu_autotune)o->autotune),
+            o->skip_layers ? "no per-call timing" : "then time every call",
+            o->json_path ? "JSON to " : "no JSON",
+            o->json_path ? o->json_path : "");
+  fprintf(out, "; data from %s; device %d\n",
+          o->data_dir ? o->data_dir : "$MNIST_DIR, else data/mnist", o->device);
 }

@@ -20,6 +20,7 @@ typedef struct bench_options {
   int profile;     /* --profile-step: one fused and one unfused step per
                       network, in `precision` (fp32 when -1) */
   int help;
+  int check_flags; /* parse, say what would run, exit: no data, no GPU */
 } bench_options;
 
 /* Parses argv[1..argc) over the defaults (5 repeats, device 0). Returns 0,
@@ -28,5 +29,9 @@ int bench_options_parse(bench_options *out, int argc, char **argv, char *err,
                         size_t err_size);
 
 void bench_options_usage(FILE *out);
+
+/* What a run with these options would do, in one line (--check-flags):
+ * the rows or the profiled steps, the --json target, the data folder. */
+void bench_options_describe(FILE *out, const bench_options *o);
 
 #endif

@@ -149,8 +149,7 @@ int cli_parse(const cli_flag *flags, int count, int argc, char **argv,
       f = find(flags, count, name);
     }
     if (!f) {
-      snprintf(err, err_size, "unknown flag '%s' (--help lists the flags)",
-               arg);
+      snprintf(err, err_size, "unknown flag '%s'", arg);
       return -1;
     }
     if (f->replaced_by) {
@@ -188,4 +187,9 @@ int cli_parse(const cli_flag *flags, int count, int argc, char **argv,
     if (set_value(f, value, err, err_size) != 0) return -1;
   }
   return 0;
+}
+
+void cli_report_bad_flags(FILE *out, const char *program, const char *err) {
+  fprintf(out, "%s: %s\n%s: '%s --help' lists the flags\n", program, err,
+          program, program);
 }

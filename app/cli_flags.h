@@ -1,5 +1,6 @@
-/* cli_flags.h: the one strict command-line parser of mnist_train and
- * mnist_bench. Each program lists its flags in a table; "--flag value" and
+/* cli_flags.h: the one strict command-line parser of mnist_train,
+ * mnist_bench and mnist_predict. Each program lists its flags in a table;
+ * "--flag value" and
  * "--flag=value" both work. Numbers must be whole strings of digits (a
  * leading '-' only where the range allows it): no spaces, no signs, no
  * trailing text, no wrap-around; floats are plain decimals (no hex, nan or
@@ -7,12 +8,14 @@
  * to 0 or rounds to the limit is refused. A flag given twice is an error,
  * and so is a space-separated value that starts with "--" (--flag=--x
  * says it is meant). A table entry may ask to be told whether its flag was
- * given (`given`), so no caller scans argv again. Plain C.
+ * given (`given`), so no caller scans argv again. A bad command line is
+ * reported in two lines (cli_report_bad_flags). Plain C.
  */
 #ifndef MNIST_EPILOGS_CLI_FLAGS_H
 #define MNIST_EPILOGS_CLI_FLAGS_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 typedef enum cli_kind {
   CLI_SWITCH, /* no value: *(int *)target = switch_value */
@@ -50,5 +53,9 @@ int cli_parse(const cli_flag *flags, int count, int argc, char **argv,
  * `text` is not entirely a number in range. */
 int cli_parse_int(int *out, const char *text, long long low, long long high);
 int cli_parse_u64(unsigned long long *out, const char *text);
+
+/* What every program prints for a bad command line: "PROGRAM: ERR" and
+ * one line pointing at --help, no usage text (the error stays on screen). */
+void cli_report_bad_flags(FILE *out, const char *program, const char *err);
 
 #endif

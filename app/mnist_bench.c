@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "app/bench_options.h"
+#include "app/cli_flags.h"
 #include "bench/bench_json.h"
 #include "bench/bench_layers.h"
 #include "bench/bench_output.h"
@@ -123,12 +124,15 @@ int main(int argc, char **argv) {
   bench_options o;
   char err[4400];
   if (bench_options_parse(&o, argc, argv, err, sizeof err) != 0) {
-    fprintf(stderr, "mnist_bench: %s\n\n", err);
-    bench_options_usage(stderr);
+    cli_report_bad_flags(stderr, "mnist_bench", err);
     return 2;
   }
   if (o.help) {
     bench_options_usage(stdout);
+    return EXIT_SUCCESS;
+  }
+  if (o.check_flags) {
+    bench_options_describe(stdout, &o);
     return EXIT_SUCCESS;
   }
   if (o.json_path &&

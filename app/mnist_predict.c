@@ -28,25 +28,29 @@ typedef struct predict_options {
   const char *model, *data_dir, *image;
   int index; /* -1: none */
   int mistakes;
+  int mistakes_given; /* --mistakes was given (refused with one image) */
   int device;
   int help;
+  int check_flags; /* parse, say what would run, exit: no data, no GPU */
 } predict_options;
 
 static void usage(FILE *out) {
   fprintf(out,
           "usage: mnist_predict --model FILE [--data-dir DIR]\n"
           "                     [--index N | --image FILE.pgm] [--mistakes K]\n"
-          "                     [--device N]\n"
+          "                     [--device N] [--check-flags]\n"
           "Runs a network saved by mnist_train --save, with the pixel\n"
           "normalisation the file records. With --index N (a test image) or\n"
           "--image FILE (a 28x28 8-bit PGM, white digit on black as in\n"
           "MNIST): the digit drawn, the predicted class and the ten\n"
           "probabilities. Without either: the test accuracy and the K most\n"
-          "confident mistakes (default 10).\n"
+          "confident mistakes (default 10; not with --index or --image).\n"
           "Data needed: --image none; --index and the test accuracy the test\n"
           "split only (t10k files in --data-dir, $MNIST_DIR or data/mnist);\n"
           "a file that records no normalisation (older) also the training\n"
-          "split, to compute it.\n");
+          "split, to compute it.\n"
+          "--check-flags: check the other flags, say what would run and\n"
+          "exit (0 when they parse); reads no file, needs no GPU.\n");
 }
 
 static int parse(predict_options *o, int argc, char **argv, char *err,
@@ -62,11 +66,16 @@ static int parse(predict_options *o, int argc, char **argv, char *err,
       {.name = "mistakes",
        .kind = CLI_INT,
        .target = &o->mistakes,
-       .high = 10000},
+       .high = 10000,
+       .given = &o->mistakes_given},
       {.name = "device", .kind = CLI_INT, .target = &o->device, .high = 1023},
       {.name = "help",
        .kind = CLI_SWITCH,
        .target = &o->help,
+       .switch_value = 1},
+      {.name = "check-flags",
+       .kind = CLI_SWITCH,
+       .target = &o->check_flags,
        .switch_value = 1},
   };
   if (cli_parse(flags, (int)(sizeof flags / sizeof flags[0]), argc, argv, err,
@@ -76,9 +85,33 @@ static int parse(predict_options *o, int argc, char **argv, char *err,
     snprintf(err, size, "expected --model FILE, found none");
   else if (o->image && o->index >= 0)
     snprintf(err, size, "expected --index or --image, found both");
+  else if (o->mistakes_given && (o->image || o->index >= 0))
+    snprintf(err, size,
+             "--mistakes lists the test split's mistakes: expected it "
+             "without %s, found both",
+             o->image ? "--image" : "--index");
   else
     return 0;
   return -1;
+}
+
+/* What a run with these options would do, in one line (--check-flags). */
+static void describe(FILE *out, const predict_options *o) {
+  const char *data = o->data_dir ? o->data_dir : "$MNIST_DIR, else data/mnist";
+  fprintf(out, "mnist_predict: flags ok: would run %s on ", o->model);
+  if (o->image)
+    fprintf(out,
+            "the image %s; reads no MNIST file, unless %s records no pixel "
+            "normalisation (then the training split from %s)",
+            o->image, o->model, data);
+  else if (o->index >= 0)
+    fprintf(out, "test image %d; reads the test split from %s", o->index, data);
+  else
+    fprintf(out,
+            "the test split (accuracy, the %d most confident mistakes); "
+            "reads it from %s",
+            o->mistakes, data);
+  fprintf(out, "; device %d\n", o->device);
 }
 
 /* The image as shades, two characters per pixel. */
@@ -204,12 +237,15 @@ int main(int argc, char **argv) {
   predict_options o;
   char err[512], dir[4096], why[512];
   if (parse(&o, argc, argv, err, sizeof err) != 0) {
-    fprintf(stderr, "mnist_predict: %s\n\n", err);
-    usage(stderr);
+    cli_report_bad_flags(stderr, "mnist_predict", err);
     return 2;
   }
   if (o.help) {
     usage(stdout);
+    return 0;
+  }
+  if (o.check_flags) {
+    describe(stdout, &o);
     return 0;
   }
   mlp_checkpoint ck = {0};

@@ -1,7 +1,8 @@
 /* mnist_train.c: the command-line trainer. Parses flags, checks where it
  * will write, loads and validates the data (before touching the GPU),
- * trains, reports. SIGINT and SIGTERM stop training between epochs: nothing
- * is written, and it exits 130 or 143 saying where it stopped. Like the
+ * trains, reports. SIGINT and SIGTERM stop training between epochs
+ * (app/stop_signal.h): nothing is written, and it exits 130 or 143 saying
+ * where it stopped. Like the
  * other mains in app/, it is where the program exits; the libraries below
  * return their errors. */
 #include <math.h>
@@ -11,6 +12,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "app/cli_flags.h"
+#include "app/stop_signal.h"
 #include "app/train_options.h"
 #include "checkpoint/write_target.h"
 #include "data/mnist.h"
@@ -31,31 +34,10 @@
 
 enum { EXIT_USAGE = 2 };
 
-/* The signal (SIGINT, SIGTERM) that asked training to stop, 0 while none
- * did. The one global the house rules allow: a signal handler can reach
- * nothing else. Set only by on_stop_signal, read between epochs. */
-static volatile sig_atomic_t stop_signal = 0;
-
-static void on_stop_signal(int signo) {
-  stop_signal = signo;
-}
-
-/* From here on SIGINT and SIGTERM set stop_signal; a second one acts as
- * usual (SA_RESETHAND): it ends the program at once. */
-static void catch_stop_signals(void) {
-  struct sigaction action;
-  memset(&action, 0, sizeof action);
-  action.sa_handler = on_stop_signal;
-  sigemptyset(&action.sa_mask);
-  action.sa_flags = SA_RESETHAND | SA_RESTART;
-  sigaction(SIGINT, &action, NULL);
-  sigaction(SIGTERM, &action, NULL);
-}
-
 /* Says where a stop signal ended the run and that the files were left as
  * they were; returns the exit code (128 + the signal: 130, 143). */
 static int report_stop(const train_options *o, const trainer *t, int epochs) {
-  int signo = stop_signal;
+  int signo = stop_signal_received();
   fprintf(stderr,
           "\nmnist_train: %s: stopped after %d of %d epochs (%d optimiser "
           "steps)",
@@ -161,7 +143,7 @@ static int run_epochs(trainer *t, const train_options *o,
   for (int e = 0; e < epochs && status == 0; e++) {
     if (o->config.max_steps > 0 && trainer_steps_done(t) >= o->config.max_steps)
       break;
-    if (stop_signal) break;
+    if (stop_signal_received()) break;
     status = trainer_run_epoch(t, e, &s);
     ran++;
     if (status < 0) {
@@ -199,7 +181,7 @@ static int run_epochs(trainer *t, const train_options *o,
     *test_accuracy = 100.0 * s.test_accuracy;
   }
   *epochs_run = ran;
-  if (status == 0 && stop_signal) {
+  if (status == 0 && stop_signal_received()) {
     status = 2;
   } else if (status == 0 && ran > 0) {
     float median_ms, fastest_ms, slowest_ms;
@@ -275,7 +257,7 @@ static int train(const train_options *o, const mnist_dataset *data,
   run_log *log = NULL;
   int status = EXIT_FAILURE;
   char err[512];
-  catch_stop_signals();
+  stop_signal_catch();
   if (gpu_context_create(&ctx, &o->gpu) != 0 ||
       trainer_create(&t, ctx, data, &o->config) != 0 ||
       (checkpoint && checkpoint_io_apply(t, checkpoint) != 0)) {
@@ -283,7 +265,7 @@ static int train(const train_options *o, const mnist_dataset *data,
                     "(see above)\n");
     goto done;
   }
-  if (stop_signal) {
+  if (stop_signal_received()) {
     status = report_stop(o, t, 0);
     goto done;
   }
@@ -296,7 +278,7 @@ static int train(const train_options *o, const mnist_dataset *data,
   double accuracy = -1.0;
   int epochs_run = 0;
   int ran = run_epochs(t, o, data, log, started, &accuracy, &epochs_run);
-  if (stop_signal) {
+  if (stop_signal_received()) {
     status = report_stop(o, t, epochs_run);
     goto done;
   }
@@ -330,8 +312,7 @@ int main(int argc, char **argv) {
   train_options options;
   char err[512];
   if (train_options_parse(&options, argc, argv, err, sizeof err) != 0) {
-    fprintf(stderr, "mnist_train: %s\n\n", err);
-    train_options_usage(stderr, "mnist_train");
+    cli_report_bad_flags(stderr, "mnist_train", err);
     return EXIT_USAGE;
   }
   if (options.help) {

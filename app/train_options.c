@@ -44,15 +44,17 @@ void train_options_usage(FILE *out, const char *program) {
       "  --save FILE        after training, the parameters as safetensors\n"
       "                     (PyTorch nn.Sequential names), written to a\n"
       "                     temporary file and renamed\n"
-      "  --load FILE        start from a checkpoint (--save's format); the\n"
-      "                     widths come from it unless --hidden is given\n"
+      "  --load FILE        start from a checkpoint (--save's format); its\n"
+      "                     widths and activation are the run's: --hidden\n"
+      "                     and --activation, when given, must agree\n"
       "  --batch N          samples per step (default %d)\n"
       "  --lr X             SGD learning rate (default %g)\n"
       "  --schedule S       cosine (lr decays to 0 over the run, step by\n"
       "                     step) or constant (default %s)\n"
       "  --momentum X       SGD momentum, 0 <= X < 1 (default %g)\n"
-      "  --hidden LIST      hidden widths, e.g. 1024,1024 or 100; 'none'\n"
-      "                     for none (default %s)\n"
+      "  --hidden LIST      1 to %d widths of 1 to %d units each, e.g.\n"
+      "                     1024,1024 or 100; 'none' for none (default\n"
+      "                     %s)\n"
       "  --seed N           initial weights and batch order (default %llu)\n"
       "  --mode MODE        fused (cuBLASLt epilogues), unfused (plain\n"
       "                     matmul + separate kernels) or auto (per call\n"
@@ -100,9 +102,9 @@ void train_options_usage(FILE *out, const char *program) {
       "\n"
       "Get the data with: scripts/download_mnist.sh data/mnist\n",
       program, c.epochs, c.batch, c.lr, c.cosine ? "cosine" : "constant",
-      c.momentum, hidden, c.seed, mlp_mode_name(c.mode),
-      gpu_precision_name(g.precision), (double)GPU_FP16_LOSS_SCALE, g.device,
-      gpu_autotune_name(g.autotune));
+      c.momentum, MLP_MAX_LAYERS - 1, MLP_MAX_WIDTH, hidden, c.seed,
+      mlp_mode_name(c.mode), gpu_precision_name(g.precision),
+      (double)GPU_FP16_LOSS_SCALE, g.device, gpu_autotune_name(g.autotune));
 }
 
 int train_options_parse_hidden(int *hidden, int *count, const char *text,

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tests/test_util.h"
@@ -22,21 +21,9 @@ static void teardown(void) {
   test_remove_dir(dir);
 }
 
-/* Runs `program` with `args` (a shell fragment) in the temporary folder;
- * captures stdout and stderr into `out` and returns the exit code (-1 on a
- * crash). */
 static int run_program(const char *program, const char *args, char *out,
                        size_t size) {
-  char command[8192];
-  snprintf(command, sizeof command, "cd '%s' && env -u MNIST_DIR '%s' %s 2>&1",
-           dir, program, args);
-  FILE *pipe = popen(command, "r");
-  ck_assert_ptr_nonnull(pipe);
-  size_t got = fread(out, 1, size - 1, pipe);
-  out[got] = '\0';
-  int status = pclose(pipe);
-  if (!WIFEXITED(status)) return -1;
-  return WEXITSTATUS(status);
+  return test_run_program(out, size, dir, NULL, program, args);
 }
 
 static int run_train(const char *args, char *out, size_t size) {
@@ -52,13 +39,32 @@ START_TEST(help_prints_usage) {
 }
 END_TEST
 
-START_TEST(bad_flag_gives_usage_and_code_2) {
-  char out[8192];
-  ck_assert_int_eq(run_train("--epochs zero", out, sizeof out), 2);
-  ck_assert_ptr_nonnull(strstr(out, "--epochs: expected"));
-  ck_assert_ptr_nonnull(strstr(out, "usage:"));
-  ck_assert_int_eq(run_train("--frobnicate", out, sizeof out), 2);
-  ck_assert_ptr_nonnull(strstr(out, "unknown flag '--frobnicate'"));
+/* A bad command line, in each program: exit 2, the error and one line
+ * pointing at --help, exactly two lines (no usage pushing the error off
+ * screen). */
+static const char *const bad_lines[][3] = {
+    {MNIST_TRAIN_PATH, "--epochs zero", "--epochs: expected"},
+    {MNIST_TRAIN_PATH, "--frobnicate", "unknown flag '--frobnicate'"},
+    {MNIST_TRAIN_PATH, "--epochs 0", "expected --load FILE"},
+    {MNIST_BENCH_PATH, "--repeats 0", "--repeats: expected a whole number"},
+    {MNIST_BENCH_PATH, "--fast", "unknown flag '--fast'"},
+    {MNIST_PREDICT_PATH, "--index", "--index: expected a value"},
+    {MNIST_PREDICT_PATH, "", "expected --model FILE"},
+};
+
+START_TEST(bad_flag_gives_two_lines_and_code_2) {
+  const char *program = bad_lines[_i][0], *name = strrchr(program, '/') + 1;
+  char out[8192], line[2][512];
+  ck_assert_int_eq(run_program(program, bad_lines[_i][1], out, sizeof out), 2);
+  snprintf(line[0], sizeof line[0], "%s: ", name);
+  snprintf(line[1], sizeof line[1], "\n%s: '%s --help' lists the flags\n", name,
+           name);
+  const char *hint = strstr(out, line[1]);
+  ck_assert_msg(strncmp(out, line[0], strlen(line[0])) == 0 &&
+                    strstr(out, bad_lines[_i][2]) && hint &&
+                    strchr(out, '\n') == hint &&
+                    hint[strlen(line[1])] == '\0' && !strstr(out, "usage"),
+                "%s %s: %s", name, bad_lines[_i][1], out);
 }
 END_TEST
 
@@ -87,7 +93,8 @@ END_TEST
  * good one passes on to the data check and creates nothing. */
 START_TEST(bench_json_path_checked_first) {
   static const char *const bad[][2] = {
-      {"/nonexistent/x.json", "expected an existing folder"},
+      {"/nonexistent/x.json", "expected a writable folder"},
+      {"/proc/x.json", "no file can be created in '/proc'"},
       {".", "expected a file name, found a folder"},
       {"fifo", "expected a regular file to replace, found a FIFO"},
       {"/dev/null", "found a character device"},
@@ -281,19 +288,51 @@ START_TEST(checkpoints_are_checked_first) {
 }
 END_TEST
 
+/* What --help says is what the code does: --load's widths must agree with
+ * --hidden (a mismatch is refused), and --hidden's limit is the one the
+ * parser enforces. */
+START_TEST(help_says_what_the_code_does) {
+  char out[8192], limit[64];
+  ck_assert_int_eq(run_train("--help", out, sizeof out), 0);
+  const char *load = strstr(out, "--load FILE");
+  ck_assert_ptr_nonnull(load);
+  ck_assert_msg(strstr(load, "must agree") &&
+                    strstr(load, "must agree") < strstr(load, "\n  --"),
+                "%s", load);
+  ck_assert_ptr_null(strstr(out, "unless --hidden"));
+  ck_assert_int_eq(run_train("--check-flags --hidden "
+                             "1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1",
+                             out, sizeof out),
+                   2);
+  const char *range = strstr(out, "expected 1 to ");
+  ck_assert_msg(range && sscanf(range, "expected 1 to %63s", limit) == 1, "%s",
+                out);
+  ck_assert_int_eq(
+      run_train("--check-flags --hidden 1,1,1,1,1,1,1,1,1,1,1,1,1,1,1", out,
+                sizeof out),
+      0);
+  ck_assert_int_eq(run_train("--help", out, sizeof out), 0);
+  char words[128];
+  snprintf(words, sizeof words, "1 to %s widths", limit);
+  ck_assert_msg(strstr(out, words), "lacks '%s': %s", words, out);
+}
+END_TEST
+
 int main(void) {
   Suite *suite = suite_create("cli");
   TCase *tc = tcase_create("cli");
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, help_prints_usage);
-  tcase_add_test(tc, bad_flag_gives_usage_and_code_2);
+  tcase_add_loop_test(tc, bad_flag_gives_two_lines_and_code_2, 0,
+                      (int)(sizeof bad_lines / sizeof bad_lines[0]));
   tcase_add_test(tc, missing_data_dir_says_how_to_download);
   tcase_add_test(tc, bench_flags);
   tcase_add_test(tc, bench_json_path_checked_first);
   tcase_add_test(tc, log_is_never_clobbered);
   tcase_add_test(tc, check_flags_and_data);
   tcase_add_test(tc, checkpoints_are_checked_first);
+  tcase_add_test(tc, help_says_what_the_code_does);
   tcase_add_loop_test(tc, bad_data_is_named_before_the_gpu, 0,
                       (int)(sizeof bad_dirs / sizeof bad_dirs[0]));
   suite_add_tcase(suite, tc);

@@ -3,7 +3,9 @@
  *  - --image needs no data at all: run from an empty folder with MNIST_DIR
  *    pointing nowhere, on checkpoints written from known weights, the
  *    class printed depends on the image and on the file's own pixel
- *    normalisation (needs only a GPU);
+ *    normalisation (needs only a GPU); a --data-dir holding only a
+ *    truncated train-images file is not read either, and --mistakes with
+ *    --image is refused;
  *  - a short training run's last test accuracy, mnist_train --epochs 0
  *    --load and mnist_predict on the test split give the same count of
  *    correct images, exactly (FP32), from a folder holding the test split
@@ -109,6 +111,38 @@ START_TEST(image_needs_no_data) {
 }
 END_TEST
 
+/* --image with --data-dir naming a damaged folder (a truncated
+ * train-images file, no test files) and MNIST_DIR pointing nowhere: the
+ * folder is never read and the prediction is the same; --mistakes with
+ * --image is refused (exit 2) before anything runs. */
+START_TEST(image_ignores_a_damaged_data_folder) {
+  char model[4300], black[4300], broken[4300], command[32768], out[16384];
+  snprintf(model, sizeof model, "%s/damaged.safetensors", dir);
+  snprintf(black, sizeof black, "%s/damaged-black.pgm", dir);
+  snprintf(broken, sizeof broken, "%s/broken", dir);
+  write_model(model, "0.00392156886", "0");
+  write_pgm(black, 0);
+  ck_assert_int_eq(mkdir(broken, 0700), 0);
+  char images[4400];
+  snprintf(images, sizeof images, "%s/train-images-idx3-ubyte", broken);
+  ck_assert_int_eq(test_write_bytes(images, "\0\0\x08\x03\0\0", 6, 0), 0);
+  snprintf(command, sizeof command,
+           "MNIST_DIR='%s/nowhere' '%s' --model '%s' --image '%s' --data-dir "
+           "'%s' 2>&1",
+           dir, MNIST_PREDICT_PATH, model, black, broken);
+  ck_assert_msg(capture(command, out, sizeof out) == 0, "%s", out);
+  ck_assert_msg(strstr(out, "predicted 7\n") && !strstr(out, "train-images"),
+                "%s", out);
+  snprintf(command, sizeof command,
+           "'%s' --model '%s' --image '%s' --mistakes 3 2>&1",
+           MNIST_PREDICT_PATH, model, black);
+  ck_assert_int_eq(capture(command, out, sizeof out), 2);
+  ck_assert_msg(strstr(out, "--mistakes") && strstr(out, "--image") &&
+                    !strstr(out, "predicted"),
+                "%s", out);
+}
+END_TEST
+
 /* A folder with links to the test split's files of the real data only. */
 static void test_split_folder(char *out, size_t size) {
   snprintf(out, size, "%s/test-only", dir);
@@ -174,6 +208,7 @@ int main(void) {
   TCase *tc = tcase_create("predict");
   tcase_set_timeout(tc, 600);
   tcase_add_test(tc, image_needs_no_data);
+  tcase_add_test(tc, image_ignores_a_damaged_data_folder);
   if (mnist_dir)
     tcase_add_test(tc, evaluation_agrees_with_training);
   else

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -182,4 +183,19 @@ int test_run_suite(Suite *suite, int nofork) {
   int failed = srunner_ntests_failed(runner);
   srunner_free(runner);
   return failed == 0 ? 0 : 1;
+}
+
+int test_run_program(char *out, size_t size, const char *dir,
+                     const char *mnist_dir, const char *program,
+                     const char *args) {
+  char command[8192];
+  snprintf(command, sizeof command, "cd '%s' && env %s%s '%s' %s 2>&1", dir,
+           mnist_dir ? "MNIST_DIR=" : "-u MNIST_DIR",
+           mnist_dir ? mnist_dir : "", program, args);
+  FILE *pipe = popen(command, "r");
+  if (!pipe) return -1;
+  size_t got = fread(out, 1, size - 1, pipe);
+  out[got] = '\0';
+  int status = pclose(pipe);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }

@@ -54,6 +54,13 @@ int test_write_tiny_mnist(const char *dir, int train_count, int test_count,
 const char *test_find_data(const char *env_name, const char *const *candidates,
                            char *why, size_t why_size);
 
+/* Runs `program` with `args` (a shell fragment) in folder `dir`, with
+ * MNIST_DIR set to `mnist_dir` (NULL: unset); stdout and stderr into
+ * `out`. Returns the exit code, -1 on a crash. */
+int test_run_program(char *out, size_t size, const char *dir,
+                     const char *mnist_dir, const char *program,
+                     const char *args);
+
 /* Runs the suite; GPU suites pass nofork = 1 (CUDA does not survive fork).
  * Returns the process exit code. */
 int test_run_suite(Suite *suite, int nofork);
