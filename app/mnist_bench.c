@@ -86,12 +86,20 @@ static int run_bench(const bench_options *o, const mnist_dataset *data) {
       .repeats = o->repeats,
       .selection = {.precision = o->precision, .activation = o->activation}};
   int status = 0;
+  /* A context for FP32 (the ceilings and the launch cost use it) and for
+   * each precision asked for that the GPU can run. */
   for (int p = 0; p < GPU_PRECISION_COUNT && status == 0; p++) {
+    if (p != GPU_PRECISION_FP32 && o->precision >= 0 && p != o->precision)
+      continue;
     char why[512];
     int check = gpu_precision_check_device(why, sizeof why, o->device,
                                            (gpu_precision)p);
-    if (check < 0) { /* FP32 runs on every supported GPU: contexts[0] is
-                        always there */
+    if (check < 0 && p == GPU_PRECISION_FP32) {
+      fprintf(stderr, "mnist_bench: %s\n", why);
+      status = -1;
+      break;
+    }
+    if (check < 0) {
       run.selection.refused[p] = 1;
       printf("mnist_bench: skipping the %s rows: %s\n",
              gpu_precision_name((gpu_precision)p), why);
