@@ -22,14 +22,14 @@ static void teardown(void) {
   test_remove_dir(dir);
 }
 
-/* Runs `program` with `args` (a shell fragment) in the temporary folder;
- * captures stdout and stderr into `out` and returns the exit code (-1 on a
- * crash). */
-static int run_program(const char *program, const char *args, char *out,
-                       size_t size) {
+/* Runs `program` with `args` (a shell fragment) in the temporary folder,
+ * under env with `env_args` (e.g. "-u MNIST_DIR"); captures stdout and
+ * stderr into `out` and returns the exit code (-1 on a crash). */
+static int run_in_env(const char *env_args, const char *program,
+                      const char *args, char *out, size_t size) {
   char command[8192];
-  snprintf(command, sizeof command, "cd '%s' && env -u MNIST_DIR '%s' %s 2>&1",
-           dir, program, args);
+  snprintf(command, sizeof command, "cd '%s' && env %s '%s' %s 2>&1", dir,
+           env_args, program, args);
   FILE *pipe = popen(command, "r");
   ck_assert_ptr_nonnull(pipe);
   size_t got = fread(out, 1, size - 1, pipe);
@@ -37,6 +37,12 @@ static int run_program(const char *program, const char *args, char *out,
   int status = pclose(pipe);
   if (!WIFEXITED(status)) return -1;
   return WEXITSTATUS(status);
+}
+
+/* run_in_env without MNIST_DIR. */
+static int run_program(const char *program, const char *args, char *out,
+                       size_t size) {
+  return run_in_env("-u MNIST_DIR", program, args, out, size);
 }
 
 static int run_train(const char *args, char *out, size_t size) {
@@ -117,6 +123,30 @@ START_TEST(missing_data_dir_says_how_to_download) {
   ck_assert_int_eq(run_train("--data-dir nowhere", out, sizeof out), 1);
   ck_assert_msg(strstr(out, "nowhere") && strstr(out, "download_mnist.sh"),
                 "%s", out);
+}
+END_TEST
+
+/* Where the data folder came from is said: a bad $MNIST_DIR is named as
+ * $MNIST_DIR's; with none at all, the message carries the program's name
+ * (unless the source folder holds data/mnist, which is then used). */
+START_TEST(data_source_is_said) {
+  char out[8192];
+  ck_assert_int_eq(run_in_env("MNIST_DIR=/nonexistent/mnist", MNIST_TRAIN_PATH,
+                              "--check-data", out, sizeof out),
+                   1);
+  ck_assert_msg(strstr(out, "mnist_train: /nonexistent/mnist") &&
+                    strstr(out, "came from $MNIST_DIR"),
+                "%s", out);
+  struct stat info;
+  if (stat(MNIST_SOURCE_DIR "/data/mnist", &info) == 0) {
+    printf("note: %s/data/mnist exists: the no-data message is not "
+           "checked\n",
+           MNIST_SOURCE_DIR);
+    return;
+  }
+  ck_assert_int_eq(run_train("--check-data", out, sizeof out), 1);
+  ck_assert_msg(strstr(out, "mnist_train: no MNIST data: looked in"), "%s",
+                out);
 }
 END_TEST
 
@@ -289,6 +319,7 @@ int main(void) {
   tcase_add_test(tc, help_prints_usage);
   tcase_add_test(tc, bad_flag_gives_usage_and_code_2);
   tcase_add_test(tc, missing_data_dir_says_how_to_download);
+  tcase_add_test(tc, data_source_is_said);
   tcase_add_test(tc, bench_flags);
   tcase_add_test(tc, bench_json_path_checked_first);
   tcase_add_test(tc, log_is_never_clobbered);
