@@ -87,6 +87,22 @@ int mlp_checkpoint_save(const char *path, const mlp_layout *layout,
   return status;
 }
 
+/* Whether layer l's weights w were stored (in, out): read that way round,
+ * its bias b and its neighbours fit (the layer below's outputs, or for the
+ * first layer the next layer's inputs), where read (out, in) they do not. */
+static int weights_transposed(const safetensors_file *file, int l,
+                              const safetensors_tensor *w,
+                              const safetensors_tensor *b, const int *widths) {
+  if (w->rank != 2 || b->rank != 1 || b->shape[0] != w->shape[1] ||
+      w->shape[0] == w->shape[1])
+    return 0;
+  if (l > 0) return w->shape[0] == (uint64_t)widths[l];
+  char next_name[32];
+  tensor_name(next_name, sizeof next_name, l + 1, 0);
+  const safetensors_tensor *next = safetensors_find(file, next_name);
+  return next && next->rank == 2 && next->shape[1] == b->shape[0];
+}
+
 /* The layers' widths from the tensors' shapes into widths[0 .. *depth]:
  * "2l.weight" (out, in) and "2l.bias" (out) for l = 0, 1, ... until
  * "2l.weight" is missing, each in the previous one's out; then no other
@@ -121,6 +137,16 @@ static int find_widths(int *widths, int *depth, const safetensors_file *file,
                "%s: tensor '%s': expected shape (out, in) with widths from 1 "
                "to %d, found %s",
                path, name, MLP_MAX_WIDTH, found);
+      return -1;
+    }
+    if (weights_transposed(file, l, w, b, widths)) {
+      snprintf(err, err_size,
+               "%s: tensor '%s': expected shape (out, in) = (%llu, %llu) "
+               "(its bias '%s' has %llu outputs), found %s; hint: stored "
+               "transposed? (weights are W[out][in], as PyTorch's Linear)",
+               path, name, (unsigned long long)w->shape[1],
+               (unsigned long long)w->shape[0], bias_name,
+               (unsigned long long)b->shape[0], found);
       return -1;
     }
     if (l > 0 && w->shape[1] != (uint64_t)widths[l]) {

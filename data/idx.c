@@ -71,12 +71,18 @@ static enum idx_status read_header(idx_array *out, idx_source *source,
                     "%s: expected %d bytes of dimension sizes, found %zu; "
                     "hint: truncated download?",
                     path, 4 * rank, got);
-  uint64_t bytes = element_size;
-  size_t count = 1;
+  /* Type, rank and every dim are set even when the sizes claim too much,
+   * so that the caller's check can name a wrong kind of file first. */
+  out->type = (enum idx_type)magic[2];
+  out->rank = rank;
   for (int d = 0; d < rank; d++) {
     const uint8_t *p = dims + 4 * d;
     out->dims[d] = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
                    (uint32_t)p[2] << 8 | (uint32_t)p[3];
+  }
+  uint64_t bytes = element_size;
+  size_t count = 1;
+  for (int d = 0; d < rank; d++) {
     /* Dims are < 2^32 and bytes stays <= 2^30 before each multiply, so the
      * 64-bit product cannot overflow before the check below catches it. */
     bytes *= out->dims[d];
@@ -88,8 +94,6 @@ static enum idx_status read_header(idx_array *out, idx_source *source,
                       "corrupt header?",
                       path, (unsigned long long)IDX_MAX_BYTES, d, out->dims[d]);
   }
-  out->type = (enum idx_type)magic[2];
-  out->rank = rank;
   out->count = count;
   out->element_size = element_size;
   *header_bytes = 4 + 4 * (size_t)rank;
@@ -162,7 +166,12 @@ enum idx_status idx_read_checked(idx_array *out, const char *path,
   if (status != IDX_OK) return status;
   size_t header_bytes = 0;
   status = read_header(out, source, path, &header_bytes, err);
-  if (status == IDX_OK && check) status = check(out, path, check_arg, err);
+  /* Sizes that claim too much may come from the wrong kind of file (a rank
+   * byte off shifts data into the dims): the check names that first. */
+  if (check && (status == IDX_OK || status == IDX_ERR_SIZE)) {
+    enum idx_status kind = check(out, path, check_arg, err);
+    if (kind != IDX_OK) status = kind;
+  }
   if (status == IDX_OK && !idx_source_is_gzip(source)) {
     /* Raw file: its size must match the header before anything is
      * allocated. */

@@ -56,8 +56,10 @@ typedef enum idx_status (*idx_check_fn)(const idx_array *header,
 enum idx_status idx_read(idx_array *out, const char *path, idx_error *err);
 
 /* idx_read, with `check(header, path, check_arg, err)` run on the header
- * before any payload is read; its error is returned as is. NULL `check`:
- * plain idx_read. */
+ * before any payload is read; its error is returned as is. It also runs on
+ * a header whose sizes claim too much (count and element_size 0), and its
+ * error wins there (a wrong rank byte is the cause). NULL `check`: plain
+ * idx_read. */
 enum idx_status idx_read_checked(idx_array *out, const char *path,
                                  idx_check_fn check, void *check_arg,
                                  idx_error *err);

@@ -30,16 +30,13 @@ void mnist_dataset_destroy(mnist_dataset *dataset) {
 static enum idx_status check_images(const idx_array *a, const char *path,
                                     void *arg, idx_error *err) {
   (void)arg;
-  if (a->rank == 1)
-    return idx_fail(err, IDX_ERR_CONTENT,
-                    "%s: expected images (3 dimensions), found a 1-dimension "
-                    "file; hint: images and labels swapped?",
-                    path);
   if (a->rank != 3)
     return idx_fail(err, IDX_ERR_CONTENT,
-                    "%s: expected images with 3 dimensions (count, 28, 28), "
-                    "found %d dimensions",
-                    path, a->rank);
+                    "%s: expected images (3 dimensions: count, 28, 28), found "
+                    "a %d-dimension file; hint: %s",
+                    path, a->rank,
+                    a->rank == 1 ? "images and labels swapped?"
+                                 : "corrupt header (its rank byte)?");
   if (a->type != IDX_TYPE_U8)
     return idx_fail(err, IDX_ERR_CONTENT,
                     "%s: expected unsigned bytes (type 0x08), found type "
@@ -60,15 +57,13 @@ static enum idx_status check_images(const idx_array *a, const char *path,
 static enum idx_status check_labels(const idx_array *a, const char *path,
                                     void *arg, idx_error *err) {
   (void)arg;
-  if (a->rank == 3)
-    return idx_fail(err, IDX_ERR_CONTENT,
-                    "%s: expected labels (1 dimension), found a 3-dimension "
-                    "file; hint: images and labels swapped?",
-                    path);
   if (a->rank != 1)
     return idx_fail(err, IDX_ERR_CONTENT,
-                    "%s: expected labels with 1 dimension, found %d", path,
-                    a->rank);
+                    "%s: expected labels (1 dimension), found a %d-dimension "
+                    "file; hint: %s",
+                    path, a->rank,
+                    a->rank == 3 ? "images and labels swapped?"
+                                 : "corrupt header (its rank byte)?");
   if (a->type != IDX_TYPE_U8)
     return idx_fail(err, IDX_ERR_CONTENT,
                     "%s: expected unsigned bytes (type 0x08), found type "

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "generated/mnist_names.h" /* generated from data/mnist_names.txt */
 
@@ -67,6 +68,7 @@ const char *mnist_stat_hint(int error) {
 enum idx_status mnist_file_find(unsigned *present, const char *dir,
                                 enum mnist_file which, idx_error *err) {
   char path[4096];
+  int dangling = -1; /* the first name that is a link to nothing */
   *present = 0;
   for (int k = 0; k < MNIST_NAME_PATTERNS; k++) {
     if (mnist_file_candidate(path, sizeof path, dir, which, k) != 0)
@@ -77,7 +79,10 @@ enum idx_status mnist_file_find(unsigned *present, const char *dir,
     struct stat info;
     if (stat(path, &info) == 0) {
       *present |= 1u << k;
-    } else if (errno != ENOENT) {
+    } else if (errno == ENOENT) {
+      if (dangling < 0 && lstat(path, &info) == 0 && S_ISLNK(info.st_mode))
+        dangling = k;
+    } else {
       int error = errno;
       return idx_fail(err, IDX_ERR_OPEN,
                       "%s: expected a readable path for the %s file, found "
@@ -87,6 +92,17 @@ enum idx_status mnist_file_find(unsigned *present, const char *dir,
     }
   }
   if (*present) return IDX_OK;
+  if (dangling >= 0) {
+    char target[1024];
+    mnist_file_candidate(path, sizeof path, dir, which, dangling);
+    ssize_t n = readlink(path, target, sizeof target - 1);
+    target[n > 0 ? n : 0] = '\0';
+    return idx_fail(err, IDX_ERR_OPEN,
+                    "%s: expected the %s file, found a dangling symbolic link "
+                    "(to '%s', which does not exist); hint: fix or remove the "
+                    "link, or fetch the data with scripts/download_mnist.sh %s",
+                    path, files[which].title, target, dir);
+  }
   /* None: name the first candidate and list the others. */
   char others[1024] = "";
   size_t at = 0;

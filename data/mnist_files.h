@@ -37,7 +37,8 @@ int mnist_file_candidate(char *path, size_t path_size, const char *dir,
  * each candidate k that exists. Returns IDX_OK (one or more present), or
  * IDX_ERR_OPEN: a stat failure other than "does not exist" (naming the path
  * and the reason), or none present (naming the expected name and
- * scripts/download_mnist.sh DIR). */
+ * scripts/download_mnist.sh DIR, or the dangling symbolic link that was
+ * the only candidate there). */
 enum idx_status mnist_file_find(unsigned *present, const char *dir,
                                 enum mnist_file which, idx_error *err);
 

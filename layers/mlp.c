@@ -10,6 +10,7 @@
 
 #include "gpu/gpu_check.h"
 #include "gpu/lt_shape.h"
+#include "layers/mlp_memory.h"
 #include "layers/sgd.h"
 #include "layers/xent.h"
 
@@ -45,8 +46,33 @@ static int allocate_training(mlp *net) {
   return 0;
 }
 
+/* 0 when the GPU's free memory holds what mlp_allocate will ask for (the
+ * sizes counted with overflow checks first), else -1 with both numbers. */
+static int check_memory(const mlp *net) {
+  mlp_memory need;
+  if (mlp_memory_need(&need, &net->layout, (size_t)net->max_batch, net->type,
+                      net->activation, net->inference_only,
+                      xent_scratch_bytes(net->max_batch)) != 0) {
+    fprintf(stderr,
+            "mlp: the memory for this network and a batch of %d overflows "
+            "the address space; hint: reduce the batch (--batch) or the "
+            "hidden widths (--hidden)\n",
+            net->max_batch);
+    return -1;
+  }
+  size_t free_bytes = 0, total_bytes = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (need.total <= free_bytes) return 0;
+  char message[512];
+  mlp_memory_message(message, sizeof message, &need, free_bytes, total_bytes,
+                     net->max_batch);
+  fprintf(stderr, "mlp: %s\n", message);
+  return -1;
+}
+
 static int mlp_allocate(mlp *net) {
   const mlp_layout *lay = &net->layout;
+  if (check_memory(net) != 0) return -1;
   size_t slab = lay->slab_floats * sizeof(float);
   size_t typed_slab = lay->slab_floats * lt_dtype_size(net->type);
   CUDA_CHECK(cudaMalloc((void **)&net->d_params, slab));

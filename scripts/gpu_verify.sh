@@ -19,7 +19,8 @@
 #      SECONDS (default 0: none), each run with a fresh seed; the count of
 #      runs and failures per suite, and each failure's seed.
 # Logs go to --log DIR (default $OUT or /tmp/gpu_verify). Exit code: the
-# number of failed parts.
+# number of failed parts; without a GPU (nvidia-smi -L lists none, or
+# CUDA_VISIBLE_DEVICES hides them all) it stops at once, exit 1.
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -36,6 +37,25 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
+# no_gpu_reason: empty when a GPU is visible, else why not (one line).
+no_gpu_reason() {
+  local list
+  command -v nvidia-smi >/dev/null 2>&1 || { echo "nvidia-smi is not installed (no NVIDIA driver)"; return; }
+  list=$(nvidia-smi -L 2>&1) || {
+    echo "nvidia-smi -L failed (exit $?)${list:+: $(printf '%s\n' "$list" | head -n 1)}"; return
+  }
+  printf '%s\n' "$list" | grep -q '^GPU [0-9]' || { echo "nvidia-smi -L lists no GPU"; return; }
+  case "${CUDA_VISIBLE_DEVICES-unset}" in
+    ''|-1*) echo "CUDA_VISIBLE_DEVICES='${CUDA_VISIBLE_DEVICES}' hides every GPU" ;;
+  esac
+}
+why=$(no_gpu_reason)
+if [ -n "$why" ]; then
+  echo "gpu_verify.sh: no GPU here: $why" >&2
+  echo "  it runs the GPU suites and trainings: run it on a machine with an NVIDIA GPU" >&2
+  echo "  (the CPU tests alone: ctest --test-dir build -L cpu)" >&2
+  exit 1
+fi
 mkdir -p "$logs"
 export MNIST_DIR="$root/data/mnist" FASHION_MNIST_DIR="$root/data/fashion-mnist"
 failed=0

@@ -4,14 +4,18 @@
 # suite (built for the GPUs nvidia-smi shows, else for every supported GPU:
 # scripts/cuda_arch.sh), then the CPU tests once more under AddressSanitizer and
 # UndefinedBehaviorSanitizer, and ends with a summary: how many suites
-# passed, failed and were skipped, and why each skipped one was skipped.
+# passed, failed and were skipped, and why each skipped one was skipped (a
+# suite that ran some parts counts as passed or failed, its parts not run
+# listed).
 # Installs what is missing (check, pkg-config, zlib1g-dev, libcjson-dev,
 # cmake, clang-format) with apt-get when it can. GPU tests skip (exit 77) without
 # a GPU; tests on the real data skip without the data.
 #
 #   --data DIR     MNIST folder for the tests on real data (its sibling
 #                  fashion-mnist/ is used too when present); a DIR that is
-#                  not a folder holding MNIST files stops here (exit 2)
+#                  not a folder holding MNIST files stops here (exit 2), and
+#                  one whose files do not load (build/mnist_train
+#                  --check-data) stops after the build, before the tests
 #   --no-sanitize  skip the sanitizer pass
 #   --no-format    skip the formatting check (e.g. with a clang-format of
 #                  another version than CI's, which formats differently)
@@ -43,8 +47,26 @@ data_dir() {
   exit 2
 }
 
+# data_loads NAME DIR: build/mnist_train --check-data reads DIR (NAME: the
+# flag or variable it came from), or test.sh stops (exit 2) with the
+# loader's message, before any suite runs on it.
+data_loads() {
+  local bin="$root/build/mnist_train" out
+  if [ ! -x "$bin" ]; then
+    echo "test.sh: no build/mnist_train to check $1 with: its files are not checked up front"
+    return 0
+  fi
+  if ! out=$("$bin" --check-data --data-dir "$2" 2>&1); then
+    echo "test.sh: $1: the data there does not load; the tests on it would fail:" >&2
+    printf '%s\n' "$out" | sed 's/^/  /' >&2
+    echo "  fetch a fresh copy with: scripts/download_mnist.sh $2" >&2
+    exit 2
+  fi
+}
+
 sanitize=1
 format=1
+data_flag=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --data|--data=*)
@@ -55,6 +77,7 @@ while [ $# -gt 0 ]; do
         dir="${1#--data=}"
       fi
       data_dir "$dir"
+      data_flag="$dir"
       MNIST_DIR="$(cd "$dir" && pwd)"
       export MNIST_DIR
       if [ -d "$MNIST_DIR/../fashion-mnist" ]; then
@@ -82,8 +105,11 @@ report=()   # the summary, printed at the end
 # summarize LABEL JUNIT [TAG]: counts ctest's results from its JUnit file
 # and adds them to the summary: one line of counts, then each skipped suite
 # with the reason it printed (its "SKIP ...: reason" line, else its last
-# line) and each failed one (TAG appended to its name in the list of
-# failures). A test ctest could not start is a failure, not a skip.
+# line; a reason naming MNIST_DIR also names --data DIR) and each failed
+# one (TAG appended to its name in the list of failures). A test ctest
+# could not start is a failure, not a skip. A suite that exited 77 after
+# running parts (its "N passed, M failed, K not run" line, N + M > 0) is
+# counted as passed (M = 0) or failed, with its parts not run listed.
 summarize() {
   local label="$1" junit="$2" tag="${3:-}" counts line
   if [ ! -s "$junit" ]; then
@@ -101,24 +127,37 @@ summarize() {
       if (!match(s, key "=\"[^\"]*\"")) return ""
       return unxml(substr(s, RSTART + length(key) + 2, RLENGTH - length(key) - 3))
     }
+    function reason(   why) {
+      why = skipline != "" ? skipline : last
+      sub(/^SKIP[^:]*: */, "", why)
+      if (why ~ /MNIST_DIR/) why = why " (or give test.sh --data DIR)"
+      return why
+    }
     function close_case(   why) {
       if (status == "run") { passed++; return }
+      if (status == "notrun" && skipmsg ~ /^SKIP_/ && parts_run > 0) {
+        if (parts_failed > 0) { failed++; names = names " " name tag; lines[++n] = "  FAILED  " name ": " tally; return }
+        passed++; lines[++n] = "  partly run " name ": " tally (skipline != "" ? "; not run: " reason() : ""); return
+      }
       if (status == "disabled" || (status == "notrun" && skipmsg ~ /^SKIP_/)) {
-        why = skipline != "" ? skipline : last
-        sub(/^SKIP[^:]*: */, "", why)
+        why = reason()
         if (why == "") why = (status == "disabled" ? "disabled" : "exit code 77, no reason printed")
         skipped++; lines[++n] = "  skipped " name ": " why; return
       }
       why = (status == "notrun" && skipmsg != "") ? skipmsg : last
       failed++; names = names " " name tag; lines[++n] = "  FAILED  " name (why != "" ? ": " why : "")
     }
-    !inout && /<testcase / { name = attr($0, "name"); status = attr($0, "status"); skipmsg = ""; skipline = ""; last = "" }
+    !inout && /<testcase / { name = attr($0, "name"); status = attr($0, "status"); skipmsg = ""; skipline = ""; last = ""; parts_run = 0 }
     !inout && /<skipped / { skipmsg = attr($0, "message") }
     !inout && /<system-out>/ { inout = 1; sub(/.*<system-out>/, "") }
     inout {
       done = sub(/<\/system-out>.*/, "")
       text = unxml($0)
       if (text ~ /[^ \t]/) { last = text; if (text ~ /^SKIP/ && skipline == "") skipline = text }
+      if (match(text, /[0-9]+ passed, [0-9]+ failed, [0-9]+ (not run|skipped)$/)) {
+        tally = substr(text, RSTART, RLENGTH); split(tally, t, /[^0-9]+/)
+        parts_run = t[1] + t[2]; parts_failed = t[2]
+      }
       if (done) inout = 0
       next
     }
@@ -153,6 +192,10 @@ echo "== build (Release)"
 cuda_arch_choose test.sh
 cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=Release "${cuda_arch_args[@]}" >/dev/null
 cmake --build "$root/build" -j "$jobs"
+if [ -n "$data_flag" ]; then
+  data_loads "--data $data_flag" "$MNIST_DIR"
+  [ -z "${FASHION_MNIST_DIR:-}" ] || data_loads "$FASHION_MNIST_DIR (beside --data $data_flag)" "$FASHION_MNIST_DIR"
+fi
 echo "== tests"
 rm -f "$root/build/ctest-junit.xml"
 ctest --test-dir "$root/build" --output-on-failure --output-junit "$root/build/ctest-junit.xml" || true

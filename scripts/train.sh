@@ -17,7 +17,8 @@
 #   --from DIR   (also --from=DIR) train.sh's own flag: copy the files from
 #                the local folder DIR (gzipped or raw) into data/mnist
 #                instead of downloading them; not passed to mnist_train
-#   --help       this text and mnist_train's flags; fetches nothing
+#   --help       this text and mnist_train's flags (when built); fetches,
+#                installs and builds nothing
 # Environment: MNIST_DIR (like --data-dir), MNIST_MIRRORS and
 # MNIST_FETCH_TIMEOUT (see scripts/download_mnist.sh), MNIST_TRAIN_BIN=PATH
 # (run that mnist_train and build nothing: another build, or a stub in tests).
@@ -55,6 +56,21 @@ if [ -n "$from" ] && [ ! -d "$from" ]; then
   exit 2
 fi
 
+# --help at once: nothing installed or built for it; mnist_train's flags
+# from a binary already there.
+if [ "$help" = 1 ]; then
+  usage
+  echo
+  bin="${MNIST_TRAIN_BIN:-$root/build/mnist_train}"
+  if [ -x "$bin" ]; then
+    echo "mnist_train's flags:"
+    exec "$bin" --help
+  fi
+  echo "mnist_train's flags: build/mnist_train is not built yet (any training run of"
+  echo "train.sh builds it); then build/mnist_train --help lists them"
+  exit 0
+fi
+
 if [ -n "${MNIST_TRAIN_BIN:-}" ]; then
   bin="$MNIST_TRAIN_BIN"
 else
@@ -70,16 +86,21 @@ else
   cuda_arch_choose train.sh
   cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=Release -DMNIST_BUILD_TESTS=$tests \
     "${cuda_arch_args[@]}" >/dev/null
-  cmake --build "$root/build" -j "$(nproc 2>/dev/null || echo 2)" --target mnist_train >/dev/null
+  # One line before, one dot per build step, the log's tail on failure.
+  echo "train.sh: building build/mnist_train (Release; a fresh clone takes a minute or so; log: build/train_sh_build.log)"
+  code=0
+  cmake --build "$root/build" -j "$(nproc 2>/dev/null || echo 2)" --target mnist_train 2>&1 |
+    tee "$root/build/train_sh_build.log" | awk '{ printf "."; fflush() } END { if (NR) print "" }' ||
+    code=$?
+  if [ "$code" != 0 ]; then
+    tail -n 20 "$root/build/train_sh_build.log" >&2
+    echo "train.sh: the build failed (exit $code): the whole log is build/train_sh_build.log" >&2
+    exit 1
+  fi
+  echo "train.sh: built build/mnist_train"
   bin="${top}build/mnist_train"
 fi
 
-if [ "$help" = 1 ]; then
-  usage
-  echo
-  echo "mnist_train's flags:"
-  exec "$bin" --help
-fi
 # The flags, before anything is fetched (exit 2 and the usage when wrong).
 code=0
 "$bin" --check-flags ${flags[@]+"${flags[@]}"} || code=$?

@@ -127,6 +127,30 @@ START_TEST(missing_data_dir_says_how_to_download) {
 }
 END_TEST
 
+/* Where the data folder came from is said: a bad $MNIST_DIR is named as
+ * $MNIST_DIR's; with none at all, the message carries the program's name
+ * (unless the source folder holds data/mnist, which is then used). */
+START_TEST(data_source_is_said) {
+  char out[8192];
+  ck_assert_int_eq(test_run_program(out, sizeof out, dir, "/nonexistent/mnist",
+                                    MNIST_TRAIN_PATH, "--check-data"),
+                   1);
+  ck_assert_msg(strstr(out, "mnist_train: /nonexistent/mnist") &&
+                    strstr(out, "came from $MNIST_DIR"),
+                "%s", out);
+  struct stat info;
+  if (stat(MNIST_SOURCE_DIR "/data/mnist", &info) == 0) {
+    printf("note: %s/data/mnist exists: the no-data message is not "
+           "checked\n",
+           MNIST_SOURCE_DIR);
+    return;
+  }
+  ck_assert_int_eq(run_train("--check-data", out, sizeof out), 1);
+  ck_assert_msg(strstr(out, "mnist_train: no MNIST data: looked in"), "%s",
+                out);
+}
+END_TEST
+
 typedef struct bad_dir {
   const char *name;
   const char *file; /* file to damage, relative to the data dir */
@@ -327,6 +351,7 @@ int main(void) {
   tcase_add_loop_test(tc, bad_flag_gives_two_lines_and_code_2, 0,
                       (int)(sizeof bad_lines / sizeof bad_lines[0]));
   tcase_add_test(tc, missing_data_dir_says_how_to_download);
+  tcase_add_test(tc, data_source_is_said);
   tcase_add_test(tc, bench_flags);
   tcase_add_test(tc, bench_json_path_checked_first);
   tcase_add_test(tc, log_is_never_clobbered);

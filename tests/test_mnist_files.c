@@ -126,6 +126,37 @@ static int images_of_one_pixel(const char *d) {
          test_write_idx(path, 0x08, 3, dims, "abcd", 4, 1);
 }
 
+/* The only train labels copy: a link to a file that is not there. */
+static int dangling_link_only(const char *d) {
+  char path[4200];
+  name_of(path, sizeof path, d, MNIST_TRAIN_LABELS, 0);
+  int bad = raw_only(d) | unlink(path);
+  name_of(path, sizeof path, d, MNIST_TRAIN_LABELS, GZ);
+  return bad | symlink("gone.gz", path);
+}
+/* Writes n bytes at `offset` into file f's raw copy. */
+static int patch(const char *d, int f, long offset, const char *bytes,
+                 size_t n) {
+  char path[4200];
+  name_of(path, sizeof path, d, f, 0);
+  FILE *file = fopen(path, "r+b");
+  if (!file) return -1;
+  int bad =
+      fseek(file, offset, SEEK_SET) != 0 || fwrite(bytes, 1, n, file) != n;
+  return fclose(file) != 0 || bad ? -1 : 0;
+}
+/* A labels file whose rank byte reads 2: its first four labels become a
+ * second dim (0x09090909), so the sizes claim ~1.8 GB. */
+static int labels_of_rank_2(const char *d) {
+  return raw_only(d) | patch(d, MNIST_TRAIN_LABELS, 3, "\x02", 1) |
+         patch(d, MNIST_TRAIN_LABELS, 8, "\x09\x09\x09\x09", 4);
+}
+/* An images file whose rank byte reads 4 (a fourth dim of 0x80808080). */
+static int images_of_rank_4(const char *d) {
+  return raw_only(d) | patch(d, MNIST_TRAIN_IMAGES, 3, "\x04", 1) |
+         patch(d, MNIST_TRAIN_IMAGES, 16, "\x80\x80\x80\x80", 4);
+}
+
 typedef struct folder_case {
   const char *name;
   int (*make)(const char *dir);
@@ -205,6 +236,28 @@ static const folder_case folder_cases[] = {
      MNIST_TRAIN_LABELS,
      {GZ, -1},
      {"Too many levels of symbolic links"}},
+    {"a dangling link as the only copy",
+     dangling_link_only,
+     IDX_ERR_OPEN,
+     0,
+     MNIST_TRAIN_LABELS,
+     {GZ, -1},
+     {"found a dangling symbolic link", "'gone.gz'"}},
+    {"labels whose rank byte is 2",
+     labels_of_rank_2,
+     IDX_ERR_CONTENT,
+     0,
+     MNIST_TRAIN_LABELS,
+     {0, -1},
+     {"expected labels (1 dimension), found a 2-dimension file", "rank byte"}},
+    {"images whose rank byte is 4",
+     images_of_rank_4,
+     IDX_ERR_CONTENT,
+     0,
+     MNIST_TRAIN_IMAGES,
+     {0, -1},
+     {"expected images (3 dimensions: count, 28, 28), found a 4-dimension "
+      "file"}},
     {"images of 1x1 pixels",
      images_of_one_pixel,
      IDX_ERR_CONTENT,

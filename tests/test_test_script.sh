@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
-# test_test_script.sh SOURCE_DIR: scripts/test.sh on a tiny stand-in project
+# test_test_script.sh SOURCE_DIR [BUILD_DIR]: scripts/test.sh on a tiny stand-in project
 # (a copy of scripts/ beside a CMakeLists.txt whose tests pass, fail, skip
 # with a reason, or cannot start, chosen through the environment), so that
 # its argument checks and its summary are tested with the real cmake and
 # ctest in seconds:
 #   - --data with a missing folder, or one without MNIST files, stops at
-#     once (exit 2, the path named, nothing built);
+#     once (exit 2, the path named, nothing built); one whose files do not
+#     load (BUILD_DIR/mnist_train --check-data, put in the stand-in's build)
+#     stops before any suite runs, naming the file and the reason;
 #   - the summary counts passed, failed and skipped suites and gives each
 #     skipped suite's reason; "all passed" only when nothing failed;
 #   - a test ctest cannot start counts as failed, not skipped;
+#   - a suite that exited 77 after running parts ("5 passed, 0 failed,
+#     2 not run") counts as passed (or failed), not skipped;
+#   - a skip reason naming MNIST_DIR also names test.sh's --data DIR;
 #   - it builds for the GPU a (fake) nvidia-smi reports, and for the
 #     default after that when there is none, saying which;
 #   - the formatting check runs first and its failure fails the run
@@ -16,6 +21,7 @@
 # shellcheck disable=SC2317 # functions called through check()
 set -u
 src="$1"
+build="${2:-}"
 . "$src/tests/shell_test_lib.sh"
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 
@@ -36,6 +42,16 @@ enable_testing()
 add_test(NAME t_pass COMMAND sh -c "echo fine")
 add_test(NAME t_gpu COMMAND sh -c "echo 'Running suite(s): gpu'; echo 'SKIP gpu_suite: no usable CUDA device: <none> & no driver'; exit 77")
 add_test(NAME t_data COMMAND sh -c "echo 'MNIST: not checked'; echo 'the real data sets are needed (set MNIST_DIR)'; exit 77")
+if(DEFINED ENV{TINY_TRAIN})
+  file(WRITE ${CMAKE_BINARY_DIR}/mnist_train "#!/bin/sh\nexec '$ENV{TINY_TRAIN}' \"$@\"\n")
+  file(CHMOD ${CMAKE_BINARY_DIR}/mnist_train PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
+else()
+  file(REMOVE ${CMAKE_BINARY_DIR}/mnist_train)
+endif()
+if(DEFINED ENV{TINY_PARTIAL})
+  add_test(NAME t_partial COMMAND sh -c "echo 'SKIP: the rows with fonts need fonts'; echo '5 passed, $ENV{TINY_PARTIAL} failed, 2 not run'; exit 77")
+  set_tests_properties(t_partial PROPERTIES LABELS cpu SKIP_RETURN_CODE 77)
+endif()
 add_test(NAME t_maybe_fail COMMAND sh -c "echo 'checked 3 things'; if [ -n \"$TINY_FAIL\" ]; then echo 'expected 1, found 2'; exit 1; fi")
 if(DEFINED ENV{TINY_MISSING})
   add_test(NAME t_missing COMMAND /no/such/test_binary)
@@ -91,6 +107,7 @@ check "skips: exit 0" test "$code" = 0
 check "skips: counted" has "tests: 2 passed, 0 failed, 2 skipped"
 check "skips: the GPU suite's reason" has "skipped t_gpu: no usable CUDA device: <none> & no driver"
 check "skips: the data suite's reason (its last line)" has "skipped t_data: the real data sets are needed (set MNIST_DIR)"
+check "skips: MNIST_DIR's reason names --data DIR" has "(set MNIST_DIR) (or give test.sh --data DIR)"
 check "skips: the last line counts them" last_line_has "2 passed, 0 failed, 2 skipped"
 check "skips: 'all passed' when nothing failed" last_line_has "all passed"
 
@@ -120,6 +137,42 @@ run TINY_MISSING=1 -- --no-sanitize --no-format
 check "cannot start: exit 1" test "$code" = 1
 check "cannot start: counted as failed" has "tests: 2 passed, 1 failed, 2 skipped"
 check "cannot start: named" has "FAILED  t_missing"
+
+# 4b. A suite that ran parts and then exited 77: what it was, not skipped.
+run TINY_PARTIAL=0 -- --no-sanitize --no-format
+check "partly run: exit 0" test "$code" = 0
+check "partly run: counted as passed" has "tests: 3 passed, 0 failed, 2 skipped"
+check "partly run: listed with its tally and reason" \
+  has "partly run t_partial: 5 passed, 0 failed, 2 not run; not run: the rows with fonts need fonts"
+check "partly run: not listed as skipped" eval '! has "skipped t_partial"'
+run TINY_PARTIAL=1 -- --no-sanitize --no-format
+check "partly run, a part failed: exit 1" test "$code" = 1
+check "partly run, a part failed: counted as failed" has "tests: 2 passed, 1 failed, 2 skipped"
+check "partly run, a part failed: named" last_line_has "FAILED.*t_partial"
+
+# 4c. --data with files that do not load (a truncated train-images copy):
+# stopped after the build, before any suite, with the loader's message
+# (the real mnist_train's); a good copy passes the check.
+find_data "$src"
+if [ -z "$build" ] || [ ! -x "$build/mnist_train" ]; then
+  skip "no mnist_train in '$build': the --data load rows did not run"
+elif [ -z "$mnist" ]; then
+  skip "no gzipped MNIST: the --data load rows did not run (set MNIST_DIR)"
+else
+  mkdir -p "$work/damaged"
+  cp "$mnist"/*-ubyte.gz "$work/damaged/"
+  truncate -s 100000 "$work/damaged/train-images-idx3-ubyte.gz"
+  run TINY_TRAIN="$build/mnist_train" -- --data "$work/damaged" --no-sanitize --no-format
+  check "damaged --data: exit 2" test "$code" = 2
+  check "damaged --data: the flag named" has "test.sh: --data $work/damaged: the data there does not load"
+  check "damaged --data: the file named" has "$work/damaged/train-images-idx3-ubyte.gz: "
+  check "damaged --data: the reason given" has "truncated\|end of the data\|unexpected end"
+  check "damaged --data: no suite ran" eval '! has "== tests" && ! has "t_pass"'
+  check "damaged --data: says how to get a fresh copy" has "download_mnist.sh $work/damaged"
+  run TINY_TRAIN="$build/mnist_train" -- --data "$mnist" --no-sanitize --no-format
+  check "good --data: exit 0" test "$code" = 0
+  check "good --data: the suites ran" has "tests: 2 passed, 0 failed, 2 skipped"
+fi
 
 # 5. The sanitizer pass is summarized too (the cpu label only).
 run -- --no-format

@@ -7,7 +7,9 @@
 # port (MNIST_MIRRORS). Checks: a bad flag exits 2 before any download;
 # --help fetches nothing; offline fails in seconds naming the commands;
 # --from DIR / --from=DIR fill data/mnist and never reach mnist_train;
-# --data-dir and MNIST_DIR skip the fetch; a second run is a no-op.
+# --data-dir and MNIST_DIR skip the fetch; a second run is a no-op;
+# --help answers before any install or build; a build (stand-in cmake on
+# PATH) says what it is doing and shows its progress, or its error.
 # Needs BUILD_DIR/mnist_train (exit 77 without it); the rows with data need
 # the gzipped MNIST (MNIST_DIR, data/mnist or ../shared/data/mnist).
 # shellcheck disable=SC2317 # functions called through check()
@@ -138,6 +140,58 @@ else
   fresh; mkdir -p "$work/here"; cp "$mnist"/*-ubyte.gz "$work/here/"
   train -- --data-dir here --epochs 1
   check "relative --data-dir: read from the caller's folder" test "$code" = 0
+fi
+
+# The build, with stand-ins for cmake and nvcc (no real build, no GPU):
+# --help answers before anything is installed or built; a build says what
+# it is doing before it starts and shows its progress; a failed one shows
+# the build's own error.
+fresh; train -u MNIST_TRAIN_BIN -- --help
+check "--help unbuilt: exit 0" test "$code" = 0
+check "--help unbuilt: train.sh's own flags" has "--from DIR"
+check "--help unbuilt: says mnist_train is not built" has "not built yet"
+check "--help unbuilt: nothing configured or built" test ! -e "$root/build"
+check "--help unbuilt: answered at once (took ${took}s)" test "$took" -le 2
+
+. "$src/scripts/ensure_deps.sh"
+if ! have_package pkg-config || ! have_package zlib1g-dev || ! have_package libcjson-dev; then
+  skip "the build rows need pkg-config, zlib1g-dev and libcjson-dev installed"
+else
+  mkdir -p "$work/tools"
+  # cmake stand-in: configure makes -B's folder; --build prints three
+  # steps, then fails when FAKE_BUILD_FAIL is set, else writes an
+  # mnist_train that logs its call.
+  cat >"$work/tools/cmake" <<EOF
+#!/usr/bin/env bash
+case "\$1" in
+  --build)
+    for p in 33 66 100; do echo "[ \$p%] Building step \$p"; done
+    if [ -n "\${FAKE_BUILD_FAIL:-}" ]; then echo "layers/mlp.c:1: error: boom"; exit 2; fi
+    printf '#!/bin/sh\necho "built mnist_train \$*" >>"$work/calls"\n' >"\$2/mnist_train"
+    chmod +x "\$2/mnist_train" ;;
+  *) while [ \$# -gt 0 ]; do [ "\$1" = -B ] && mkdir -p "\$2"; shift; done ;;
+esac
+EOF
+  printf '#!/bin/sh\necho "nvcc stand-in"\n' >"$work/tools/nvcc"
+  printf '#!/bin/sh\nexit 9\n' >"$work/tools/nvidia-smi"
+  chmod +x "$work/tools/cmake" "$work/tools/nvcc" "$work/tools/nvidia-smi"
+  fresh; cp "$src/scripts/cuda_arch.sh" "$root/scripts/"
+  train -u MNIST_TRAIN_BIN PATH="$work/tools:$PATH" -- --data-dir "$work" --epochs 1
+  check "build: exit 0" test "$code" = 0
+  check "build: says what it builds" has "train.sh: building build/mnist_train"
+  check "build: one dot per build step" has "^\.\.\.$"
+  check "build: says it is built" has "train.sh: built build/mnist_train"
+  check "build: the line comes before the dots" \
+    test "$(grep -n -m 1 'building build/mnist_train' "$work/out" | cut -d: -f1)" \
+      -lt "$(grep -n -m 1 '^\.\.\.' "$work/out" | cut -d: -f1)"
+  check "build: the built mnist_train ran" last_call_has "built mnist_train --data-dir $work --epochs 1"
+  fresh; cp "$src/scripts/cuda_arch.sh" "$root/scripts/"
+  train -u MNIST_TRAIN_BIN PATH="$work/tools:$PATH" FAKE_BUILD_FAIL=1 -- --epochs 1
+  check "failed build: exit 1" test "$code" = 1
+  check "failed build: the build's error shown" has "layers/mlp.c:1: error: boom"
+  check "failed build: says it failed" has "the build failed"
+  check "failed build: never says built" eval '! has "train.sh: built"'
+  check "failed build: nothing run" test "$(calls)" = 0
 fi
 
 echo "$passed passed, $failed failed, $skipped not run"

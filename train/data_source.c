@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 
 static int is_dir(const char *path) {
@@ -11,7 +12,7 @@ static int is_dir(const char *path) {
 }
 
 int data_source_find(char *out, size_t size, const char *given,
-                     const char *source_dir) {
+                     const char *source_dir, const char *program) {
   const char *env = getenv("MNIST_DIR");
   char in_source[4096];
   snprintf(in_source, sizeof in_source, "%s/data/mnist", source_dir);
@@ -25,23 +26,30 @@ int data_source_find(char *out, size_t size, const char *given,
     return 0;
   }
   fprintf(stderr,
-          "no MNIST data: looked in data/mnist and %s (and $MNIST_DIR is "
+          "%s: no MNIST data: looked in data/mnist and %s (and $MNIST_DIR is "
           "unset)\n"
           "  fetch it with: %s/scripts/download_mnist.sh data/mnist\n"
           "  or point --data-dir at a folder holding the four idx files\n",
-          in_source, source_dir);
+          program, in_source, source_dir);
   return -1;
 }
 
 int data_source_load(mnist_dataset *out, char *dir, size_t dir_size,
                      const char *given, const char *source_dir,
                      const char *program, int test_only) {
-  if (data_source_find(dir, dir_size, given, source_dir) != 0) return -1;
+  if (data_source_find(dir, dir_size, given, source_dir, program) != 0)
+    return -1;
   idx_error err;
   enum idx_status status = test_only ? mnist_test_load(out, dir, &err)
                                      : mnist_dataset_load(out, dir, &err);
   if (status != IDX_OK) {
     fprintf(stderr, "%s: %s\n", program, err.message);
+    const char *env = getenv("MNIST_DIR");
+    if (!given && env && *env && strcmp(env, dir) == 0)
+      fprintf(stderr,
+              "  (the folder %s came from $MNIST_DIR: fix or unset it, or "
+              "give --data-dir DIR)\n",
+              dir);
     return -1;
   }
   return 0;

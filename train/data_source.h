@@ -10,13 +10,15 @@
 /* Writes the data folder to `out`: `given` (--data-dir), else
  * $MNIST_DIR, else data/mnist here, else data/mnist under `source_dir` (so
  * the programs work from the build folder). Returns 0, or -1 with a
- * message on stderr saying where it looked and how to download. */
+ * message on stderr, prefixed by `program`, saying where it looked and how
+ * to download. */
 int data_source_find(char *out, size_t size, const char *given,
-                     const char *source_dir);
+                     const char *source_dir, const char *program);
 
 /* data_source_find, then mnist_dataset_load from that folder (its path
  * left in `dir`), or mnist_test_load when `test_only`. Returns 0, or -1
- * with the reason on stderr prefixed by `program`. */
+ * with the reason on stderr prefixed by `program` (and, for a folder from
+ * $MNIST_DIR, a line saying so). */
 int data_source_load(mnist_dataset *out, char *dir, size_t dir_size,
                      const char *given, const char *source_dir,
                      const char *program, int test_only);
