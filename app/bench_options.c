@@ -12,7 +12,7 @@ void bench_options_usage(FILE *out) {
       "usage: mnist_bench [--repeats N] [--json FILE] [--data-dir DIR]\n"
       "                   [--device N] [--precision P] [--activation A]\n"
       "                   [--autotune MODE] [--no-layers]\n"
-      "                   [--profile-step]\n"
+      "                   [--profile-step | --trace-step]\n"
       "Trains fused, unfused and auto side by side (one warm-up epoch, then\n"
       "N interleaved timed epochs each, default 5, at most %d) at\n"
       "784-100-10 batch 256, 784-1024-1024-10 batch 256 and\n"
@@ -29,7 +29,9 @@ void bench_options_usage(FILE *out) {
       "then one unfused step of each network (precision P, default fp32)\n"
       "from the host between cudaProfilerStart and Stop, for\n"
       "  ncu --profile-from-start off --clock-control none mnist_bench "
-      "--profile-step\n",
+      "--profile-step\n"
+      "--trace-step: instead, one auto+pad step per batch-256 network, node "
+      "by node\n",
       BENCH_MAX_REPEATS);
 }
 
@@ -93,11 +95,23 @@ int bench_options_parse(bench_options *out, int argc, char **argv, char *err,
        .kind = CLI_SWITCH,
        .target = &out->profile,
        .switch_value = 1},
+      {.name = "trace-step",
+       .kind = CLI_SWITCH,
+       .target = &out->trace,
+       .switch_value = 1},
       {.name = "help",
        .kind = CLI_SWITCH,
        .target = &out->help,
        .switch_value = 1},
   };
-  return cli_parse(flags, (int)(sizeof flags / sizeof flags[0]), argc, argv,
-                   err, err_size);
+  if (cli_parse(flags, (int)(sizeof flags / sizeof flags[0]), argc, argv, err,
+                err_size) != 0)
+    return -1;
+  if (out->profile && out->trace) {
+    snprintf(err, err_size,
+             "--profile-step and --trace-step: expected one of them, found "
+             "both");
+    return -1;
+  }
+  return 0;
 }
