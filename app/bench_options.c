@@ -12,7 +12,7 @@ void bench_options_usage(FILE *out) {
       "usage: mnist_bench [--repeats N] [--json FILE] [--data-dir DIR]\n"
       "                   [--device N] [--precision P] [--activation A]\n"
       "                   [--autotune MODE] [--no-layers]\n"
-      "                   [--profile-step] [--check-flags]\n"
+      "                   [--profile-step | --trace-step] [--check-flags]\n"
       "Trains fused, unfused and auto side by side (one warm-up epoch, then\n"
       "N interleaved timed epochs each, default 5, at most %d) at\n"
       "784-100-10 batch 256, 784-1024-1024-10 batch 256 and\n"
@@ -30,6 +30,8 @@ void bench_options_usage(FILE *out) {
       "from the host between cudaProfilerStart and Stop, for\n"
       "  ncu --profile-from-start off --clock-control none mnist_bench "
       "--profile-step\n"
+      "--trace-step: instead, one auto+pad step per batch-256 network, node "
+      "by node\n"
       "--check-flags: check the other flags, say what would run and exit\n"
       "(0 when they parse); reads no data, needs no GPU, writes nothing.\n",
       BENCH_MAX_REPEATS);
@@ -95,6 +97,10 @@ int bench_options_parse(bench_options *out, int argc, char **argv, char *err,
        .kind = CLI_SWITCH,
        .target = &out->profile,
        .switch_value = 1},
+      {.name = "trace-step",
+       .kind = CLI_SWITCH,
+       .target = &out->trace,
+       .switch_value = 1},
       {.name = "help",
        .kind = CLI_SWITCH,
        .target = &out->help,
@@ -104,8 +110,16 @@ int bench_options_parse(bench_options *out, int argc, char **argv, char *err,
        .target = &out->check_flags,
        .switch_value = 1},
   };
-  return cli_parse(flags, (int)(sizeof flags / sizeof flags[0]), argc, argv,
-                   err, err_size);
+  if (cli_parse(flags, (int)(sizeof flags / sizeof flags[0]), argc, argv, err,
+                err_size) != 0)
+    return -1;
+  if (out->profile && out->trace) {
+    snprintf(err, err_size,
+             "--profile-step and --trace-step: expected one of them, found "
+             "both");
+    return -1;
+  }
+  return 0;
 }
 
 void bench_options_describe(FILE *out, const bench_options *o) {
@@ -115,7 +129,13 @@ void bench_options_describe(FILE *out, const bench_options *o) {
   const char *activation =
       o->activation < 0 ? "relu and gelu"
                         : lt_activation_name((lt_activation)o->activation);
-  if (o->profile)
+  if (o->trace)
+    fprintf(out,
+            "mnist_bench: flags ok: would trace one auto+pad step of each "
+            "batch-256 network in %s, %s",
+            o->precision < 0 ? "bf16" : precision,
+            o->activation < 0 ? "relu" : activation);
+  else if (o->profile)
     fprintf(out,
             "mnist_bench: flags ok: would profile one fused and one unfused "
             "step of each network in %s, %s",

@@ -19,6 +19,8 @@ typedef struct bench_options {
   int autotune;    /* a gpu_autotune (default exact) */
   int profile;     /* --profile-step: one fused and one unfused step per
                       network, in `precision` (fp32 when -1) */
+  int trace;       /* --trace-step: one step of each small network, node
+                      by node, in `precision` (bf16 when -1) */
   int help;
   int check_flags; /* parse, say what would run, exit: no data, no GPU */
 } bench_options;

@@ -15,6 +15,7 @@
 #include "bench/bench_output.h"
 #include "bench/bench_profile.h"
 #include "bench/bench_timing.h"
+#include "bench/bench_trace.h"
 #include "bench/bench_train.h"
 #include "gpu/gpu_arch_check.h"
 #include "train/data_source.h"
@@ -112,13 +113,17 @@ static int run_bench(const bench_options *o, const mnist_dataset *data) {
     options.autotune = (gpu_autotune)o->autotune;
     status = gpu_context_create(&contexts[p], &options);
   }
-  int profiled = o->precision < 0 ? 0 : o->precision;
-  if (status == 0 && o->profile && !contexts[profiled])
+  int profiled = o->precision >= 0 ? o->precision
+                 : o->trace        ? (int)GPU_PRECISION_BF16
+                                   : 0;
+  lt_activation activation =
+      o->activation < 0 ? LT_ACTIVATION_RELU : (lt_activation)o->activation;
+  if (status == 0 && (o->profile || o->trace) && !contexts[profiled])
     status = -1; /* refused above, with the reason */
   else if (status == 0 && o->profile)
-    status = bench_profile_steps(
-        data, contexts[profiled],
-        o->activation < 0 ? LT_ACTIVATION_RELU : (lt_activation)o->activation);
+    status = bench_profile_steps(data, contexts[profiled], activation);
+  else if (status == 0 && o->trace)
+    status = bench_trace_steps(data, contexts[profiled], activation);
   else if (status == 0)
     status = measure(o, &run);
   if (status != 0) fprintf(stderr, "mnist_bench: failed (see above)\n");

@@ -279,10 +279,13 @@ int trainer_step_once(trainer *t) {
   return 0;
 }
 
+int trainer_capture_step(trainer *t, cudaGraph_t *graph) {
+  return gpu_graph_capture(graph, t->ctx->stream, enqueue_one_step_graph, t);
+}
+
 int trainer_kernels_per_step(trainer *t, int *count, int *critical_path) {
   cudaGraph_t graph = NULL;
-  if (gpu_graph_capture(&graph, t->ctx->stream, enqueue_one_step_graph, t) != 0)
-    return -1;
+  if (trainer_capture_step(t, &graph) != 0) return -1;
   int status = graph_count_kernels(graph, count, critical_path);
   cudaGraphDestroy(graph);
   return status;

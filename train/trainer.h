@@ -9,6 +9,8 @@
 #ifndef MNIST_EPILOGS_TRAINER_H
 #define MNIST_EPILOGS_TRAINER_H
 
+#include <cuda_runtime_api.h>
+
 #include "data/mnist.h"
 #include "layers/mlp.h"
 #include "train/train_config.h"
@@ -41,6 +43,11 @@ int trainer_run_epoch(trainer *t, int epoch, epoch_stats *stats);
  * of that step (cuBLASLt's own kernels included), and how many of them lie
  * on its longest dependency chain (the rest overlap on the side lane). */
 int trainer_kernels_per_step(trainer *t, int *count, int *critical_path);
+
+/* Captures one full training step (the first batch of the epoch, the graph
+ * trainer_kernels_per_step counts) into *graph, which the caller destroys;
+ * nothing runs. Returns 0, or -1 with a message on stderr. */
+int trainer_capture_step(trainer *t, cudaGraph_t *graph);
 
 /* Launches one full training step on the first batch from the host (no
  * graph) and waits for it: for profilers that list kernels one by one. */
