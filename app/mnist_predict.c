@@ -270,7 +270,7 @@ int main(int argc, char **argv) {
     mlp_checkpoint_destroy(&ck);
     return 1;
   }
-  if (transform != 0) mnist_pixel_transform(&scale, &shift, &data);
+  trainer_config_pixel_transform(&scale, &shift, &data);
   int status = 1;
   if (!o.image && o.index >= data.test.count)
     fprintf(stderr, "mnist_predict: --index: expected 0 to %d, found %d\n",

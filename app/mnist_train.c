@@ -212,7 +212,7 @@ static int evaluate(const train_options *o, const mnist_dataset *data,
   inference_totals totals;
   eval_report report;
   float scale = c->pixel_scale, shift = c->pixel_shift;
-  if (scale <= 0.0f) mnist_pixel_transform(&scale, &shift, data);
+  trainer_config_pixel_transform(&scale, &shift, data);
   int *pred = malloc((size_t)data->test.count * sizeof(int));
   mlp_options options = {.type = gpu_precision_dtype(o->gpu.precision),
                          .activation = c->activation,

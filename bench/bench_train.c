@@ -25,9 +25,10 @@ static double epoch_flops(const trainer_config *c, int count) {
   return per_sample * count;
 }
 
-/* Whether this run wants `row` on its own: --precision and --activation.
- * The one place a row is decided to run (bench_train_network pairs it
- * with its twin's): a check of what the GPU can run belongs here. */
+/* Whether this run wants `row` on its own: --precision and --activation,
+ * less the precisions app/mnist_bench.c found the GPU cannot run
+ * (bench_selection.refused). The one place a row is decided to run
+ * (bench_train_network pairs it with its twin's). */
 static int row_wanted(const bench_run *run, const bench_row *row) {
   return bench_row_selected(row, &run->selection);
 }

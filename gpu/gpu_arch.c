@@ -54,6 +54,18 @@ gpu_code gpu_arch_code_for(const char *list, int capability) {
   return best;
 }
 
+/* The oldest Linux driver of a CUDA major (NVIDIA's CUDA Toolkit release
+ * notes, table 3), or NULL for a major this table does not know. */
+static const char *linux_driver_for(int cuda_major) {
+  static const struct {
+    int major;
+    const char *driver;
+  } drivers[] = {{12, "525.60.13"}, {13, "580"}};
+  for (size_t i = 0; i < sizeof drivers / sizeof drivers[0]; i++)
+    if (drivers[i].major == cuda_major) return drivers[i].driver;
+  return NULL;
+}
+
 gpu_arch_verdict gpu_driver_decide(char *msg, size_t msg_size,
                                    int driver_version, int runtime_version,
                                    gpu_code code) {
@@ -69,22 +81,29 @@ gpu_arch_verdict gpu_driver_decide(char *msg, size_t msg_size,
   }
   int have_major = driver_version / 1000;
   int have_minor = driver_version % 1000 / 10;
-  if (have_major < need_major ||
-      (driver_version < runtime_version && code == GPU_CODE_PTX)) {
-    snprintf(msg, msg_size,
-             "the NVIDIA driver supports CUDA up to %d.%d, but this build "
-             "needs CUDA %d.%d%s: update the driver (CUDA 13 needs driver "
-             "580 or newer on Linux), or build with a CUDA toolkit of %d.%d "
-             "or older",
-             have_major, have_minor, need_major, need_minor,
-             have_major < need_major
-                 ? ""
-                 : " (its code for this GPU is PTX, which an older driver "
-                   "cannot compile)",
-             have_major, have_minor);
-    return GPU_ARCH_OLD_DRIVER;
-  }
-  return GPU_ARCH_OK;
+  int old_major = have_major < need_major;
+  if (!old_major && !(driver_version < runtime_version && code == GPU_CODE_PTX))
+    return GPU_ARCH_OK;
+  /* A new major needs that major's first driver (minor-version
+   * compatibility covers the rest); JIT-compiling PTX needs a driver of
+   * this very minor, whose number the table does not hold. */
+  const char *linux_driver = old_major ? linux_driver_for(need_major) : NULL;
+  char need[96];
+  if (linux_driver)
+    snprintf(need, sizeof need, "CUDA %d.x needs driver %s or newer on Linux",
+             need_major, linux_driver);
+  else
+    snprintf(need, sizeof need, "one for CUDA %d.%d or newer", need_major,
+             need_minor);
+  snprintf(msg, msg_size,
+           "the NVIDIA driver supports CUDA up to %d.%d, but this build "
+           "needs CUDA %d.%d%s: update the driver (%s)",
+           have_major, have_minor, need_major, need_minor,
+           old_major ? ""
+                     : " (its code for this GPU is PTX, which an older driver "
+                       "cannot compile)",
+           need);
+  return GPU_ARCH_OLD_DRIVER;
 }
 
 /* "8.9" from 89. */
@@ -94,8 +113,11 @@ static void capability_text(char *out, size_t size, int capability) {
 
 gpu_arch_verdict gpu_arch_decide(char *msg, size_t msg_size,
                                  const gpu_arch_facts *f) {
-  gpu_code code = gpu_arch_code_for(f->arch_list, f->capability);
-  if (f->kernel_image == 1 && code == GPU_CODE_NONE) code = GPU_CODE_UNKNOWN;
+  /* A kernel the real probe loaded runs, whatever the list says (and the
+   * driver compiled it if it was PTX): only the major is left to check. */
+  gpu_code code = f->kernel_image == 1
+                      ? GPU_CODE_UNKNOWN
+                      : gpu_arch_code_for(f->arch_list, f->capability);
   gpu_arch_verdict v = gpu_driver_decide(msg, msg_size, f->driver_version,
                                          f->runtime_version, code);
   if (v != GPU_ARCH_OK) return v;
@@ -154,6 +176,18 @@ int gpu_precision_check(char *msg, size_t msg_size, const char *device_name,
     return 1;
   }
   return 0;
+}
+
+void gpu_precision_refusal(char *msg, size_t msg_size, const char *device_name,
+                           int capability, gpu_precision precision,
+                           const char *epilogue, const char *reason) {
+  char cc[16];
+  capability_text(cc, sizeof cc, capability);
+  snprintf(msg, msg_size,
+           "--precision %s: cuBLASLt on the %s (compute capability %s) "
+           "refuses the %s epilogue a run in this precision needs (%s); "
+           "choose another --precision",
+           gpu_precision_name(precision), device_name, cc, epilogue, reason);
 }
 
 int gpu_early_start_allowed(int binary_version, int ptx_version) {

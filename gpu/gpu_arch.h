@@ -44,7 +44,8 @@ typedef struct gpu_arch_facts {
   int runtime_version;     /* cudaRuntimeGetVersion */
   const char *arch_list;   /* the CMake list the binary was built with */
   int kernel_image;        /* the real probe: 1 the project's kernel has
-                              code for this GPU, 0 it has none
+                              code for this GPU and loaded (so no PTX rule
+                              of the driver applies), 0 it has none
                               (cudaErrorNoKernelImageForDevice), -1 not
                               probed (then the list decides) */
 } gpu_arch_facts;
@@ -59,9 +60,11 @@ typedef enum gpu_arch_verdict {
 
 /* The driver alone (before a device is touched): GPU_ARCH_OK, or
  * NO_DRIVER / OLD_DRIVER with msg saying the driver's version, the version
- * needed and what to do. `code` is what the binary holds for the GPU
- * (GPU_CODE_UNKNOWN before a device is known): an older driver of the same
- * major runs SASS (minor-version compatibility) but cannot JIT newer PTX. */
+ * needed and the driver to install (its Linux number where the CUDA major
+ * has one in the table: 12.x 525.60.13, 13.x 580). `code` is what the binary
+ * holds for the GPU (GPU_CODE_UNKNOWN before a device is known): an older
+ * driver of the same major runs SASS (minor-version compatibility) but cannot
+ * JIT newer PTX. */
 gpu_arch_verdict gpu_driver_decide(char *msg, size_t msg_size,
                                    int driver_version, int runtime_version,
                                    gpu_code code);
@@ -77,6 +80,13 @@ gpu_arch_verdict gpu_arch_decide(char *msg, size_t msg_size,
  * -1 refused (msg: the GPU, its capability, what the precision needs). */
 int gpu_precision_check(char *msg, size_t msg_size, const char *device_name,
                         int capability, gpu_precision precision);
+
+/* The refusal of a precision whose epilogue cuBLASLt declines on this GPU
+ * (gpu/lt_probe.h): one line naming the precision, the GPU, its
+ * capability, the epilogue and cuBLASLt's reason. */
+void gpu_precision_refusal(char *msg, size_t msg_size, const char *device_name,
+                           int capability, gpu_precision precision,
+                           const char *epilogue, const char *reason);
 
 /* Whether a kernel may be launched to start early: only when the code that
  * runs was compiled for sm_90 or newer, where gpu_wait_previous() holds

@@ -1,7 +1,9 @@
 /* gpu_context.h: everything a GPU computation needs, in one struct passed
  * explicitly (no globals): the device, two streams ("lanes") each with its
  * own cuBLASLt workspace, the cuBLASLt handle, the wrapper's plan cache and
- * last error, and a cuRAND generator.
+ * last error, a cuRAND generator, and `early`: which of the project's
+ * kernels may start early on this device (gpu_early.h), decided per kernel
+ * at its first launch.
  */
 #ifndef MNIST_EPILOGS_GPU_CONTEXT_H
 #define MNIST_EPILOGS_GPU_CONTEXT_H

@@ -23,7 +23,8 @@ typedef struct gpu_early_cache {
 /* Whether `kernel` may start early on the current device: 1 or 0, from
  * the cache or, the first time, from its cudaFuncAttributes (binaryVersion
  * and ptxVersion >= 90, gpu_arch.h). A NULL cache, a failed query or a
- * full cache give 0 (a plain launch). */
+ * full cache give 0 (a plain launch); a failed query is cached too, and
+ * clears only its own error (one pending before it stays pending). */
 int gpu_early_lookup(gpu_early_cache *cache, const void *kernel);
 
 #ifdef __cplusplus

@@ -10,7 +10,12 @@ int gpu_graph_capture(cudaGraph_t *graph, cudaStream_t stream,
   int enqueued = enqueue(arg);
   cudaError_t ended = cudaStreamEndCapture(stream, &captured);
   if (enqueued != 0) {
-    if (ended == cudaSuccess && captured) cudaGraphDestroy(captured);
+    /* The enqueue reported its error; a failed end of capture (the capture
+     * was invalidated) would stay in the last-error slot: clear it. */
+    if (ended == cudaSuccess && captured)
+      cudaGraphDestroy(captured);
+    else if (ended != cudaSuccess)
+      cudaGetLastError();
     return -1;
   }
   CUDA_CHECK(ended);

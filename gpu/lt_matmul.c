@@ -232,13 +232,20 @@ static int plan_choose(gpu_context *ctx, int lane, lt_plan *p,
   return lt_autotune(ctx, lane, p, c, results, count);
 }
 
+/* 1 when the call computes in TF32 (F32 storage, a TF32 context). */
+static int plan_tf32(const gpu_context *ctx, const lt_matmul_call *call) {
+  return call->shape.type == LT_DTYPE_F32 &&
+         ctx->options.precision == GPU_PRECISION_TF32;
+}
+
+static cublasComputeType_t plan_compute(int tf32) {
+  return tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+}
+
 static lt_plan *plan_find_or_build(gpu_context *ctx, int lane,
                                    const lt_matmul_call *call) {
-  int tf32 = call->shape.type == LT_DTYPE_F32 &&
-             ctx->options.precision == GPU_PRECISION_TF32;
-  cublasComputeType_t compute =
-      tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-  lt_plan_key key = plan_key_of(call, compute);
+  int tf32 = plan_tf32(ctx, call);
+  lt_plan_key key = plan_key_of(call, plan_compute(tf32));
   lt_plan *p = lt_plan_cache_find(ctx->plans, &key);
   if (p) return p;
   p = lt_plan_cache_reserve(ctx->plans);
@@ -264,6 +271,23 @@ lt_plan *lt_plan_for(gpu_context *ctx, int lane, const lt_matmul_call *call) {
   ctx->last_error[0] = '\0';
   if (lt_matmul_check(ctx, call) != 0) return NULL;
   return plan_find_or_build(ctx, lane, call);
+}
+
+int lt_matmul_plannable(gpu_context *ctx, const lt_matmul_call *call) {
+  ctx->last_error[0] = '\0';
+  if (lt_matmul_check(ctx, call) != 0) return -1;
+  lt_plan p = {.key = plan_key_of(call, plan_compute(plan_tf32(ctx, call)))};
+  cublasLtMatmulHeuristicResult_t result;
+  int count = 0;
+  int status = plan_describe(&p, call) != 0 ||
+                       plan_candidates(ctx, &p, &result, 1, &count) != 0
+                   ? -1
+                   : 0;
+  if (status != 0 && !ctx->last_error[0])
+    lt_refuse(ctx, &call->shape,
+              "describing the call failed (see the line above)");
+  lt_plan_release(&p);
+  return status;
 }
 
 int lt_matmul(gpu_context *ctx, const lt_matmul_call *call) {

@@ -103,6 +103,13 @@ int lt_matmul(gpu_context *ctx, const lt_matmul_call *call);
  * the broken rule named in lt_last_error(ctx) and on stderr. */
 int lt_matmul_check(gpu_context *ctx, const lt_matmul_call *call);
 
+/* Whether cuBLASLt would plan the call: lt_matmul_check, then the plan's
+ * descriptor (the real epilogue, bias and aux attributes) and one
+ * heuristic answer, then nothing kept: no launch, no plan cached, no
+ * context stream or workspace used (only ctx->options, ctx->lt and
+ * ctx->last_error). Returns 0, or -1 with the reason in lt_last_error. */
+int lt_matmul_plannable(gpu_context *ctx, const lt_matmul_call *call);
+
 /* The wrapper's last refusal ("" after a call that succeeded). */
 const char *lt_last_error(const gpu_context *ctx);
 

@@ -35,8 +35,9 @@ lt_plan *lt_plan_for(gpu_context *ctx, int lane, const lt_matmul_call *call);
 /* The cached plan with this key, or NULL. */
 lt_plan *lt_plan_cache_find(lt_plan_cache *cache, const lt_plan_key *key);
 /* A zeroed slot for a new plan (NULL when out of host memory); it counts
- * only after lt_plan_cache_commit. A committed plan never moves: its
- * address stays valid until lt_plan_cache_destroy. */
+ * only after lt_plan_cache_commit. Not reentrant: a second reserve before
+ * the commit hands back (and zeroes) the same slot. A committed plan never
+ * moves: its address stays valid until lt_plan_cache_destroy. */
 lt_plan *lt_plan_cache_reserve(lt_plan_cache *cache);
 void lt_plan_cache_commit(lt_plan_cache *cache);
 /* Destroys a plan's descriptor and layouts (not the slot, which the next

@@ -62,6 +62,8 @@ lt_plan *lt_plan_cache_find(lt_plan_cache *cache, const lt_plan_key *key) {
   return NULL;
 }
 
+/* Not reentrant: until lt_plan_cache_commit, every reserve hands back the
+ * same slot (zeroed again), so one plan is built at a time. */
 lt_plan *lt_plan_cache_reserve(lt_plan_cache *cache) {
   if (cache->count == cache->capacity) {
     int capacity = cache->capacity ? 2 * cache->capacity : 16;

@@ -319,7 +319,10 @@ int mlp_update(mlp *net, gpu_context *ctx, const float *d_lr, float momentum) {
 int mlp_train_step(mlp *net, gpu_context *ctx, const void *d_x,
                    const int *d_labels, int n, mlp_mode mode, const float *d_lr,
                    float momentum, double *d_stats) {
-  if (mlp_forward(net, ctx, d_x, n, mode) != 0 ||
+  /* Refused before the forward pass is enqueued: no work, no activations
+   * overwritten. */
+  if (check_training(net, "mlp_train_step") != 0 ||
+      mlp_forward(net, ctx, d_x, n, mode) != 0 ||
       mlp_backward(net, ctx, d_x, d_labels, n, mode, d_stats) != 0)
     return -1;
   return mlp_update(net, ctx, d_lr, momentum);

@@ -1,6 +1,7 @@
 /* test_checkpoint_rules.c: the checkpoint rules every program shares
  * (train/checkpoint_io.h), table-driven: the activation by name, the
- * 784-...-10 widths, the recorded pixel normalisation, and --load taking
+ * 784-...-10 widths, the recorded pixel normalisation and the training
+ * split's in its place (train/train_config.h), and --load taking
  * them into the run's configuration; the test split loaded alone
  * (data/mnist.h: mnist_test_load) with no training file present. Plain C. */
 #include <check.h>
@@ -12,6 +13,7 @@
 #include "data/mnist.h"
 #include "tests/test_util.h"
 #include "train/checkpoint_io.h"
+#include "train/train_config.h"
 
 static char dir[4096];
 
@@ -126,6 +128,27 @@ START_TEST(pixel_transform_recorded) {
 }
 END_TEST
 
+/* The one fallback every program uses (trainer, --epochs 0, predict): a
+ * recorded normalisation is kept and the data not read, none recorded
+ * (scale 0) takes the training split's. */
+START_TEST(pixel_transform_fallback) {
+  mnist_dataset data = {.pixel_mean = 0.25f, .pixel_std = 0.5f};
+  float scale = 0.125f, shift = -2.0f;
+  trainer_config_pixel_transform(&scale, &shift, &data);
+  ck_assert_float_eq(scale, 0.125f);
+  ck_assert_float_eq(shift, -2.0f);
+  float want_scale, want_shift;
+  mnist_pixel_transform(&want_scale, &want_shift, &data);
+  ck_assert_float_eq(want_scale, 1.0f / (255.0f * 0.5f));
+  ck_assert_float_eq(want_shift, -0.5f);
+  scale = 0.0f;
+  shift = 3.0f;
+  trainer_config_pixel_transform(&scale, &shift, &data);
+  ck_assert_float_eq(scale, want_scale);
+  ck_assert_float_eq(shift, want_shift);
+}
+END_TEST
+
 /* --load: the file's widths, activation and normalisation become the
  * run's; a file of another activation than --activation is refused. */
 START_TEST(load_takes_the_files_settings) {
@@ -196,6 +219,7 @@ int main(void) {
                       (int)(sizeof width_cases / sizeof width_cases[0]));
   tcase_add_loop_test(tc, pixel_transform_recorded, 0,
                       (int)(sizeof transforms / sizeof transforms[0]));
+  tcase_add_test(tc, pixel_transform_fallback);
   tcase_add_test(tc, load_takes_the_files_settings);
   tcase_add_test(tc, test_split_alone);
   suite_add_tcase(suite, tc);

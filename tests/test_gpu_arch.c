@@ -1,8 +1,8 @@
 /* test_gpu_arch.c: the capability rules of gpu/gpu_arch.h, without a GPU:
  * which code an architecture list holds for a capability, the driver
  * against the runtime, the refusal messages (GPU, capability, list, the
- * rebuild command), what each precision needs, and when a kernel may start
- * early. Table-driven. */
+ * rebuild command), what each precision needs, the message of a precision
+ * cuBLASLt refuses, and when a kernel may start early. Table-driven. */
 #include <check.h>
 #include <string.h>
 
@@ -74,9 +74,18 @@ static const driver_case driver_cases[] = {
     {13000, 13020, GPU_CODE_SASS, GPU_ARCH_OK, NULL},
     /* ... but cannot JIT its PTX */
     {13000, 13020, GPU_CODE_PTX, GPU_ARCH_OLD_DRIVER, "cannot compile"},
+    /* ... and no driver number is known for 13.2 itself */
+    {13000, 13020, GPU_CODE_PTX, GPU_ARCH_OLD_DRIVER,
+     "update the driver (one for CUDA 13.2 or newer)"},
     {12040, 13000, GPU_CODE_SASS, GPU_ARCH_OLD_DRIVER,
      "supports CUDA up to 12.4, but this build needs CUDA 13.0"},
-    {12080, 13000, GPU_CODE_UNKNOWN, GPU_ARCH_OLD_DRIVER, "update the driver"},
+    {12080, 13000, GPU_CODE_UNKNOWN, GPU_ARCH_OLD_DRIVER,
+     "update the driver (CUDA 13.x needs driver 580 or newer on Linux)"},
+    /* the number follows the runtime's major, not a fixed 13 */
+    {11080, 12040, GPU_CODE_SASS, GPU_ARCH_OLD_DRIVER,
+     "CUDA 12.x needs driver 525.60.13 or newer on Linux"},
+    {13000, 14010, GPU_CODE_SASS, GPU_ARCH_OLD_DRIVER,
+     "update the driver (one for CUDA 14.1 or newer)"},
     {0, 13000, GPU_CODE_UNKNOWN, GPU_ARCH_NO_DRIVER, "no NVIDIA driver"},
 };
 
@@ -91,6 +100,10 @@ START_TEST(driver_against_runtime) {
     ck_assert_msg(strstr(msg, c->says), "expected '%s' in: %s", c->says, msg);
   else
     ck_assert_str_eq(msg, "");
+  /* the project needs CUDA 13: never advise an older toolkit, and name a
+   * driver number only where the table holds the runtime's major */
+  ck_assert_msg(!strstr(msg, "toolkit"), "%s", msg);
+  if (c->runtime / 1000 != 13) ck_assert_msg(!strstr(msg, "580"), "%s", msg);
 }
 END_TEST
 
@@ -134,6 +147,14 @@ START_TEST(probe_decides_over_list) {
   ck_assert_ptr_nonnull(strstr(msg, "-DCMAKE_CUDA_ARCHITECTURES=90-real"));
   f = facts("NVIDIA H200", 90, DEFAULT_LIST, -1);
   ck_assert_int_eq(gpu_arch_decide(msg, sizeof msg, &f), GPU_ARCH_OK);
+  /* PTX only, driver 13.0 under runtime 13.2: the list alone refuses, but
+   * a kernel the probe loaded was compiled by this driver: run */
+  f = facts("NVIDIA H200", 90, "90-virtual", -1);
+  f.runtime_version = 13020;
+  ck_assert_int_eq(gpu_arch_decide(msg, sizeof msg, &f), GPU_ARCH_OLD_DRIVER);
+  f.kernel_image = 1;
+  ck_assert_int_eq(gpu_arch_decide(msg, sizeof msg, &f), GPU_ARCH_OK);
+  ck_assert_str_eq(msg, "");
 }
 END_TEST
 
@@ -191,6 +212,19 @@ START_TEST(precision_needs) {
 }
 END_TEST
 
+START_TEST(probe_refusal_names_everything) {
+  char msg[512];
+  gpu_precision_refusal(msg, sizeof msg, "Tesla T4", 75, GPU_PRECISION_BF16,
+                        "DRELU_BGRAD", "CUBLAS_STATUS_NOT_SUPPORTED");
+  const char *parts[] = {"--precision bf16", "Tesla T4",
+                         "compute capability 7.5", "DRELU_BGRAD",
+                         "CUBLAS_STATUS_NOT_SUPPORTED"};
+  for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+    ck_assert_msg(strstr(msg, parts[i]), "expected '%s' in: %s", parts[i], msg);
+  ck_assert_ptr_null(strchr(msg, '\n')); /* one line */
+}
+END_TEST
+
 START_TEST(early_start_needs_sm90_code) {
   static const int cases[][3] = {
       /* binaryVersion, ptxVersion, allowed */
@@ -217,6 +251,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, driver_first_then_age_then_code);
   tcase_add_loop_test(tc, precision_needs, 0,
                       sizeof precision_cases / sizeof precision_cases[0]);
+  tcase_add_test(tc, probe_refusal_names_everything);
   tcase_add_test(tc, early_start_needs_sm90_code);
   suite_add_tcase(s, tc);
   return s;

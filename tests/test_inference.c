@@ -4,7 +4,8 @@
  * gradient and momentum slabs); its forward pass, predictions and loss are
  * the training network's bit for bit (same calls, same epilogue, the aux
  * still written); mlp_set_params / mlp_get_params round-trip and refresh
- * the 16-bit copy; the training calls are refused. Skips (77) without a
+ * the 16-bit copy; the training calls are refused, a training step before
+ * any work (the activations stay as they were). Skips (77) without a
  * GPU. */
 #include <check.h>
 #include <stdio.h>
@@ -93,6 +94,56 @@ START_TEST(training_calls_refused) {
   test_free(d_labels);
   test_free(d_stats);
   test_free(d_lr);
+  mlp_destroy(net);
+  gpu_context_destroy(ctx);
+}
+END_TEST
+
+/* A refused training step does no work: the first layer's activations
+ * from a forward pass on zeros stay as they were, though the refused step
+ * was given another batch (before the fix it ran mlp_forward on it first,
+ * and ReLU(W x) of x = 1 with random W is not all zero). */
+START_TEST(refused_train_step_leaves_activations) {
+  int widths[] = {784, 32, 10};
+  enum { N = 8, LD = 784 };
+  gpu_context *ctx = test_context(GPU_AUTOTUNE_OFF, GPU_PRECISION_FP32);
+  ck_assert_ptr_nonnull(ctx);
+  mlp *net = NULL;
+  mlp_options options = {.inference_only = 1};
+  ck_assert_int_eq(mlp_create(&net, widths, 2, N, &options), 0);
+  ck_assert_int_eq(mlp_init_params(net, ctx, seed), 0);
+  float lr = 0.1f;
+  float *h_ones = malloc((size_t)LD * N * sizeof(float)); /* (784, N) */
+  float *h_zeros = calloc((size_t)LD * N, sizeof(float));
+  for (int i = 0; i < LD * N; i++)
+    h_ones[i] = 1.0f;
+  float *d_lr = test_upload(&lr, sizeof lr);
+  double *d_stats = test_upload(NULL, 2 * sizeof(double));
+  int *d_labels = test_upload((int[N]){0}, N * sizeof(int));
+  void *d_zeros = test_upload(h_zeros, (size_t)LD * N * sizeof(float));
+  void *d_ones = test_upload(h_ones, (size_t)LD * N * sizeof(float));
+  ck_assert_int_eq(mlp_forward(net, ctx, d_zeros, N, MLP_MODE_FUSED), 0);
+  size_t y_bytes = (size_t)lt_ld(32) * N * sizeof(float); /* (32, N) */
+  float before[32 * N], after[32 * N], ones_y[32 * N];
+  test_download(before, net->layers[0].d_y, y_bytes);
+  ck_assert_int_eq(mlp_train_step(net, ctx, d_ones, d_labels, N, MLP_MODE_FUSED,
+                                  d_lr, 0.9f, d_stats),
+                   -1);
+  ck_assert_int_eq(cudaStreamSynchronize(ctx->stream), cudaSuccess);
+  test_download(after, net->layers[0].d_y, y_bytes);
+  ck_assert_int_eq(memcmp(before, after, y_bytes), 0);
+  /* The step had something to overwrite: the same forward on the ones
+   * batch changes the activations. */
+  ck_assert_int_eq(mlp_forward(net, ctx, d_ones, N, MLP_MODE_FUSED), 0);
+  test_download(ones_y, net->layers[0].d_y, y_bytes);
+  ck_assert_int_ne(memcmp(before, ones_y, y_bytes), 0);
+  test_free(d_ones);
+  test_free(d_zeros);
+  test_free(d_labels);
+  test_free(d_stats);
+  test_free(d_lr);
+  free(h_zeros);
+  free(h_ones);
   mlp_destroy(net);
   gpu_context_destroy(ctx);
 }
@@ -202,6 +253,7 @@ int main(void) {
   tcase_set_timeout(tc, 300);
   tcase_add_test(tc, no_training_buffers);
   tcase_add_test(tc, training_calls_refused);
+  tcase_add_test(tc, refused_train_step_leaves_activations);
   tcase_add_loop_test(tc, forward_matches_training_bit_for_bit, 0,
                       (int)(sizeof cases / sizeof cases[0]));
   suite_add_tcase(suite, tc);

@@ -166,7 +166,8 @@ START_TEST(pixel_transform_is_the_trainers_formula) {
                 err.message);
   float scale, shift;
   mnist_pixel_transform(&scale, &shift, &data);
-  /* Bit for bit what app/trainer.c computed on its own, in float. */
+  /* Bit for bit the formula, in float (train/trainer.c, --epochs 0 and
+   * mnist_predict take it through trainer_config_pixel_transform). */
   float want_scale = 1.0f / (255.0f * data.pixel_std);
   float want_shift = -data.pixel_mean / data.pixel_std;
   ck_assert_mem_eq(&scale, &want_scale, sizeof scale);

@@ -46,3 +46,8 @@ void trainer_config_name(char *out, size_t size, const trainer_config *c) {
   for (int l = 0; l <= c->depth && at < size; l++)
     at += (size_t)snprintf(out + at, size - at, l ? "-%d" : "%d", c->widths[l]);
 }
+
+void trainer_config_pixel_transform(float *scale, float *shift,
+                                    const mnist_dataset *data) {
+  if (*scale <= 0.0f) mnist_pixel_transform(scale, shift, data);
+}

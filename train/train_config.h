@@ -47,6 +47,13 @@ trainer_config trainer_config_defaults(void);
 int trainer_config_set_hidden(trainer_config *c, const int *hidden, int count,
                               char *err, size_t err_size);
 
+/* The run's normalisation, x = pixel * *scale + *shift: a recorded one
+ * (*scale > 0 on entry: a checkpoint's own, as trainer_config.pixel_scale
+ * holds it) is kept; else both are the training split's
+ * (mnist_pixel_transform of `data`, which is then read). */
+void trainer_config_pixel_transform(float *scale, float *shift,
+                                    const mnist_dataset *data);
+
 /* "784-100-10": the widths of `c`, dash-separated. */
 void trainer_config_name(char *out, size_t size, const trainer_config *c);
 

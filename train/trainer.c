@@ -4,7 +4,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "gpu/gpu_check.h"
 #include "gpu/gpu_graph.h"
@@ -34,8 +33,6 @@ struct trainer {
   cudaGraphExec_t train_graph, test_graph;
   int steps_done;  /* optimiser steps so far (config.max_steps) */
   int epoch_steps; /* steps the epoch being enqueued runs */
-  int *d_pred;     /* [test count]: trainer_predict_test's */
-  float *d_prob;   /* (classes, test count) */
 };
 
 static int train_steps(const trainer *t) {
@@ -108,7 +105,7 @@ static int trainer_init(trainer *t, const mnist_dataset *data) {
   const trainer_config *c = &t->config;
   lt_dtype type = gpu_precision_dtype(t->ctx->options.precision);
   float scale = c->pixel_scale, shift = c->pixel_shift;
-  if (scale <= 0.0f) mnist_pixel_transform(&scale, &shift, data);
+  trainer_config_pixel_transform(&scale, &shift, data);
   if (epoch_data_create(&t->data, data, c->batch, type, scale, shift,
                         t->ctx->stream) != 0)
     return -1;
@@ -193,8 +190,6 @@ void trainer_destroy(trainer *t) {
   if (t->test_stop) cudaEventDestroy(t->test_stop);
   if (t->stop) cudaEventDestroy(t->stop);
   if (t->start) cudaEventDestroy(t->start);
-  cudaFree(t->d_prob);
-  cudaFree(t->d_pred);
   cudaFree(t->d_stats);
   cudaFree(t->d_lr);
   cudaFreeHost(t->h_lr);
@@ -320,44 +315,4 @@ int trainer_get_params(const trainer *t, float *h_slab) {
 void trainer_pixel_transform(const trainer *t, float *scale, float *shift) {
   *scale = t->data->pixel_scale;
   *shift = t->data->pixel_shift;
-}
-
-int trainer_predict_test(trainer *t, int *h_pred, float *h_prob) {
-  const epoch_data *d = t->data;
-  int count = d->test.count, classes = MNIST_CLASSES;
-  cudaStream_t stream = t->ctx->stream;
-  if (!t->d_pred) {
-    CUDA_CHECK(cudaMalloc((void **)&t->d_pred, (size_t)count * sizeof(int)));
-    CUDA_CHECK(cudaMalloc((void **)&t->d_prob,
-                          (size_t)count * classes * sizeof(float)));
-  }
-  for (int s = 0; s < epoch_data_steps(d, &d->test); s++)
-    if (mlp_predict(t->net, t->ctx, epoch_data_x(d, &d->test, s),
-                    epoch_data_batch_size(d, &d->test, s), t->config.mode,
-                    t->d_pred + (size_t)s * d->batch,
-                    t->d_prob + (size_t)s * d->batch * classes) != 0)
-      return -1;
-  CUDA_CHECK(cudaMemcpyAsync(h_pred, t->d_pred, (size_t)count * sizeof(int),
-                             cudaMemcpyDeviceToHost, stream));
-  if (h_prob)
-    CUDA_CHECK(cudaMemcpyAsync(h_prob, t->d_prob,
-                               (size_t)count * classes * sizeof(float),
-                               cudaMemcpyDeviceToHost, stream));
-  CUDA_CHECK(cudaStreamSynchronize(stream));
-  return 0;
-}
-
-int trainer_test(trainer *t, epoch_stats *stats) {
-  cudaStream_t stream = t->ctx->stream;
-  CUDA_CHECK(
-      cudaMemsetAsync(t->d_stats, 0, STAT_COUNT * sizeof(double), stream));
-  if (enqueue_test(t) != 0) return -1;
-  double h_stats[STAT_COUNT];
-  CUDA_CHECK(cudaMemcpyAsync(h_stats, t->d_stats, sizeof h_stats,
-                             cudaMemcpyDeviceToHost, stream));
-  CUDA_CHECK(cudaStreamSynchronize(stream));
-  memset(stats, 0, sizeof *stats);
-  stats->test_loss = h_stats[STAT_TEST_LOSS] / t->data->test.count;
-  stats->test_accuracy = h_stats[STAT_TEST_CORRECT] / t->data->test.count;
-  return 0;
 }

@@ -54,9 +54,6 @@ int trainer_capture_step(trainer *t, cudaGraph_t *graph);
 int trainer_step_once(trainer *t);
 
 int trainer_steps_per_epoch(const trainer *t);
-/* One pass over the test split only: fills test_loss and test_accuracy
- * (the rest 0). Returns 0 or -1. */
-int trainer_test(trainer *t, epoch_stats *stats);
 
 /* Optimiser steps run so far. */
 int trainer_steps_done(const trainer *t);
@@ -73,9 +70,6 @@ int trainer_get_params(const trainer *t, float *h_slab);
  * (config.pixel_scale/shift when given, else the training split's). */
 void trainer_pixel_transform(const trainer *t, float *scale, float *shift);
 
-/* The predicted class of every test sample (h_pred[count]) and, if
- * h_prob, its probabilities ((10, count) dense); waits. Returns 0 or -1. */
-int trainer_predict_test(trainer *t, int *h_pred, float *h_prob);
 const mlp *trainer_network(const trainer *t);
 
 /* The cuBLASLt calls of a training step on the first training batch of the
