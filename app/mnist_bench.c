@@ -17,7 +17,7 @@
 #include "bench/bench_timing.h"
 #include "bench/bench_trace.h"
 #include "bench/bench_train.h"
-#include "gpu/gpu_arch_check.h"
+#include "gpu/gpu_precision.h"
 #include "train/data_source.h"
 
 #ifndef MNIST_SOURCE_DIR

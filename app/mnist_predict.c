@@ -15,7 +15,7 @@
 #include "app/cli_flags.h"
 #include "checkpoint/mlp_checkpoint.h"
 #include "data/pgm.h"
-#include "gpu/gpu_arch_check.h"
+#include "gpu/gpu_precision.h"
 #include "train/checkpoint_io.h"
 #include "train/data_source.h"
 #include "train/inference.h"

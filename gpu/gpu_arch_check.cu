@@ -1,7 +1,6 @@
 /* gpu_arch_check.cu: gathers what gpu_arch.h decides on: the versions, the
  * device, and a real probe: cudaFuncGetAttributes on a project kernel says
- * cudaErrorNoKernelImageForDevice when the binary has no code for the GPU;
- * and, for a precision, cuBLASLt's own answer (gpu/lt_probe.h).
+ * cudaErrorNoKernelImageForDevice when the binary has no code for the GPU.
  * MNIST_CUDA_ARCHITECTURES comes from CMakeLists.txt (this file only). */
 #include "gpu/gpu_arch_check.h"
 
@@ -9,7 +8,6 @@
 #include <stdio.h>
 
 #include "gpu/gpu_arch.h"
-#include "gpu/lt_probe.h"
 
 #ifndef MNIST_CUDA_ARCHITECTURES
 #error "MNIST_CUDA_ARCHITECTURES must name the build's list (CMakeLists.txt)"
@@ -80,27 +78,4 @@ extern "C" int gpu_arch_check_device(int device) {
     return -1;
   }
   return 0;
-}
-
-extern "C" int gpu_precision_check_device(char *msg, size_t msg_size,
-                                          int device, gpu_precision precision) {
-  struct cudaDeviceProp prop;
-  msg[0] = 0;
-  if (cudaGetDeviceProperties(&prop, device) != cudaSuccess) {
-    cudaGetLastError(); /* gpu_context_create names the bad device */
-    return 0;
-  }
-  int capability = prop.major * 10 + prop.minor;
-  int table =
-      gpu_precision_check(msg, msg_size, prop.name, capability, precision);
-  if (table < 0) return table;
-  /* The table can only say what the tensor cores support: ask cuBLASLt
-   * itself whether it plans every epilogue in this precision here. */
-  char refusal[1024];
-  if (lt_probe_precision(refusal, sizeof refusal, device, prop.name, capability,
-                         precision) != 0) {
-    snprintf(msg, msg_size, "%s", refusal);
-    return -1;
-  }
-  return table;
 }

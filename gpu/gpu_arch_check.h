@@ -31,14 +31,6 @@ int gpu_driver_usable(char *why, size_t why_size);
  * GPU, its capability, the architectures held and the rebuild command. */
 int gpu_arch_check_device(int device);
 
-/* gpu_precision_check (gpu_arch.h) for `device`, then cuBLASLt asked
- * there for every epilogue of a run (lt_probe_precision): 0 fine, 1 runs
- * without tensor cores (msg: one line), -1 refused (msg says why: the
- * table, or the epilogue cuBLASLt declined). A device that cannot be read
- * gives 0: gpu_context_create reports it. */
-int gpu_precision_check_device(char *msg, size_t msg_size, int device,
-                               gpu_precision precision);
-
 #ifdef __cplusplus
 }
 #endif

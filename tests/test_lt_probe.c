@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "gpu/gpu_arch_check.h"
+#include "gpu/gpu_precision.h"
 #include "gpu/lt_matmul.h"
 #include "gpu/lt_probe.h"
 #include "tests/test_gpu.h"

@@ -1,0 +1,31 @@
+/* gpu_precision.c: see gpu_precision.h. */
+#include "gpu/gpu_precision.h"
+
+#include <cuda_runtime_api.h>
+#include <stdio.h>
+
+#include "gpu/gpu_arch.h"
+#include "gpu/lt_probe.h"
+
+int gpu_precision_check_device(char *msg, size_t msg_size, int device,
+                               gpu_precision precision) {
+  struct cudaDeviceProp prop;
+  msg[0] = 0;
+  if (cudaGetDeviceProperties(&prop, device) != cudaSuccess) {
+    cudaGetLastError(); /* gpu_context_create names the bad device */
+    return 0;
+  }
+  int capability = prop.major * 10 + prop.minor;
+  int table =
+      gpu_precision_check(msg, msg_size, prop.name, capability, precision);
+  if (table < 0) return table;
+  /* The table can only say what the tensor cores support: ask cuBLASLt
+   * itself whether it plans every epilogue in this precision here. */
+  char refusal[1024];
+  if (lt_probe_precision(refusal, sizeof refusal, device, prop.name, capability,
+                         precision) != 0) {
+    snprintf(msg, msg_size, "%s", refusal);
+    return -1;
+  }
+  return table;
+}
