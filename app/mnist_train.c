@@ -2,7 +2,8 @@
  * will write, loads and validates the data (before touching the GPU),
  * trains, reports. SIGINT and SIGTERM stop training between epochs
  * (app/stop_signal.h): nothing is written, and it exits 130 or 143 saying
- * where it stopped. Like the
+ * where it stopped; they are held during the commits of --log and --save,
+ * and one that came then stops it right after them, saying so. Like the
  * other mains in app/, it is where the program exits; the libraries below
  * return their errors. */
 #include <math.h>
@@ -35,8 +36,10 @@
 enum { EXIT_USAGE = 2 };
 
 /* Says where a stop signal ended the run and that the files were left as
- * they were; returns the exit code (128 + the signal: 130, 143). */
-static int report_stop(const train_options *o, const trainer *t, int epochs) {
+ * they were (or, when it came during the commits, `written`); returns the
+ * exit code (128 + the signal: 130, 143). */
+static int report_stop(const train_options *o, const trainer *t, int epochs,
+                       int written) {
   int signo = stop_signal_received();
   fprintf(stderr,
           "\nmnist_train: %s: stopped after %d of %d epochs (%d optimiser "
@@ -44,11 +47,13 @@ static int report_stop(const train_options *o, const trainer *t, int epochs) {
           signo == SIGINT ? "interrupted (SIGINT)" : "terminated (SIGTERM)",
           epochs, o->config.epochs, t ? trainer_steps_done(t) : 0);
   if (o->log_path || o->save_path)
-    fprintf(stderr, "; %s%s%s%s%s left as %s, nothing written",
-            o->log_path ? "--log " : "", o->log_path ? o->log_path : "",
+    fprintf(stderr, "; %s%s%s%s%s %s", o->log_path ? "--log " : "",
+            o->log_path ? o->log_path : "",
             o->log_path && o->save_path ? " and " : "",
             o->save_path ? "--save " : "", o->save_path ? o->save_path : "",
-            o->log_path && o->save_path ? "they were" : "it was");
+            written                       ? "written first"
+            : o->log_path && o->save_path ? "left as they were, nothing written"
+                                          : "left as it was, nothing written");
   fprintf(stderr, "\n");
   return 128 + signo;
 }
@@ -266,7 +271,7 @@ static int train(const train_options *o, const mnist_dataset *data,
     goto done;
   }
   if (stop_signal_received()) {
-    status = report_stop(o, t, 0);
+    status = report_stop(o, t, 0, 0);
     goto done;
   }
   if (o->log_path &&
@@ -278,8 +283,9 @@ static int train(const train_options *o, const mnist_dataset *data,
   double accuracy = -1.0;
   int epochs_run = 0;
   int ran = run_epochs(t, o, data, log, started, &accuracy, &epochs_run);
+  stop_signal_hold(); /* until the commits are done (stop_signal.h) */
   if (stop_signal_received()) {
-    status = report_stop(o, t, epochs_run);
+    status = report_stop(o, t, epochs_run, 0);
     goto done;
   }
   if (ran >= 0 && log) {
@@ -300,7 +306,11 @@ static int train(const train_options *o, const mnist_dataset *data,
       printf("saved %s\n", o->save_path);
     }
   }
+  stop_signal_release();
+  if (status == EXIT_SUCCESS && stop_signal_received())
+    status = report_stop(o, t, epochs_run, 1);
 done:
+  stop_signal_release();
   run_log_discard(log);
   trainer_destroy(t);
   gpu_context_destroy(ctx);
