@@ -207,11 +207,13 @@ static int run_epochs(trainer *t, const train_options *o,
 
 /* --epochs 0: the loaded network on the test split, by an inference-only
  * network (no trainer: no training data, gradients or graphs), in batches
- * of --batch, with the checkpoint's normalisation (o->config.pixel_scale,
- * or the training split's for files that record none). */
+ * of --batch (else the file's, at most the split's size), with the checkpoint's
+ * normalisation (o->config.pixel_scale, or the training split's for files that
+ * record none). */
 static int evaluate(const train_options *o, const mnist_dataset *data,
                     const char *dir, const mlp_checkpoint *checkpoint) {
   const trainer_config *c = &o->config;
+  int batch = checkpoint_io_eval_batch(c->batch, data->test.count);
   gpu_context *ctx = NULL;
   mlp *net = NULL;
   inference_totals totals;
@@ -222,16 +224,15 @@ static int evaluate(const train_options *o, const mnist_dataset *data,
   mlp_options options = {.type = gpu_precision_dtype(o->gpu.precision),
                          .activation = c->activation,
                          .pad_units = c->pad_units};
-  int status =
-      pred && gpu_context_create(&ctx, &o->gpu) == 0 &&
-              inference_network_create(&net, ctx, checkpoint, &options,
-                                       c->batch) == 0 &&
-              inference_run(&totals, pred, NULL, net, ctx, c->mode, &data->test,
-                            c->batch, scale, shift) == 0 &&
-              eval_report_count(&report, pred, data->test.labels,
-                                data->test.count) == 0
-          ? 0
-          : -1;
+  int status = pred && gpu_context_create(&ctx, &o->gpu) == 0 &&
+                       inference_network_create(&net, ctx, checkpoint, &options,
+                                                batch) == 0 &&
+                       inference_run(&totals, pred, NULL, net, ctx, c->mode,
+                                     &data->test, batch, scale, shift) == 0 &&
+                       eval_report_count(&report, pred, data->test.labels,
+                                         data->test.count) == 0
+                   ? 0
+                   : -1;
   if (status == 0) {
     if (!o->quiet) {
       char name[256];
@@ -240,7 +241,7 @@ static int evaluate(const train_options *o, const mnist_dataset *data,
              "batches of %d\n",
              ctx->device_name, o->gpu.device, name, mlp_mode_name(c->mode),
              gpu_precision_name(o->gpu.precision),
-             lt_activation_name(c->activation), c->batch);
+             lt_activation_name(c->activation), batch);
       print_data_line(data, dir, 0);
     }
     eval_report_print(stdout, &report, totals.mean_loss);
@@ -347,9 +348,14 @@ int main(int argc, char **argv) {
   /* A checkpoint is read and checked before the data and the GPU. */
   mlp_checkpoint checkpoint = {0};
   if (options.load_path &&
-      checkpoint_io_load(&checkpoint, &options.config, options.load_path,
-                         options.hidden_given, options.activation_given, err,
-                         sizeof err) != 0) {
+      (checkpoint_io_load(&checkpoint, &options.config, options.load_path,
+                          options.hidden_given, options.activation_given, err,
+                          sizeof err) != 0 ||
+       (options.config.epochs == 0 &&
+        checkpoint_io_eval_settings(&options.config, &options.gpu.precision,
+                                    &checkpoint, options.batch_given,
+                                    options.precision_given, options.load_path,
+                                    err, sizeof err) != 0))) {
     fprintf(stderr, "mnist_train: %s\n", err);
     return EXIT_FAILURE;
   }
