@@ -4,7 +4,9 @@
  * checkpoint's own pixel normalisation. With --index N or --image
  * FILE.pgm: the digit drawn in the terminal, the predicted class and the
  * ten probabilities; without: the test accuracy and the most confident
- * mistakes. --image reads no MNIST file; the others read the test split
+ * mistakes. It runs in the checkpoint's precision (--precision overrides)
+ * and in fused mode (--mode), in the checkpoint's batch capped at the
+ * images' count. --image reads no MNIST file; the others read the test split
  * only. The checkpoint, the data and the image are read and checked before
  * the GPU is touched. The only other place, with mnist_train and
  * mnist_bench, that exits. */
@@ -30,6 +32,8 @@ typedef struct predict_options {
   int mistakes;
   int mistakes_given; /* --mistakes was given (refused with one image) */
   int device;
+  int precision; /* gpu_precision; -1: the checkpoint's */
+  mlp_mode mode; /* --mode, default fused */
   int help;
   int check_flags; /* parse, say what would run, exit: no data, no GPU */
 } predict_options;
@@ -38,9 +42,14 @@ static void usage(FILE *out) {
   fprintf(out,
           "usage: mnist_predict --model FILE [--data-dir DIR]\n"
           "                     [--index N | --image FILE.pgm] [--mistakes K]\n"
-          "                     [--device N] [--check-flags]\n"
+          "                     [--precision P] [--mode MODE] [--device N]\n"
+          "                     [--check-flags]\n"
           "Runs a network saved by mnist_train --save, with the pixel\n"
-          "normalisation the file records. With --index N (a test image) or\n"
+          "normalisation the file records, in the file's precision (fp32\n"
+          "for files that do not say; --precision fp32, tf32, bf16 or fp16\n"
+          "overrides it) and mode (--mode fused, unfused or auto; default\n"
+          "fused), in batches of the file's batch (at most the images'). With "
+          "--index N (a test image) or\n"
           "--image FILE (a 28x28 8-bit PGM, white digit on black as in\n"
           "MNIST): the digit drawn, the predicted class and the ten\n"
           "probabilities. Without either: the test accuracy and the K most\n"
@@ -53,10 +62,26 @@ static void usage(FILE *out) {
           "exit (0 when they parse); reads no file, needs no GPU.\n");
 }
 
+static const char *const precision_names[] = {"fp32", "tf32", "bf16", "fp16",
+                                              NULL};
+static const char *const mode_names[] = {"fused", "unfused", "auto", NULL};
+
+static void store_precision(void *target, int index) {
+  *(int *)target = gpu_precision_parse(precision_names[index]);
+}
+
+static void store_mode(void *target, int index) {
+  static const mlp_mode values[] = {MLP_MODE_FUSED, MLP_MODE_UNFUSED,
+                                    MLP_MODE_AUTO};
+  *(mlp_mode *)target = values[index];
+}
+
 static int parse(predict_options *o, int argc, char **argv, char *err,
                  size_t size) {
   memset(o, 0, sizeof *o);
   o->index = -1;
+  o->precision = -1;
+  o->mode = MLP_MODE_FUSED;
   o->mistakes = 10;
   const cli_flag flags[] = {
       {.name = "model", .kind = CLI_STRING, .target = &o->model},
@@ -69,6 +94,16 @@ static int parse(predict_options *o, int argc, char **argv, char *err,
        .high = 10000,
        .given = &o->mistakes_given},
       {.name = "device", .kind = CLI_INT, .target = &o->device, .high = 1023},
+      {.name = "precision",
+       .kind = CLI_CHOICE,
+       .target = &o->precision,
+       .choices = precision_names,
+       .store = store_precision},
+      {.name = "mode",
+       .kind = CLI_CHOICE,
+       .target = &o->mode,
+       .choices = mode_names,
+       .store = store_mode},
       {.name = "help",
        .kind = CLI_SWITCH,
        .target = &o->help,
@@ -111,7 +146,10 @@ static void describe(FILE *out, const predict_options *o) {
             "the test split (accuracy, the %d most confident mistakes); "
             "reads it from %s",
             o->mistakes, data);
-  fprintf(out, "; device %d\n", o->device);
+  fprintf(out, "; %s, %s mode; device %d\n",
+          o->precision >= 0 ? gpu_precision_name((gpu_precision)o->precision)
+                            : "the checkpoint's precision",
+          mlp_mode_name(o->mode), o->device);
 }
 
 /* The image as shades, two characters per pixel. */
@@ -176,15 +214,18 @@ static mnist_split images_of(const predict_options *o,
 
 static int run(const predict_options *o, const mnist_dataset *data,
                uint8_t *image, const mlp_checkpoint *ck,
-               const mlp_options *net_options, float scale, float shift) {
+               const mlp_options *net_options, gpu_precision precision,
+               float scale, float shift) {
   gpu_options g = gpu_options_defaults();
   g.device = o->device;
+  g.precision = precision;
   uint8_t label = 0;
   mnist_split split = images_of(o, data, image, &label);
   /* The training run's batch when the file records it, so the test
-   * split's numbers are the training log's bit for bit (the same GEMM
-   * shapes); one for a single image. */
-  int batch = o->image ? 1 : ck->meta.batch >= 1 ? ck->meta.batch : 1000;
+   * split's numbers are the training log's (the same GEMM shapes), capped
+   * at the images' count: a file's claim never sizes an allocation. */
+  int batch = checkpoint_io_eval_batch(
+      ck->meta.batch >= 1 ? ck->meta.batch : 1000, split.count);
   gpu_context *ctx = NULL;
   mlp *net = NULL;
   int n = split.count, status = -1;
@@ -195,8 +236,8 @@ static int run(const predict_options *o, const mnist_dataset *data,
     mlp_options options = *net_options;
     options.type = gpu_precision_dtype(g.precision);
     if (inference_network_create(&net, ctx, ck, &options, batch) == 0 &&
-        inference_run(&totals, pred, prob, net, ctx, MLP_MODE_FUSED, &split,
-                      batch, scale, shift) == 0)
+        inference_run(&totals, pred, prob, net, ctx, o->mode, &split, batch,
+                      scale, shift) == 0)
       status = 0;
   }
   if (status == 0 && (o->image || o->index >= 0)) {
@@ -218,11 +259,14 @@ static int run(const predict_options *o, const mnist_dataset *data,
  * normalisation: *transform 0 when recorded, 1 when not) and the image
  * (--image). Returns 0, or -1 with `err`. */
 static int read_inputs(mlp_checkpoint *ck, mlp_options *net_options,
-                       float *scale, float *shift, int *transform,
-                       uint8_t *image, const predict_options *o, char *err,
-                       size_t size) {
+                       gpu_precision *precision, float *scale, float *shift,
+                       int *transform, uint8_t *image, const predict_options *o,
+                       char *err, size_t size) {
   memset(net_options, 0, sizeof *net_options);
+  *precision = (gpu_precision)o->precision;
   if (mlp_checkpoint_load(o->model, NULL, 0, ck, err, size) != 0 ||
+      (o->precision < 0 && checkpoint_io_precision(precision, ck, "--model",
+                                                   o->model, err, size) != 0) ||
       checkpoint_io_check_widths(ck, "--model", o->model, err, size) != 0 ||
       checkpoint_io_activation(&net_options->activation, ck, "--model",
                                o->model, err, size) != 0 ||
@@ -253,8 +297,9 @@ int main(int argc, char **argv) {
   uint8_t image[MNIST_PIXELS];
   float scale = 0.0f, shift = 0.0f;
   int transform = 1;
-  if (read_inputs(&ck, &net_options, &scale, &shift, &transform, image, &o, err,
-                  sizeof err) != 0) {
+  gpu_precision precision = GPU_PRECISION_FP32;
+  if (read_inputs(&ck, &net_options, &precision, &scale, &shift, &transform,
+                  image, &o, err, sizeof err) != 0) {
     fprintf(stderr, "mnist_predict: %s\n", err);
     mlp_checkpoint_destroy(&ck);
     return 1;
@@ -277,13 +322,15 @@ int main(int argc, char **argv) {
             data.test.count - 1, o.index);
   else if (!gpu_device_available(why, sizeof why))
     fprintf(stderr, "mnist_predict: needs a CUDA GPU: %s\n", why);
-  else if (gpu_precision_check_device(why, sizeof why, o.device,
-                                      gpu_options_defaults().precision) < 0) {
+  else if (gpu_precision_check_device(why, sizeof why, o.device, precision) <
+           0) {
     fprintf(stderr, "mnist_predict: %s\n", why);
     status = 2;
   } else
     status =
-        run(&o, &data, image, &ck, &net_options, scale, shift) == 0 ? 0 : 1;
+        run(&o, &data, image, &ck, &net_options, precision, scale, shift) == 0
+            ? 0
+            : 1;
   mnist_dataset_destroy(&data);
   mlp_checkpoint_destroy(&ck);
   return status;

@@ -2,7 +2,8 @@
  * will write, loads and validates the data (before touching the GPU),
  * trains, reports. SIGINT and SIGTERM stop training between epochs
  * (app/stop_signal.h): nothing is written, and it exits 130 or 143 saying
- * where it stopped. Like the
+ * where it stopped; they are held during the commits of --log and --save,
+ * and one that came then stops it right after them, saying so. Like the
  * other mains in app/, it is where the program exits; the libraries below
  * return their errors. */
 #include <math.h>
@@ -35,8 +36,10 @@
 enum { EXIT_USAGE = 2 };
 
 /* Says where a stop signal ended the run and that the files were left as
- * they were; returns the exit code (128 + the signal: 130, 143). */
-static int report_stop(const train_options *o, const trainer *t, int epochs) {
+ * they were (or, when it came during the commits, `written`); returns the
+ * exit code (128 + the signal: 130, 143). */
+static int report_stop(const train_options *o, const trainer *t, int epochs,
+                       int written) {
   int signo = stop_signal_received();
   fprintf(stderr,
           "\nmnist_train: %s: stopped after %d of %d epochs (%d optimiser "
@@ -44,11 +47,13 @@ static int report_stop(const train_options *o, const trainer *t, int epochs) {
           signo == SIGINT ? "interrupted (SIGINT)" : "terminated (SIGTERM)",
           epochs, o->config.epochs, t ? trainer_steps_done(t) : 0);
   if (o->log_path || o->save_path)
-    fprintf(stderr, "; %s%s%s%s%s left as %s, nothing written",
-            o->log_path ? "--log " : "", o->log_path ? o->log_path : "",
+    fprintf(stderr, "; %s%s%s%s%s %s", o->log_path ? "--log " : "",
+            o->log_path ? o->log_path : "",
             o->log_path && o->save_path ? " and " : "",
             o->save_path ? "--save " : "", o->save_path ? o->save_path : "",
-            o->log_path && o->save_path ? "they were" : "it was");
+            written                       ? "written first"
+            : o->log_path && o->save_path ? "left as they were, nothing written"
+                                          : "left as it was, nothing written");
   fprintf(stderr, "\n");
   return 128 + signo;
 }
@@ -202,11 +207,13 @@ static int run_epochs(trainer *t, const train_options *o,
 
 /* --epochs 0: the loaded network on the test split, by an inference-only
  * network (no trainer: no training data, gradients or graphs), in batches
- * of --batch, with the checkpoint's normalisation (o->config.pixel_scale,
- * or the training split's for files that record none). */
+ * of --batch (else the file's, at most the split's size), with the checkpoint's
+ * normalisation (o->config.pixel_scale, or the training split's for files that
+ * record none). */
 static int evaluate(const train_options *o, const mnist_dataset *data,
                     const char *dir, const mlp_checkpoint *checkpoint) {
   const trainer_config *c = &o->config;
+  int batch = checkpoint_io_eval_batch(c->batch, data->test.count);
   gpu_context *ctx = NULL;
   mlp *net = NULL;
   inference_totals totals;
@@ -217,16 +224,15 @@ static int evaluate(const train_options *o, const mnist_dataset *data,
   mlp_options options = {.type = gpu_precision_dtype(o->gpu.precision),
                          .activation = c->activation,
                          .pad_units = c->pad_units};
-  int status =
-      pred && gpu_context_create(&ctx, &o->gpu) == 0 &&
-              inference_network_create(&net, ctx, checkpoint, &options,
-                                       c->batch) == 0 &&
-              inference_run(&totals, pred, NULL, net, ctx, c->mode, &data->test,
-                            c->batch, scale, shift) == 0 &&
-              eval_report_count(&report, pred, data->test.labels,
-                                data->test.count) == 0
-          ? 0
-          : -1;
+  int status = pred && gpu_context_create(&ctx, &o->gpu) == 0 &&
+                       inference_network_create(&net, ctx, checkpoint, &options,
+                                                batch) == 0 &&
+                       inference_run(&totals, pred, NULL, net, ctx, c->mode,
+                                     &data->test, batch, scale, shift) == 0 &&
+                       eval_report_count(&report, pred, data->test.labels,
+                                         data->test.count) == 0
+                   ? 0
+                   : -1;
   if (status == 0) {
     if (!o->quiet) {
       char name[256];
@@ -235,7 +241,7 @@ static int evaluate(const train_options *o, const mnist_dataset *data,
              "batches of %d\n",
              ctx->device_name, o->gpu.device, name, mlp_mode_name(c->mode),
              gpu_precision_name(o->gpu.precision),
-             lt_activation_name(c->activation), c->batch);
+             lt_activation_name(c->activation), batch);
       print_data_line(data, dir, 0);
     }
     eval_report_print(stdout, &report, totals.mean_loss);
@@ -266,7 +272,7 @@ static int train(const train_options *o, const mnist_dataset *data,
     goto done;
   }
   if (stop_signal_received()) {
-    status = report_stop(o, t, 0);
+    status = report_stop(o, t, 0, 0);
     goto done;
   }
   if (o->log_path &&
@@ -278,8 +284,9 @@ static int train(const train_options *o, const mnist_dataset *data,
   double accuracy = -1.0;
   int epochs_run = 0;
   int ran = run_epochs(t, o, data, log, started, &accuracy, &epochs_run);
+  stop_signal_hold(); /* until the commits are done (stop_signal.h) */
   if (stop_signal_received()) {
-    status = report_stop(o, t, epochs_run);
+    status = report_stop(o, t, epochs_run, 0);
     goto done;
   }
   if (ran >= 0 && log) {
@@ -300,7 +307,11 @@ static int train(const train_options *o, const mnist_dataset *data,
       printf("saved %s\n", o->save_path);
     }
   }
+  stop_signal_release();
+  if (status == EXIT_SUCCESS && stop_signal_received())
+    status = report_stop(o, t, epochs_run, 1);
 done:
+  stop_signal_release();
   run_log_discard(log);
   trainer_destroy(t);
   gpu_context_destroy(ctx);
@@ -337,9 +348,14 @@ int main(int argc, char **argv) {
   /* A checkpoint is read and checked before the data and the GPU. */
   mlp_checkpoint checkpoint = {0};
   if (options.load_path &&
-      checkpoint_io_load(&checkpoint, &options.config, options.load_path,
-                         options.hidden_given, options.activation_given, err,
-                         sizeof err) != 0) {
+      (checkpoint_io_load(&checkpoint, &options.config, options.load_path,
+                          options.hidden_given, options.activation_given, err,
+                          sizeof err) != 0 ||
+       (options.config.epochs == 0 &&
+        checkpoint_io_eval_settings(&options.config, &options.gpu.precision,
+                                    &checkpoint, options.batch_given,
+                                    options.precision_given, options.load_path,
+                                    err, sizeof err) != 0))) {
     fprintf(stderr, "mnist_train: %s\n", err);
     return EXIT_FAILURE;
   }

@@ -35,7 +35,9 @@ void train_options_usage(FILE *out, const char *program) {
       "\n"
       "  --epochs N         passes over the training set (default %d); 0\n"
       "                     with --load: evaluate only (loss, accuracy,\n"
-      "                     per-class accuracy, confusion matrix)\n"
+      "                     per-class accuracy, confusion matrix), in the\n"
+      "                     file's batch and precision unless --batch or\n"
+      "                     --precision is given\n"
       "  --steps N          stop after N optimiser steps (the schedule\n"
       "                     still spans --epochs; launched from the host)\n"
       "  --order O          shuffle (a fresh order each epoch) or file\n"
@@ -217,7 +219,8 @@ int train_options_parse(train_options *out, int argc, char **argv, char *err,
        .kind = CLI_INT,
        .target = &c->batch,
        .low = 1,
-       .high = 65536},
+       .high = 65536,
+       .given = &out->batch_given},
       {.name = "lr",
        .kind = CLI_FLOAT,
        .target = &c->lr,
@@ -255,7 +258,8 @@ int train_options_parse(train_options *out, int argc, char **argv, char *err,
        .kind = CLI_CHOICE,
        .target = &out->gpu.precision,
        .choices = precision_names,
-       .store = store_precision},
+       .store = store_precision,
+       .given = &out->precision_given},
       {.name = "loss-scale",
        .kind = CLI_CUSTOM,
        .target = &c->loss_scale,

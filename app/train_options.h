@@ -21,6 +21,8 @@ typedef struct train_options {
   int steps;             /* --steps N (-1: not given; 0: no training) */
   int hidden_given;      /* --hidden was given (--load's widths must agree) */
   int activation_given;  /* --activation was given (--load's must agree) */
+  int batch_given;     /* --batch was given (else --epochs 0 takes --load's) */
+  int precision_given; /* --precision was given (else, likewise) */
   int quiet;
   int show_plans; /* list the cuBLASLt plans after training */
   int help;

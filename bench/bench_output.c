@@ -1,15 +1,10 @@
-/* bench_output.c: mnist_bench's output file, checked early and again at
- * the rename by the rules --log and --save follow (checkpoint/write_target.h),
- * and replaced atomically (bench_output.h). */
-#define _XOPEN_SOURCE 700 /* realpath */
+/* bench_output.c: mnist_bench's output file, checked early and replaced
+ * by the rule --log and --save follow (checkpoint/write_target.h;
+ * bench_output.h). */
 #include "bench/bench_output.h"
 
-#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "checkpoint/write_target.h"
 
@@ -20,40 +15,17 @@ int bench_output_check(const char *flag, const char *path, char *err,
   return -1;
 }
 
+/* write_target_writer: the text and a newline. */
+static int write_text(FILE *file, void *arg) {
+  const char *text = arg;
+  return fputs(text, file) >= 0 && fputc('\n', file) != EOF ? 0 : -1;
+}
+
 int bench_output_replace(const char *path, const char *text) {
-  char target[4096], partial[4200], err[8400];
-  if (!realpath(path, target)) snprintf(target, sizeof target, "%s", path);
-  snprintf(partial, sizeof partial, "%s.partial-XXXXXX", target);
-  int fd = mkstemp(partial);
-  if (fd < 0) {
-    fprintf(stderr, "bench_output: cannot create %s (%s); %s left as it was\n",
-            partial, strerror(errno), path);
-    return -1;
-  }
-  /* mkstemp makes the file 0600: give it the mode of the file it replaces,
-   * or an ordinary file's under the user's umask. */
-  struct stat old;
-  mode_t mask = umask(0);
-  umask(mask);
-  fchmod(fd, stat(target, &old) == 0 ? old.st_mode & 07777 : 0666 & ~mask);
-  FILE *file = fdopen(fd, "w");
-  int written = file && fputs(text, file) >= 0 && fputc('\n', file) != EOF &&
-                fflush(file) == 0 && fsync(fd) == 0;
-  int saved = errno;
-  if (file ? fclose(file) != 0 : close(fd) != 0) written = 0;
-  /* The target can have changed since bench_output_check: the same rule
-   * again, just before the rename. */
-  if (written && write_target_recheck("--json", path, err, sizeof err) != 0) {
-    fprintf(stderr, "bench_output: %s\n", err);
-    remove(partial);
-    return -1;
-  }
-  if (!written || rename(partial, target) != 0) {
-    fprintf(stderr, "bench_output: cannot write %s (%s); %s left as it was\n",
-            written ? target : partial, strerror(written ? errno : saved),
-            path);
-    remove(partial);
-    return -1;
-  }
-  return 0;
+  char err[8400];
+  if (write_target_commit("--json", path, write_text, (void *)text, err,
+                          sizeof err) == 0)
+    return 0;
+  fprintf(stderr, "bench_output: %s\n", err);
+  return -1;
 }

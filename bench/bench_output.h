@@ -16,10 +16,10 @@
 int bench_output_check(const char *flag, const char *path, char *err,
                        size_t err_size);
 
-/* Writes `text` and a newline to `path`.partial-XXXXXX beside `path`
- * (beside its target, for a symbolic link), fsyncs, checks `path` again
- * (write_target_recheck) and renames it over the file. Returns 0, or -1
- * with a message on stderr, the file untouched and no temporary left. */
+/* Writes `text` and a newline to `path` by write_target_commit: a
+ * temporary beside it (beside its target, for a symbolic link, which stays
+ * a link), fsynced, `path` checked again, renamed over the file. Returns 0, or
+ * -1 with a message on stderr, the file untouched and no temporary left. */
 int bench_output_replace(const char *path, const char *text);
 
 #endif

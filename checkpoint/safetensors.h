@@ -40,10 +40,10 @@ typedef struct safetensors_pair {
 
 /* Writes `count` tensors (data areas in that order) and `pair_count`
  * metadata pairs to `path`, the header padded with spaces to a multiple of
- * 8 bytes. Atomic: written to PATH.partial-XXXXXX, flushed and fsync'd,
- * then renamed over `path` unless that is now not a regular file
- * (write_target_recheck). Returns 0, or -1 with `err` naming the path and
- * the reason; `path` is then as it was and no temporary is left. */
+ * 8 bytes. Atomic, by write_target_commit: a symbolic link is written
+ * through; a temporary beside the target, fsynced, renamed over it unless
+ * it is now not a regular file. Returns 0, or -1 with `err` naming the
+ * path and the reason; `path` is then as it was and no temporary is left. */
 int safetensors_write(const char *path, const safetensors_entry *tensors,
                       int count, const safetensors_pair *pairs, int pair_count,
                       char *err, size_t err_size);

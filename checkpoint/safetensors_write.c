@@ -4,12 +4,9 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 /* A temporary file being written; the first failure's errno is kept. */
 typedef struct st_out {
@@ -144,30 +141,32 @@ static int check_entries(const char *path, const safetensors_entry *tensors,
   return 0;
 }
 
-/* Gives the temporary the mode of the file it replaces, or an ordinary
- * file's (0666 under the umask); mkstemp made it 0600. */
-static void set_mode(int fd, const char *path) {
-  struct stat old;
-  mode_t mask = umask(0);
-  umask(mask);
-  mode_t mode = stat(path, &old) == 0 ? old.st_mode & 07777 : 0666 & ~mask;
-  (void)fchmod(fd, mode);
-}
+/* What the file holds: the header (padded with spaces to `padded` bytes)
+ * and the tensors' data. */
+typedef struct st_content {
+  const char *header;
+  size_t length, padded;
+  const safetensors_entry *tensors;
+  int count;
+} st_content;
 
-/* fsync of the folder holding `path`, so that the rename is durable; a
- * failure here loses nothing already written, so it is not reported. */
-static void sync_folder(const char *path) {
-  char folder[4096];
-  const char *slash = strrchr(path, '/');
-  if (!slash)
-    snprintf(folder, sizeof folder, ".");
-  else
-    snprintf(folder, sizeof folder, "%.*s",
-             (int)(slash == path ? 1 : slash - path), path);
-  int fd = open(folder, O_RDONLY);
-  if (fd < 0) return;
-  (void)fsync(fd);
-  close(fd);
+/* write_target_writer: the whole file to `file`. */
+static int write_content(FILE *file, void *arg) {
+  const st_content *c = arg;
+  st_out out = {file, 0};
+  unsigned char size_bytes[8];
+  for (int b = 0; b < 8; b++)
+    size_bytes[b] = (unsigned char)((uint64_t)c->padded >> (8 * b));
+  out_bytes(&out, size_bytes, 8);
+  out_bytes(&out, c->header, c->length);
+  out_bytes(&out, "       ", c->padded - c->length);
+  for (int t = 0; t < c->count; t++) {
+    uint64_t bytes = 0;
+    entry_bytes(&c->tensors[t], &bytes);
+    out_floats(&out, c->tensors[t].data, bytes / 4);
+  }
+  errno = out.err_no;
+  return out.err_no ? -1 : 0;
 }
 
 int safetensors_write(const char *path, const safetensors_entry *tensors,
@@ -178,59 +177,10 @@ int safetensors_write(const char *path, const safetensors_entry *tensors,
   char *header =
       header_text(path, tensors, count, pairs, pair_count, err, err_size);
   if (!header) return -1;
-  size_t length = strlen(header), padded = (length + 7) / 8 * 8;
-
-  char partial[4200];
-  if (snprintf(partial, sizeof partial, "%s.partial-XXXXXX", path) >=
-      (int)sizeof partial) {
-    snprintf(err, err_size, "%s: expected a shorter path, found %zu bytes",
-             path, strlen(path));
-    free(header);
-    return -1;
-  }
-  int fd = mkstemp(partial);
-  if (fd < 0) {
-    snprintf(err, err_size, "%s: cannot create the temporary %s (%s)", path,
-             partial, strerror(errno));
-    free(header);
-    return -1;
-  }
-  set_mode(fd, path);
-  st_out out = {fdopen(fd, "wb"), 0};
-  if (!out.file) {
-    out.err_no = errno;
-    close(fd);
-  } else {
-    unsigned char size_bytes[8];
-    for (int b = 0; b < 8; b++)
-      size_bytes[b] = (unsigned char)((uint64_t)padded >> (8 * b));
-    out_bytes(&out, size_bytes, 8);
-    out_bytes(&out, header, length);
-    out_bytes(&out, "       ", padded - length);
-    for (int t = 0; t < count; t++) {
-      uint64_t bytes = 0;
-      entry_bytes(&tensors[t], &bytes);
-      out_floats(&out, tensors[t].data, bytes / 4);
-    }
-    errno = 0;
-    if (!out.err_no && (fflush(out.file) != 0 || fsync(fileno(out.file)) != 0))
-      out.err_no = errno ? errno : EIO;
-    errno = 0;
-    if (fclose(out.file) != 0 && !out.err_no) out.err_no = errno ? errno : EIO;
-  }
+  size_t length = strlen(header);
+  st_content content = {header, length, (length + 7) / 8 * 8, tensors, count};
+  int status =
+      write_target_commit(NULL, path, write_content, &content, err, err_size);
   free(header);
-  /* The target may have become a device node or a FIFO during the run. */
-  if (!out.err_no && write_target_recheck(NULL, path, err, err_size) != 0) {
-    unlink(partial);
-    return -1;
-  }
-  if (!out.err_no && rename(partial, path) != 0) out.err_no = errno;
-  if (out.err_no) {
-    unlink(partial);
-    snprintf(err, err_size, "%s: cannot write it (%s); left as it was", path,
-             strerror(out.err_no));
-    return -1;
-  }
-  sync_folder(path);
-  return 0;
+  return status;
 }

@@ -1,8 +1,10 @@
 /* test_checkpoint_rules.c: the checkpoint rules every program shares
  * (train/checkpoint_io.h), table-driven: the activation by name, the
  * 784-...-10 widths, the recorded pixel normalisation and the training
- * split's in its place (train/train_config.h), and --load taking
- * them into the run's configuration; the test split loaded alone
+ * split's in its place (train/train_config.h), and --load taking them
+ * into the run's configuration; the precision by name, and --epochs 0
+ * taking the file's batch and precision unless given, the batch capped at
+ * the images' count; the test split loaded alone
  * (data/mnist.h: mnist_test_load) with no training file present. Plain C. */
 #include <check.h>
 #include <math.h>
@@ -64,6 +66,73 @@ START_TEST(activation_by_name) {
     ck_assert_int_eq(status, -1);
     ck_assert_msg(strstr(err, "--model m.st") && strstr(err, want), "%s", err);
   }
+}
+END_TEST
+
+static const struct {
+  const char *name;
+  int ok;
+  gpu_precision want;
+} precisions[] = {
+    {"", 1, GPU_PRECISION_FP32}, /* files that do not say: FP32 */
+    {"fp32", 1, GPU_PRECISION_FP32}, {"tf32", 1, GPU_PRECISION_TF32},
+    {"bf16", 1, GPU_PRECISION_BF16}, {"fp16", 1, GPU_PRECISION_FP16},
+    {"BF16", 0, GPU_PRECISION_FP32}, {"fp64", 0, GPU_PRECISION_FP32},
+};
+
+START_TEST(precision_by_name) {
+  int widths[] = {784, 100, 10};
+  mlp_checkpoint ck = make(widths, 2, "relu");
+  snprintf(ck.meta.precision, sizeof ck.meta.precision, "%s",
+           precisions[_i].name);
+  gpu_precision got = GPU_PRECISION_TF32;
+  char err[512] = "";
+  int status =
+      checkpoint_io_precision(&got, &ck, "--model", "m.st", err, sizeof err);
+  ck_assert_int_eq(status, precisions[_i].ok ? 0 : -1);
+  if (precisions[_i].ok)
+    ck_assert_int_eq(got, precisions[_i].want);
+  else
+    ck_assert_msg(strstr(err, "--model m.st") && strstr(err, "'precision'") &&
+                      strstr(err, precisions[_i].name),
+                  "%s", err);
+}
+END_TEST
+
+/* --epochs 0 --load: the file's batch and precision unless given; a file
+ * without a batch keeps --batch's default; the batch never exceeds the
+ * images evaluated. */
+START_TEST(eval_takes_the_files_batch_and_precision) {
+  int widths[] = {784, 100, 10};
+  mlp_checkpoint ck = make(widths, 2, "relu");
+  snprintf(ck.meta.precision, sizeof ck.meta.precision, "bf16");
+  ck.meta.batch = 256;
+  trainer_config c = trainer_config_defaults();
+  gpu_precision p = GPU_PRECISION_FP32;
+  char err[512] = "";
+  ck_assert_int_eq(
+      checkpoint_io_eval_settings(&c, &p, &ck, 0, 0, "f.st", err, sizeof err),
+      0);
+  ck_assert_int_eq(c.batch, 256);
+  ck_assert_int_eq(p, GPU_PRECISION_BF16);
+  c.batch = 64;
+  p = GPU_PRECISION_TF32;
+  ck_assert_int_eq(
+      checkpoint_io_eval_settings(&c, &p, &ck, 1, 1, "f.st", err, sizeof err),
+      0);
+  ck_assert_int_eq(c.batch, 64);
+  ck_assert_int_eq(p, GPU_PRECISION_TF32);
+  ck.meta.batch = -1; /* not recorded */
+  snprintf(ck.meta.precision, sizeof ck.meta.precision, "fp64");
+  ck_assert_int_eq(
+      checkpoint_io_eval_settings(&c, &p, &ck, 0, 0, "f.st", err, sizeof err),
+      -1);
+  ck_assert_int_eq(c.batch, 64);
+  ck_assert_msg(strstr(err, "--load f.st") && strstr(err, "fp64"), "%s", err);
+  ck_assert_int_eq(checkpoint_io_eval_batch(128, 10000), 128);
+  ck_assert_int_eq(checkpoint_io_eval_batch(1000000, 10000), 10000);
+  ck_assert_int_eq(checkpoint_io_eval_batch(256, 1), 1);
+  ck_assert_int_eq(checkpoint_io_eval_batch(0, 0), 1);
 }
 END_TEST
 
@@ -221,6 +290,9 @@ int main(void) {
                       (int)(sizeof transforms / sizeof transforms[0]));
   tcase_add_test(tc, pixel_transform_fallback);
   tcase_add_test(tc, load_takes_the_files_settings);
+  tcase_add_loop_test(tc, precision_by_name, 0,
+                      (int)(sizeof precisions / sizeof precisions[0]));
+  tcase_add_test(tc, eval_takes_the_files_batch_and_precision);
   tcase_add_test(tc, test_split_alone);
   suite_add_tcase(suite, tc);
   return test_run_suite(suite, 0);

@@ -69,6 +69,24 @@ START_TEST(check_flags_of_bench_and_predict) {
                    0);
   ck_assert_msg(strstr(out, "test image 4; reads the test split from nowhere"),
                 "%s", out);
+  /* mnist_predict runs in the checkpoint's precision unless told. */
+  ck_assert_msg(strstr(out, "the checkpoint's precision, fused mode"), "%s",
+                out);
+  ck_assert_int_eq(run_program(MNIST_PREDICT_PATH,
+                               "--check-flags --model m.st --precision bf16 "
+                               "--mode unfused",
+                               out, sizeof out),
+                   0);
+  ck_assert_msg(strstr(out, "bf16, unfused mode"), "%s", out);
+  ck_assert_int_eq(run_program(MNIST_PREDICT_PATH,
+                               "--check-flags --model m.st --precision fp64",
+                               out, sizeof out),
+                   2);
+  ck_assert_msg(strstr(out, "--precision") && strstr(out, "fp64"), "%s", out);
+  ck_assert_int_eq(run_program(MNIST_PREDICT_PATH,
+                               "--check-flags --model m.st --mode fast", out,
+                               sizeof out),
+                   2);
 }
 END_TEST
 

@@ -7,9 +7,11 @@
  *    truncated train-images file is not read either, and --mistakes with
  *    --image is refused;
  *  - a short training run's last test accuracy, mnist_train --epochs 0
- *    --load and mnist_predict on the test split give the same count of
- *    correct images, exactly (FP32), from a folder holding the test split
- *    only (needs the data: skips, naming MNIST_DIR, without it).
+ *    --load and mnist_predict on the test split, neither told the batch or
+ *    the precision (both taken from the file), give the same count of
+ *    correct images: exactly in FP32, within 5 of 10000 in BF16 (see
+ *    bf16_slack), from a folder holding the test split only (needs the
+ *    data: skips, naming MNIST_DIR, without it).
  * Skips (77) without a GPU. */
 #include <check.h>
 #include <stdio.h>
@@ -156,14 +158,36 @@ static void test_split_folder(char *out, size_t size) {
                 text);
 }
 
+/* The count in "(N of 10000)" in `out`; -1 when there is none. */
+static int correct_in(const char *out) {
+  const char *at = strstr(out, " of 10000)");
+  while (at && at > out && at[-1] >= '0' && at[-1] <= '9')
+    at--;
+  return at && at > out && at[-1] == '(' ? atoi(at) : -1;
+}
+
+/* BF16: the evaluation makes the same forward calls on the same BF16
+ * copies of the weights as the run's last epoch, but its network builds
+ * its own cuBLASLt plans, and in BF16 the heuristic's choice may differ
+ * between them (another split or reduction order: logits move by ~1e-3
+ * relative), which can flip the argmax of the few images whose two top
+ * logits nearly tie. 5 of 10000 is 0.05 %, far below any real disagreement
+ * (a wrong precision or batch moves the count by tens). */
+static const struct {
+  const char *precision;
+  int slack; /* correct images the counts may differ by */
+} eval_cases[] = {{"fp32", 0}, {"bf16", 5}};
+
 START_TEST(evaluation_agrees_with_training) {
   char model[4300], log[4300], test_only[4300], command[16384], out[16384];
-  snprintf(model, sizeof model, "%s/trained.safetensors", dir);
-  snprintf(log, sizeof log, "%s/trained.csv", dir);
+  const char *precision = eval_cases[_i].precision;
+  int slack = eval_cases[_i].slack;
+  snprintf(model, sizeof model, "%s/trained-%s.safetensors", dir, precision);
+  snprintf(log, sizeof log, "%s/trained-%s.csv", dir, precision);
   snprintf(command, sizeof command,
-           "'%s' --data-dir '%s' --hidden 64 --batch 200 --epochs 1 --save "
-           "'%s' --log '%s' 2>&1",
-           MNIST_TRAIN_PATH, mnist_dir, model, log);
+           "'%s' --data-dir '%s' --hidden 64 --batch 200 --epochs 1 "
+           "--precision %s --save '%s' --log '%s' 2>&1",
+           MNIST_TRAIN_PATH, mnist_dir, precision, model, log);
   ck_assert_msg(capture(command, out, sizeof out) == 0, "%s", out);
   FILE *f = fopen(log, "r");
   ck_assert_ptr_nonnull(f);
@@ -175,20 +199,26 @@ START_TEST(evaluation_agrees_with_training) {
                    &row[3], &row[4]) == 5;
   fclose(f);
   ck_assert_int_eq(rows, 1);
-  char want[64];
-  snprintf(want, sizeof want, "(%d of 10000)", (int)(row[4] * 10000 + 0.5));
+  int want = (int)(row[4] * 10000 + 0.5);
   test_split_folder(test_only, sizeof test_only);
   snprintf(command, sizeof command,
-           "'%s' --data-dir '%s' --load '%s' --epochs 0 --batch 200 2>&1",
-           MNIST_TRAIN_PATH, test_only, model);
+           "'%s' --data-dir '%s' --load '%s' --epochs 0 2>&1", MNIST_TRAIN_PATH,
+           test_only, model);
   ck_assert_msg(capture(command, out, sizeof out) == 0, "%s", out);
-  ck_assert_msg(strstr(out, want) && strstr(out, "confusion matrix"),
-                "expected '%s' in:\n%s", want, out);
+  int got = correct_in(out);
+  ck_assert_msg(got >= 0 && abs(got - want) <= slack &&
+                    strstr(out, "confusion matrix") &&
+                    strstr(out, "batches of 200") && strstr(out, precision),
+                "%s: expected %d (+-%d) of 10000, batches of 200, in:\n%s",
+                precision, want, slack, out);
   snprintf(command, sizeof command, "'%s' --data-dir '%s' --model '%s' 2>&1",
            MNIST_PREDICT_PATH, test_only, model);
   ck_assert_msg(capture(command, out, sizeof out) == 0, "%s", out);
-  ck_assert_msg(strstr(out, want) && strstr(out, "most confident mistakes"),
-                "expected '%s' in:\n%s", want, out);
+  got = correct_in(out);
+  ck_assert_msg(got >= 0 && abs(got - want) <= slack &&
+                    strstr(out, "most confident mistakes"),
+                "%s: expected %d (+-%d) of 10000 in:\n%s", precision, want,
+                slack, out);
   snprintf(command, sizeof command,
            "'%s' --data-dir '%s' --model '%s' --index 7 2>&1",
            MNIST_PREDICT_PATH, test_only, model);
@@ -210,7 +240,8 @@ int main(void) {
   tcase_add_test(tc, image_needs_no_data);
   tcase_add_test(tc, image_ignores_a_damaged_data_folder);
   if (mnist_dir)
-    tcase_add_test(tc, evaluation_agrees_with_training);
+    tcase_add_loop_test(tc, evaluation_agrees_with_training, 0,
+                        (int)(sizeof eval_cases / sizeof eval_cases[0]));
   else
     printf("SKIP predict_e2e evaluation_agrees_with_training: MNIST %s\n", why);
   suite_add_tcase(suite, tc);

@@ -5,17 +5,24 @@
  * the check again at commit time refuses a target that became a FIFO
  * (run_log_commit, safetensors_write), leaving it and no temporary; the
  * same file under two names; the run log keeps its rows in memory and
- * creates no file before the commit. Plain C, runs anywhere (the device
- * node case needs mknod, as root: it says so where it cannot run). */
+ * creates no file before the commit; a symbolic link is written through
+ * by all three writers (run_log_commit, safetensors_write,
+ * bench_output_replace: the target replaced with its mode, the link kept,
+ * no temporary left), and a link into a folder that takes no new file is
+ * refused by the check. Plain C, runs anywhere (the device node case needs
+ * mknod, as root; the frozen folder chattr +i or a user other than root:
+ * each says so where it cannot run). */
 #define _XOPEN_SOURCE 700 /* mknod */
 #include <check.h>
 #include <dirent.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "bench/bench_output.h"
 #include "checkpoint/safetensors.h"
 #include "checkpoint/write_target.h"
 #include "tests/test_util.h"
@@ -27,6 +34,12 @@ static void setup(void) {
   ck_assert_int_eq(test_make_temp_dir(dir, sizeof dir), 0);
 }
 static void teardown(void) {
+  char frozen[4300];
+  snprintf(frozen, sizeof frozen, "chattr -i '%s/frozen' 2>/dev/null", dir);
+  if (system(frozen) != 0) {
+    snprintf(frozen, sizeof frozen, "%s/frozen", dir);
+    chmod(frozen, 0755);
+  }
   test_remove_dir(dir);
 }
 
@@ -36,15 +49,20 @@ static const char *in_dir(char *out, size_t size, const char *name) {
   return out;
 }
 
-/* Entries in the temporary folder, all but "." and "..". */
-static int entries(void) {
-  DIR *d = opendir(dir);
+/* Entries in `folder`, all but "." and "..". */
+static int entries_in(const char *folder) {
+  DIR *d = opendir(folder);
   ck_assert_ptr_nonnull(d);
   int count = 0;
   for (struct dirent *e; (e = readdir(d));)
     count += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
   closedir(d);
   return count;
+}
+
+/* Entries in the temporary folder. */
+static int entries(void) {
+  return entries_in(dir);
 }
 
 enum { MAKE_NOTHING, MAKE_FILE, MAKE_FIFO, MAKE_DEVICE, MAKE_FOLDER };
@@ -185,6 +203,117 @@ START_TEST(commit_refuses_a_target_that_changed) {
 }
 END_TEST
 
+/* One writer of the three, writing "new" (or a file that holds it) to
+ * `path`; 0 on success. */
+typedef int (*writer_fn)(const char *path);
+
+static int write_log(const char *path) {
+  run_log *log = NULL;
+  return run_log_open(&log, path, "new") == 0 ? run_log_commit(log) : -1;
+}
+static int write_tensors(const char *path) {
+  const float w[1] = {7.0f};
+  safetensors_entry tensor = {"new", 1, {1, 0}, w};
+  char err[8192];
+  return safetensors_write(path, &tensor, 1, NULL, 0, err, sizeof err);
+}
+static int write_json(const char *path) {
+  return bench_output_replace(path, "new");
+}
+static const writer_fn writers[] = {write_log, write_tensors, write_json};
+static const char *const writer_names[] = {
+    "run_log_commit", "safetensors_write", "bench_output_replace"};
+
+/* 1 when the file at `path` holds "new" somewhere in its first bytes. */
+static int holds_new(const char *path) {
+  char text[256] = "";
+  FILE *f = fopen(path, "rb");
+  if (!f) return 0;
+  size_t got = fread(text, 1, sizeof text - 1, f);
+  fclose(f);
+  for (size_t i = 0; i + 3 <= got; i++)
+    if (memcmp(text + i, "new", 3) == 0) return 1;
+  return 0;
+}
+
+/* --log, --save and --json through a symbolic link (to a file, and to a
+ * file not yet there) write the link's target, keep the target's mode and
+ * keep the link; no temporary is left beside either. */
+START_TEST(links_are_written_through) {
+  const char *name = writer_names[_i];
+  char real[4300], file[4400], fresh[4400], link_a[4300], link_b[4300];
+  char got[4400];
+  in_dir(real, sizeof real, "real");
+  ck_assert_int_eq(mkdir(real, 0755), 0);
+  snprintf(file, sizeof file, "%s/file", real);
+  snprintf(fresh, sizeof fresh, "%s/fresh", real);
+  ck_assert_int_eq(test_write_bytes(file, "old", 3, 0), 0);
+  ck_assert_int_eq(chmod(file, 0640), 0);
+  ck_assert_int_eq(symlink("real/file", in_dir(link_a, sizeof link_a, "a")), 0);
+  ck_assert_int_eq(symlink("real/fresh", in_dir(link_b, sizeof link_b, "b")),
+                   0);
+  ck_assert_msg(writers[_i](link_a) == 0, "%s: through a link failed", name);
+  ck_assert_msg(writers[_i](link_b) == 0, "%s: through a dangling link failed",
+                name);
+  const char *links[] = {link_a, link_b},
+             *targets[] = {"real/file", "real/fresh"};
+  for (int k = 0; k < 2; k++) {
+    struct stat info;
+    ck_assert_int_eq(lstat(links[k], &info), 0);
+    ck_assert_msg(S_ISLNK(info.st_mode), "%s: %s is no longer a link", name,
+                  links[k]);
+    ssize_t length = readlink(links[k], got, sizeof got - 1);
+    ck_assert_int_gt(length, 0);
+    got[length] = '\0';
+    ck_assert_str_eq(got, targets[k]);
+  }
+  ck_assert_msg(holds_new(file) && holds_new(fresh),
+                "%s: a link's target was not written", name);
+  struct stat info;
+  ck_assert_int_eq(stat(file, &info), 0);
+  ck_assert_int_eq(info.st_mode & 07777, 0640);
+  ck_assert_int_eq(entries(), 3); /* real, a, b: no temporary */
+  ck_assert_int_eq(entries_in(real), 2);
+}
+END_TEST
+
+/* A link in a writable folder to a file in a folder that takes no new
+ * file (chattr +i; chmod 0555 when not root) passes no check: the writers
+ * make their temporary beside the target, so it could only fail after the
+ * run. The same for a link to a new file in /proc. */
+START_TEST(link_into_frozen_folder_is_refused) {
+  const char *labels[] = {"--log", "--save", "--json"};
+  char frozen[4300], file[4400], link_a[4300], link_p[4300], err[8192];
+  in_dir(frozen, sizeof frozen, "frozen");
+  ck_assert_int_eq(mkdir(frozen, 0755), 0);
+  snprintf(file, sizeof file, "%s/old.csv", frozen);
+  ck_assert_int_eq(test_write_bytes(file, "old", 3, 0), 0);
+  ck_assert_int_eq(
+      symlink("frozen/old.csv", in_dir(link_a, sizeof link_a, "link")), 0);
+  ck_assert_int_eq(symlink("/proc/x.st", in_dir(link_p, sizeof link_p, "p")),
+                   0);
+  char command[4400];
+  snprintf(command, sizeof command, "chattr +i '%s' 2>/dev/null", frozen);
+  if (system(command) != 0 && (geteuid() == 0 || chmod(frozen, 0555) != 0)) {
+    printf("note: a frozen folder: chattr +i is refused here and root "
+           "ignores chmod 0555: not run\n");
+  } else {
+    for (int l = 0; l < 3; l++) {
+      ck_assert_msg(write_target_check(labels[l], link_a, err, sizeof err) ==
+                        -1,
+                    "%s: a link into a frozen folder was accepted", labels[l]);
+      ck_assert_msg(strstr(err, labels[l]) && strstr(err, link_a) &&
+                        strstr(err, "no file can be created in") &&
+                        strstr(err, "frozen'"),
+                    "%s", err);
+    }
+  }
+  if (access("/proc/self", F_OK) != 0) return;
+  ck_assert_int_eq(write_target_check("--save", link_p, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "no file can be created in '/proc'"), "%s", err);
+}
+END_TEST
+
 int main(void) {
   Suite *suite = suite_create("write_target");
   TCase *tc = tcase_create("write_target");
@@ -194,6 +323,9 @@ int main(void) {
   tcase_add_test(tc, recheck_and_same);
   tcase_add_test(tc, run_log_creates_nothing_before_commit);
   tcase_add_test(tc, commit_refuses_a_target_that_changed);
+  tcase_add_loop_test(tc, links_are_written_through, 0,
+                      (int)(sizeof writers / sizeof writers[0]));
+  tcase_add_test(tc, link_into_frozen_folder_is_refused);
   suite_add_tcase(suite, tc);
   return test_run_suite(suite, 0);
 }

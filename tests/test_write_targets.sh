@@ -8,7 +8,11 @@
 #   - /proc/x.st, /sys/x.st (folders where no file can be created);
 #   - a file made immutable with chattr +i (needs root and a file system
 #     that supports it: said and not run otherwise);
-#   - one file given to both --log and --save (by two spellings, by a link).
+#   - one file given to both --log and --save (by two spellings, by a link);
+#   - a symbolic link in a writable folder to a file in a folder where no
+#     file can be made (chattr +i, or chmod 0555 when not root; said and not
+#     run where neither works), for --log, --save and mnist_bench's --json:
+#     the writers replace a link's target, beside it, so this is refused.
 # A control run with good targets gets past the checks (fails on the data).
 # shellcheck disable=SC2317 # functions called through check()
 set -u
@@ -17,12 +21,14 @@ build="${2:-}"
 # shellcheck source=tests/shell_test_lib.sh
 . "$src/tests/shell_test_lib.sh"
 bin="$build/mnist_train"
+bench="$build/mnist_bench"
 if [ ! -x "$bin" ]; then
   echo "SKIP: no mnist_train in '$build'"; exit 77
 fi
 work=$(mktemp -d)
 cleanup() {
-  chattr -i "$work/immutable.st" 2>/dev/null
+  chattr -i "$work/immutable.st" "$work/frozen" 2>/dev/null
+  chmod 0755 "$work/frozen" 2>/dev/null
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -93,6 +99,32 @@ echo old >"$work/old.out"
 ln -s old.out "$work/old-link"
 refused "one file for both through a link" "same file" --log old.out --save old-link
 check "one file for both through a link: untouched" test "$(cat "$work/old.out")" = old
+
+# frozen_folder: $work/frozen holds old.out and takes no new file; 1 when
+# neither chattr +i nor (not as root) chmod 0555 makes it so.
+frozen_folder() {
+  mkdir "$work/frozen" && echo old >"$work/frozen/old.out" || return 1
+  chattr +i "$work/frozen" 2>/dev/null || chmod 0555 "$work/frozen"
+  ! touch "$work/frozen/probe" 2>/dev/null
+}
+if frozen_folder; then
+  ln -s frozen/old.out "$work/frozen-link"
+  for flag in --log --save; do
+    refused "$flag link into a frozen folder" "no file can be created in" \
+      "$flag" frozen-link
+    check "$flag link into a frozen folder: names the target's folder" has "frozen'"
+  done
+  (cd "$work" && "$bench" --data-dir no-data-here --json frozen-link) >"$work/out" 2>&1
+  code=$?
+  echo "--- mnist_bench --json frozen-link (exit $code)"; sed 's/^/    /' "$work/out"
+  check "--json link into a frozen folder: exit 2" test "$code" = 2
+  check "--json link into a frozen folder: says why" has "no file can be created in"
+  check "--json link into a frozen folder: refused before the data is read" eval '! has no-data-here'
+  check "links into a frozen folder: still a link, target untouched" \
+    test -L "$work/frozen-link" -a "$(cat "$work/frozen/old.out")" = old
+else
+  skip "a folder that takes no new file: neither chattr +i nor chmod 0555 makes one here"
+fi
 
 echo "$passed passed, $failed failed, $skipped not run"
 [ "$failed" = 0 ] || exit 1

@@ -52,6 +52,38 @@ int checkpoint_io_activation(lt_activation *out,
   return -1;
 }
 
+int checkpoint_io_precision(gpu_precision *out,
+                            const mlp_checkpoint *checkpoint, const char *flag,
+                            const char *path, char *err, size_t err_size) {
+  const char *found = checkpoint->meta.precision;
+  int value = found[0] ? gpu_precision_parse(found) : GPU_PRECISION_FP32;
+  if (value < 0) {
+    snprintf(err, err_size,
+             "%s %s: metadata 'precision': expected fp32, tf32, bf16 or "
+             "fp16, found '%s'",
+             flag, path, found);
+    return -1;
+  }
+  *out = (gpu_precision)value;
+  return 0;
+}
+
+int checkpoint_io_eval_settings(trainer_config *c, gpu_precision *precision,
+                                const mlp_checkpoint *checkpoint,
+                                int batch_given, int precision_given,
+                                const char *path, char *err, size_t err_size) {
+  if (!batch_given && checkpoint->meta.batch >= 1)
+    c->batch = checkpoint->meta.batch;
+  if (precision_given) return 0;
+  return checkpoint_io_precision(precision, checkpoint, "--load", path, err,
+                                 err_size);
+}
+
+int checkpoint_io_eval_batch(int batch, int count) {
+  int capped = batch < count ? batch : count;
+  return capped >= 1 ? capped : 1;
+}
+
 /* 0 with *value when `text` is a whole finite number. */
 static int parse_float(float *value, const char *text) {
   char *end = NULL;

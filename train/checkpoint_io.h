@@ -45,6 +45,26 @@ int checkpoint_io_pixel_transform(float *scale, float *shift,
                                   const char *flag, const char *path, char *err,
                                   size_t err_size);
 
+/* The precision the checkpoint was trained in: its metadata's name, or
+ * FP32 for files that do not say (older ones). Returns 0, or -1 with `err`
+ * naming the flag, the file and the name found. */
+int checkpoint_io_precision(gpu_precision *out,
+                            const mlp_checkpoint *checkpoint, const char *flag,
+                            const char *path, char *err, size_t err_size);
+
+/* Evaluation in the checkpoint's settings (mnist_train --epochs 0): its
+ * batch becomes c->batch unless `batch_given` (or the file has none), its
+ * precision *precision unless `precision_given`. Returns 0, or -1 with
+ * `err` (a precision name that is not one). */
+int checkpoint_io_eval_settings(trainer_config *c, gpu_precision *precision,
+                                const mlp_checkpoint *checkpoint,
+                                int batch_given, int precision_given,
+                                const char *path, char *err, size_t err_size);
+
+/* The batch to evaluate `count` images in: `batch` capped at `count`, so
+ * a file's claim never sizes an allocation; at least 1. */
+int checkpoint_io_eval_batch(int batch, int count);
+
 /* Loads `path` (--load) into *out (validated: mlp_checkpoint_load) with
  * the widths of c when `hidden_given` (they must agree), else takes the
  * file's into c, which must be 784-...-10; the file's activation becomes

@@ -1,16 +1,12 @@
 /* run_log.c: the --log CSV, kept in memory and replaced atomically
  * (run_log.h). */
-#define _XOPEN_SOURCE 700 /* realpath */
 #include "train/run_log.h"
 
-#include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "checkpoint/write_target.h"
 
@@ -64,68 +60,22 @@ int run_log_printf(run_log *log, const char *format, ...) {
   return log->failed ? -1 : 0;
 }
 
-/* Writes the rows to a new temporary beside `target` with `mode`; fills
- * `partial`. Returns 0, or -1 with a message (no temporary left). */
-static int write_partial(char *partial, size_t size, const char *target,
-                         mode_t mode, const run_log *log) {
-  snprintf(partial, size, "%s.partial-XXXXXX", target);
-  int fd = mkstemp(partial);
-  if (fd < 0) {
-    fprintf(stderr, "run_log: cannot create %s (%s)\n", partial,
-            strerror(errno));
-    return -1;
-  }
-  /* mkstemp makes the file 0600. */
-  if (fchmod(fd, mode) != 0)
-    fprintf(stderr, "run_log: note: could not set the mode of %s (%s)\n",
-            partial, strerror(errno));
-  size_t done = 0;
-  while (done < log->length) {
-    ssize_t wrote = write(fd, log->text + done, log->length - done);
-    if (wrote < 0 && errno == EINTR) continue;
-    if (wrote <= 0) break;
-    done += (size_t)wrote;
-  }
-  int ok = done == log->length && fsync(fd) == 0;
-  int saved = errno;
-  if (close(fd) != 0) ok = 0;
-  if (ok) return 0;
-  fprintf(stderr, "run_log: writing %s failed (%s); %s left as it was\n",
-          partial, strerror(saved), target);
-  unlink(partial);
-  return -1;
+/* write_target_writer: the rows. */
+static int write_rows(FILE *file, void *arg) {
+  const run_log *log = arg;
+  return fwrite(log->text, 1, log->length, file) == log->length ? 0 : -1;
 }
 
 int run_log_commit(run_log *log) {
-  /* A log that is a symbolic link is replaced where the link points, so
-   * the link stays a link. */
-  char target[PATH_MAX], partial[PATH_MAX + 32], err[PATH_MAX + 256];
-  if (!realpath(log->path, target))
-    snprintf(target, sizeof target, "%s", log->path);
-  if (log->failed) {
+  char err[PATH_MAX + 256];
+  int status = -1;
+  if (log->failed)
     fprintf(stderr,
-            "run_log: out of host memory for the rows; %s left as "
-            "it was\n",
+            "run_log: out of host memory for the rows; %s left as it was\n",
             log->path);
-    run_log_discard(log);
-    return -1;
-  }
-  /* The mode of the file it replaces, or an ordinary file's (0666 under
-   * the user's umask). */
-  struct stat old;
-  mode_t mask = umask(0);
-  umask(mask);
-  mode_t mode = stat(target, &old) == 0 ? old.st_mode & 07777 : 0666 & ~mask;
-  int status = write_target_recheck("--log", target, err, sizeof err);
-  if (status != 0) fprintf(stderr, "run_log: %s\n", err);
-  if (status == 0)
-    status = write_partial(partial, sizeof partial, target, mode, log);
-  if (status == 0 && rename(partial, target) != 0) {
-    fprintf(stderr, "run_log: cannot rename %s to %s (%s)\n", partial, target,
-            strerror(errno));
-    unlink(partial);
-    status = -1;
-  }
+  else if ((status = write_target_commit("--log", log->path, write_rows, log,
+                                         err, sizeof err)) != 0)
+    fprintf(stderr, "run_log: %s\n", err);
   run_log_discard(log);
   return status;
 }

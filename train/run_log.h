@@ -2,10 +2,12 @@
  * a file it did not replace: the rows are kept in memory, and only when
  * training has run (ended, or stopped because the loss diverged) are they
  * written to a temporary beside the named file (beside its target, for a
- * symbolic link), flushed to disk and renamed over it, keeping the old
- * file's mode. A run that fails, is interrupted or is killed before that
- * leaves the named file as it was and no temporary; only a kill during the
- * commit itself (milliseconds) can leave FILE.partial-XXXXXX. Plain C. */
+ * symbolic link, which stays a link), flushed to disk and renamed over it,
+ * keeping the old file's mode (checkpoint/write_target.h: the rule --save
+ * and mnist_bench's --json follow too). A run that fails, is interrupted or is
+ * killed before that leaves the named file as it was and no temporary; only a
+ * kill during the commit itself (milliseconds) can leave FILE.partial-XXXXXX.
+ * Plain C. */
 #ifndef MNIST_EPILOGS_RUN_LOG_H
 #define MNIST_EPILOGS_RUN_LOG_H
 
@@ -27,8 +29,9 @@ int run_log_open(run_log **out, const char *path, const char *header);
 int run_log_printf(run_log *log, const char *format, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* Writes the rows to a temporary and renames it over `path`, if `path` is
- * still absent or a regular file. Returns 0, or -1 with a message on
+/* Writes the rows to a temporary and renames it over `path` (a link
+ * followed), if that is still absent or a regular file
+ * (write_target_commit). Returns 0, or -1 with a message on
  * stderr (no temporary left, `path` untouched). Frees log. */
 int run_log_commit(run_log *log);
 
