@@ -30,7 +30,8 @@
  *
  * Bias gradients are written, never accumulated, whatever beta is. The
  * aux bit-mask is column-major: bit (i, j) is bit i % 8 of byte
- * j * aux_ld / 8 + i / 8; aux_ld is in bits, a multiple of 128 and >= m
+ * j * aux_ld / 8 + i / 8 (measured: tests/test_lt_facts.c; the header does
+ * not give the bit order); aux_ld is in bits, a multiple of 128 and >= m
  * (cublasLt.h, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD).
  *
  * Plans (descriptor, layouts, algorithm) are cached per shape, epilogue,
