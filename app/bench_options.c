@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "app/cli_flags.h"
+#include "app/train_options.h"
 #include "gpu/gpu_options.h"
 
 void bench_options_usage(FILE *out) {
@@ -11,7 +12,8 @@ void bench_options_usage(FILE *out) {
       out,
       "usage: mnist_bench [--repeats N] [--json FILE] [--data-dir DIR]\n"
       "                   [--device N] [--precision P] [--activation A]\n"
-      "                   [--autotune MODE] [--no-layers]\n"
+      "                   [--autotune MODE] [--no-layers] [--chain LIST]\n"
+      "                   [--network NET] [--pad-to N]\n"
       "                   [--profile-step | --trace-step] [--check-flags]\n"
       "Trains fused, unfused and auto side by side (one warm-up epoch, then\n"
       "N interleaved timed epochs each, default 5, at most %d) at\n"
@@ -23,6 +25,11 @@ void bench_options_usage(FILE *out) {
       "matmul alone, fused and unfused (--no-layers skips this part).\n"
       "--autotune exact|fast|off: how the plans pick algorithms (default\n"
       "exact, as mnist_train; see mnist_train --help).\n"
+      "--chain LIST: how the step's kernels are chained (none, all, or\n"
+      "side-partials,sgd-lane,priorities,trigger; see mnist_train --help;\n"
+      "default none). --network seed|mid|big: only that network's rows\n"
+      "(784-100-10, 784-1024-1024-10, 784-4096-4096-10). --pad-to 8|16|32:\n"
+      "the +pad rows' widths padded to that multiple (default 8).\n"
       "--json FILE writes the same numbers, replacing FILE whole at the\n"
       "end (its folder is checked first). Each flag at most once.\n"
       "--profile-step: instead, after a warm-up epoch, runs one fused and\n"
@@ -48,6 +55,14 @@ static const char *const activation_names[] = {"relu", "gelu", NULL};
 
 static void store_activation(void *target, int index) {
   *(int *)target = index ? LT_ACTIVATION_GELU : LT_ACTIVATION_RELU;
+}
+
+static void store_network(void *target, int index) {
+  *(int *)target = index + 1;
+}
+
+static void store_pad(void *target, int index) {
+  *(int *)target = train_options_pad_choice(index);
 }
 
 static void store_autotune(void *target, int index) {
@@ -89,6 +104,20 @@ int bench_options_parse(bench_options *out, int argc, char **argv, char *err,
        .target = &out->autotune,
        .choices = gpu_autotune_choices(),
        .store = store_autotune},
+      {.name = "chain",
+       .kind = CLI_CUSTOM,
+       .target = &out->chain,
+       .parse = train_options_parse_chain},
+      {.name = "network",
+       .kind = CLI_CHOICE,
+       .target = &out->network,
+       .choices = bench_network_choices(),
+       .store = store_network},
+      {.name = "pad-to",
+       .kind = CLI_CHOICE,
+       .target = &out->pad_multiple,
+       .choices = train_options_pad_choices(),
+       .store = store_pad},
       {.name = "no-layers",
        .kind = CLI_SWITCH,
        .target = &out->skip_layers,
@@ -151,6 +180,11 @@ void bench_options_describe(FILE *out, const bench_options *o) {
             o->skip_layers ? "no per-call timing" : "then time every call",
             o->json_path ? "JSON to " : "no JSON",
             o->json_path ? o->json_path : "");
+  char chain[128];
+  gpu_chain_format(chain, sizeof chain, o->chain);
+  fprintf(out, "; networks %s; +pad to %d; chain %s",
+          o->network ? bench_network_choices()[o->network - 1] : "all",
+          o->pad_multiple ? o->pad_multiple : 8, chain);
   fprintf(out, "; data from %s; device %d\n",
           o->data_dir ? o->data_dir : "$MNIST_DIR, else data/mnist", o->device);
 }

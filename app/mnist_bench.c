@@ -73,7 +73,9 @@ static int measure(const bench_options *o, bench_run *run) {
   int count = bench_rows_build(rows), net_count;
   bench_nets(&net_count);
   for (int n = 0; n < net_count; n++)
-    if (bench_train_network(run, n, rows, count) != 0) return -1;
+    if ((o->network == 0 || n == o->network - 1) &&
+        bench_train_network(run, n, rows, count) != 0)
+      return -1;
   if (!o->skip_layers && bench_layers_run(run) != 0) return -1;
   return o->json_path ? bench_json_write(run->json, o->json_path) : 0;
 }
@@ -81,11 +83,13 @@ static int measure(const bench_options *o, bench_run *run) {
 /* Everything after the data and the GPU are known to be there. */
 static int run_bench(const bench_options *o, const mnist_dataset *data) {
   gpu_context *contexts[GPU_PRECISION_COUNT] = {NULL};
-  bench_run run = {
-      .data = data,
-      .contexts = contexts,
-      .repeats = o->repeats,
-      .selection = {.precision = o->precision, .activation = o->activation}};
+  bench_run run = {.data = data,
+                   .contexts = contexts,
+                   .repeats = o->repeats,
+                   .pad_multiple = o->pad_multiple,
+                   .selection = {.only_network = o->network,
+                                 .precision = o->precision,
+                                 .activation = o->activation}};
   int status = 0;
   /* A context for FP32 (the ceilings and the launch cost use it) and for
    * each precision asked for that the GPU can run. */
@@ -111,6 +115,7 @@ static int run_bench(const bench_options *o, const mnist_dataset *data) {
     options.device = o->device;
     options.precision = (gpu_precision)p;
     options.autotune = (gpu_autotune)o->autotune;
+    options.chain = o->chain;
     status = gpu_context_create(&contexts[p], &options);
   }
   int profiled = o->precision >= 0 ? o->precision
@@ -123,7 +128,8 @@ static int run_bench(const bench_options *o, const mnist_dataset *data) {
   else if (status == 0 && o->profile)
     status = bench_profile_steps(data, contexts[profiled], activation);
   else if (status == 0 && o->trace)
-    status = bench_trace_steps(data, contexts[profiled], activation);
+    status = bench_trace_steps(data, contexts[profiled], activation, o->network,
+                               o->pad_multiple);
   else if (status == 0)
     status = measure(o, &run);
   if (status != 0) fprintf(stderr, "mnist_bench: failed (see above)\n");

@@ -103,6 +103,11 @@ static void print_header(const gpu_context *ctx, const train_options *o,
          c->cosine ? "cosine" : "constant", c->momentum, c->seed, c->epochs,
          c->graphs ? "on" : "off", gpu_autotune_name(o->gpu.autotune));
   if (net->loss_scale != 1.0f) printf(", loss scale %g", net->loss_scale);
+  if (o->gpu.chain != GPU_CHAIN_NONE) {
+    char chain[128];
+    gpu_chain_format(chain, sizeof chain, o->gpu.chain);
+    printf(", chain %s", chain);
+  }
   printf("\n");
   print_data_line(data, dir, trainer_steps_per_epoch(t));
   printf("\nepoch  train_loss  train_acc  test_loss  test_acc  train_ms  "
@@ -223,7 +228,8 @@ static int evaluate(const train_options *o, const mnist_dataset *data,
   int *pred = malloc((size_t)data->test.count * sizeof(int));
   mlp_options options = {.type = gpu_precision_dtype(o->gpu.precision),
                          .activation = c->activation,
-                         .pad_units = c->pad_units};
+                         .pad_units = c->pad_units,
+                         .pad_multiple = c->pad_multiple};
   int status = pred && gpu_context_create(&ctx, &o->gpu) == 0 &&
                        inference_network_create(&net, ctx, checkpoint, &options,
                                                 batch) == 0 &&

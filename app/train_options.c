@@ -74,6 +74,17 @@ void train_options_usage(FILE *out, const char *program) {
       "                     (784-100-10 as 784-104-16) with extra units\n"
       "                     that stay zero: the same function, on the\n"
       "                     GEMM kernels that need 16-byte widths\n"
+      "  --pad-to N         --pad-units to a multiple of N: 8, 16 or 32\n"
+      "                     (784-104-16, 784-112-16, 784-128-32)\n"
+      "  --chain LIST       how the step's kernels are chained, for A/B\n"
+      "                     timing (the numbers stay bit for bit the\n"
+      "                     same): none, all, or a comma-separated list\n"
+      "                     of side-partials (unfused bias-gradient sums\n"
+      "                     finished on the side lane), sgd-lane (first\n"
+      "                     layer's weight gradient on SGD's lane),\n"
+      "                     priorities (main lane first, graph node\n"
+      "                     priorities), trigger (kernels let the next one\n"
+      "                     launch early) (default none)\n"
       "  --data-dir DIR     MNIST-format files (default $MNIST_DIR, else\n"
       "                     data/mnist)\n"
       "  --device N         CUDA device (default %d)\n"
@@ -107,6 +118,31 @@ void train_options_usage(FILE *out, const char *program) {
       c.momentum, MLP_MAX_LAYERS - 1, MLP_MAX_WIDTH, hidden, c.seed,
       mlp_mode_name(c.mode), gpu_precision_name(g.precision),
       (double)GPU_FP16_LOSS_SCALE, g.device, gpu_autotune_name(g.autotune));
+}
+
+int train_options_parse_chain(void *target, const char *value, char *err,
+                              size_t err_size) {
+  char why[256];
+  if (gpu_chain_parse((unsigned *)target, value, why, sizeof why) == 0)
+    return 0;
+  snprintf(err, err_size, "--chain: %s", why);
+  return -1;
+}
+
+const char *const *train_options_pad_choices(void) {
+  static const char *const names[] = {"8", "16", "32", NULL};
+  return names;
+}
+
+int train_options_pad_choice(int index) {
+  return 8 << index;
+}
+
+/* --pad-to N: padding on, to a multiple of N. */
+static void store_pad_to(void *target, int index) {
+  trainer_config *c = target;
+  c->pad_units = 1;
+  c->pad_multiple = train_options_pad_choice(index);
 }
 
 int train_options_parse_hidden(int *hidden, int *count, const char *text,
@@ -286,6 +322,15 @@ int train_options_parse(train_options *out, int argc, char **argv, char *err,
        .kind = CLI_SWITCH,
        .target = &c->pad_units,
        .switch_value = 1},
+      {.name = "pad-to",
+       .kind = CLI_CHOICE,
+       .target = c,
+       .choices = train_options_pad_choices(),
+       .store = store_pad_to},
+      {.name = "chain",
+       .kind = CLI_CUSTOM,
+       .target = &out->gpu.chain,
+       .parse = train_options_parse_chain},
       {.name = "tf32", .kind = CLI_SWITCH, .replaced_by = "--precision tf32"},
       {.name = "autotune",
        .kind = CLI_CHOICE,

@@ -43,6 +43,17 @@ int train_options_parse(train_options *out, int argc, char **argv, char *err,
 int train_options_parse_hidden(int *hidden, int *count, const char *text,
                                char *err, size_t err_size);
 
+/* The --chain flag of mnist_train and mnist_bench, as a cli_flag parse
+ * function: *(unsigned *)target = the GPU_CHAIN_* bits of `value`
+ * (gpu_chain_parse). Returns 0, or -1 with `err` naming --chain. */
+int train_options_parse_chain(void *target, const char *value, char *err,
+                              size_t err_size);
+
+/* The --pad-to values ("8", "16", "32"), NULL-terminated, and the padding
+ * multiple the index-th of them names. */
+const char *const *train_options_pad_choices(void);
+int train_options_pad_choice(int index);
+
 void train_options_usage(FILE *out, const char *program);
 
 #endif

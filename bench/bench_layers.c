@@ -104,6 +104,8 @@ int bench_layers_run(const bench_run *run) {
   for (int i = 0; i < net_count; i++)
     for (int p = 0; p < GPU_PRECISION_COUNT; p++) {
       if (!bench_precision_selected(&run->selection, p)) continue;
+      if (run->selection.only_network && i != run->selection.only_network - 1)
+        continue;
       trainer_config c;
       char err[128], name[64];
       if (bench_net_config(&c, &nets[i], err, sizeof err) != 0) {

@@ -2,6 +2,7 @@
 #include "bench/bench_rows.h"
 
 #include <stdio.h>
+#include <string.h>
 
 /* NVIDIA's epilogue example, a mid-size and a large network. */
 static const bench_net nets[] = {
@@ -75,8 +76,22 @@ int bench_precision_selected(const bench_selection *sel, int precision) {
          !sel->refused[precision];
 }
 
+const char *const *bench_network_choices(void) {
+  /* In the order of nets[]. */
+  static const char *const names[] = {"seed", "mid", "big", NULL};
+  return names;
+}
+
+int bench_network_parse(const char *name) {
+  const char *const *names = bench_network_choices();
+  for (int i = 0; names[i]; i++)
+    if (strcmp(name, names[i]) == 0) return i;
+  return -1;
+}
+
 int bench_row_selected(const bench_row *row, const bench_selection *sel) {
-  return bench_precision_selected(sel, (int)row->precision) &&
+  return (sel->only_network == 0 || row->net == sel->only_network - 1) &&
+         bench_precision_selected(sel, (int)row->precision) &&
          (sel->activation < 0 || (int)row->activation == sel->activation);
 }
 

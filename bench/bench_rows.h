@@ -39,8 +39,9 @@ typedef struct bench_row {
 /* Which rows a run asks for: -1 keeps every precision / activation; a
  * precision the GPU cannot run (gpu_precision_check) is never kept. */
 typedef struct bench_selection {
-  int precision;                    /* a gpu_precision, or -1 */
-  int activation;                   /* an lt_activation, or -1 */
+  int only_network; /* 0: every network; i + 1: bench_nets()[i] only */
+  int precision;    /* a gpu_precision, or -1 */
+  int activation;   /* an lt_activation, or -1 */
   int refused[GPU_PRECISION_COUNT]; /* 1: this GPU cannot run it */
 } bench_selection;
 
@@ -55,7 +56,12 @@ int bench_rows_build(bench_row rows[BENCH_MAX_ROWS]);
 /* Whether `sel` keeps `precision` (asked for, and not refused). */
 int bench_precision_selected(const bench_selection *sel, int precision);
 
-/* Whether `sel` keeps `row` (its precision and activation). */
+/* The index of the network named `name` ("seed", "mid", "big": the
+ * --network values, bench_network_choices), or -1. */
+int bench_network_parse(const char *name);
+const char *const *bench_network_choices(void);
+
+/* Whether `sel` keeps `row` (its network, precision and activation). */
 int bench_row_selected(const bench_row *row, const bench_selection *sel);
 
 /* "fused", "unfused+pad", "auto+gelu": the row's mode with its padding and

@@ -45,7 +45,8 @@ static int enqueue_timed(void *arg) {
 static int capture_graph(gpu_context *ctx, const timed_work *work, int count,
                          cudaGraphExec_t *exec) {
   timed_capture capture = {ctx, work, count};
-  if (gpu_graph_capture_exec(exec, ctx->stream, enqueue_timed, &capture) != 0) {
+  if (gpu_graph_capture_exec(exec, ctx->stream, gpu_graph_flags(ctx),
+                             enqueue_timed, &capture) != 0) {
     fprintf(stderr, "bench: capturing the timed work failed\n");
     return -1;
   }

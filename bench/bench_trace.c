@@ -160,9 +160,10 @@ static int trace_add_events(step_trace *s) {
 }
 
 /* Fills s from the captured step (left unchanged; the caller destroys
- * it): the copy, its rows, its event nodes, both graphs instantiated. */
+ * it): the copy, its rows, its event nodes, both graphs instantiated with
+ * `flags` (gpu_graph_flags). */
 static int trace_build(step_trace *s, cudaGraph_t step,
-                       const driver_names *names) {
+                       const driver_names *names, unsigned long long flags) {
   CUDA_CHECK(cudaGraphClone(&s->copy, step));
   if (graph_table_read(&s->table, s->copy) != 0) return -1;
   size_t n = (size_t)s->table.count + 1;
@@ -178,8 +179,8 @@ static int trace_build(step_trace *s, cudaGraph_t step,
   if (trace_rows(s, names) != 0 || trace_add_events(s) != 0) return -1;
   CUDA_CHECK(cudaEventCreate(&s->start));
   CUDA_CHECK(cudaEventCreate(&s->stop));
-  CUDA_CHECK(cudaGraphInstantiate(&s->plain, step, 0));
-  CUDA_CHECK(cudaGraphInstantiate(&s->traced, s->copy, 0));
+  CUDA_CHECK(cudaGraphInstantiate(&s->plain, step, flags));
+  CUDA_CHECK(cudaGraphInstantiate(&s->traced, s->copy, flags));
   return 0;
 }
 
@@ -258,7 +259,9 @@ static int trace_report(step_trace *s, const char *title, int counted,
 }
 
 /* The trainer's step: captured, traced, replayed and reported. */
-static int trace_trainer(trainer *t, cudaStream_t stream, const char *title) {
+static int trace_trainer(trainer *t, const gpu_context *ctx,
+                         const char *title) {
+  cudaStream_t stream = ctx->stream;
   int counted = 0, chain = 0, status = 0;
   if (trainer_kernels_per_step(t, &counted, &chain) != 0) return -1;
   cudaGraph_t step = NULL;
@@ -267,7 +270,7 @@ static int trace_trainer(trainer *t, cudaStream_t stream, const char *title) {
   driver_names_init(&names);
   step_trace s;
   memset(&s, 0, sizeof s);
-  status = trace_build(&s, step, &names);
+  status = trace_build(&s, step, &names, gpu_graph_flags(ctx));
   for (int r = -BENCH_TRACE_WARMUP; status == 0 && r < BENCH_TRACE_REPLAYS; r++)
     status = replay(&s, stream, r);
   if (status == 0) status = trace_report(&s, title, counted, chain);
@@ -277,15 +280,17 @@ static int trace_trainer(trainer *t, cudaStream_t stream, const char *title) {
 }
 
 int bench_trace_steps(const mnist_dataset *data, gpu_context *ctx,
-                      lt_activation activation) {
+                      lt_activation activation, int only_network,
+                      int pad_multiple) {
   int net_count;
   const bench_net *nets = bench_nets(&net_count);
   bench_row row = {
       .mode = MLP_MODE_AUTO, .pad_units = 1, .activation = activation};
   for (int n = 0; n < net_count; n++) {
     if (nets[n].batch > 256) continue; /* only the latency-bound ones */
+    if (only_network != 0 && n != only_network - 1) continue;
     trainer_config c;
-    char err[128], name[64], label[32], title[160];
+    char err[128], name[64], label[32], title[320];
     if (bench_net_config(&c, &nets[n], err, sizeof err) != 0) {
       fprintf(stderr, "mnist_bench: %s\n", err);
       return -1;
@@ -293,12 +298,17 @@ int bench_trace_steps(const mnist_dataset *data, gpu_context *ctx,
     c.epochs = 1;
     c.mode = row.mode;
     c.pad_units = row.pad_units;
+    c.pad_multiple = pad_multiple;
     c.activation = activation;
     trainer_config_name(name, sizeof name, &c);
     bench_row_label(label, sizeof label, &row);
-    snprintf(title, sizeof title, "%s batch %d, %s, %s (activation %s)", name,
+    char chain[128];
+    gpu_chain_format(chain, sizeof chain, ctx->options.chain);
+    snprintf(title, sizeof title,
+             "%s batch %d, %s, %s to %d (activation %s, chain %s)", name,
              c.batch, gpu_precision_name(ctx->options.precision), label,
-             lt_activation_name(activation));
+             pad_multiple > 0 ? pad_multiple : 8,
+             lt_activation_name(activation), chain);
     trainer *t = NULL;
     epoch_stats stats;
     int status = trainer_create(&t, ctx, data, &c);
@@ -308,7 +318,7 @@ int bench_trace_steps(const mnist_dataset *data, gpu_context *ctx,
               "mnist_bench: --trace-step: the warm-up epoch of %s "
               "ended with a loss that is not finite\n",
               title);
-    if (status == 0) status = trace_trainer(t, ctx->stream, title);
+    if (status == 0) status = trace_trainer(t, ctx, title);
     trainer_destroy(t);
     if (status != 0) return -1;
   }

@@ -22,9 +22,13 @@
  * step times of both, then per kernel node in topological order its name,
  * lane, ready and end times from an event recorded before the launch,
  * duration and the kernels it waited for (edge types), and the critical
- * path, as a Markdown table on stdout. Returns 0 or -1 (message on
+ * path, as a Markdown table on stdout. `only_network`: 0 for every such
+ * network, i + 1 for bench_nets()[i] only (bench_selection); the units
+ * padded to a multiple of pad_multiple (8 when 0); the graphs
+ * instantiated with gpu_graph_flags(ctx). Returns 0 or -1 (message on
  * stderr). */
 int bench_trace_steps(const mnist_dataset *data, gpu_context *ctx,
-                      lt_activation activation);
+                      lt_activation activation, int only_network,
+                      int pad_multiple);
 
 #endif

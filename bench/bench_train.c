@@ -34,11 +34,15 @@ static int row_wanted(const bench_run *run, const bench_row *row) {
 }
 
 void bench_train_header(const bench_run *run) {
+  char chain[128];
+  gpu_chain_format(chain, sizeof chain, run->contexts[0]->options.chain);
   printf("%d timed epochs per row after one warm-up epoch, rows interleaved "
-         "round-robin; median (min-max); autotune %s.\n"
+         "round-robin; median (min-max); autotune %s; chain %s; +pad: "
+         "widths padded to a multiple of %d.\n"
          "auto: per call the faster of fused and unfused (--show-plans of "
          "mnist_train lists the choices).\n\n",
-         run->repeats, gpu_autotune_name(run->contexts[0]->options.autotune));
+         run->repeats, gpu_autotune_name(run->contexts[0]->options.autotune),
+         chain, run->pad_multiple > 0 ? run->pad_multiple : 8);
   printf("kernels: per step / on its longest chain; floor: that chain x one "
          "launch x steps (ms per epoch); of peak: of the measured matmul "
          "rate of that precision\n\n");
@@ -119,6 +123,7 @@ int bench_train_network(const bench_run *run, int net, const bench_row *rows,
     c.mode = rows[v].mode;
     c.graphs = rows[v].graphs;
     c.pad_units = rows[v].pad_units;
+    c.pad_multiple = rows[v].pad_units ? run->pad_multiple : 0;
     c.activation = rows[v].activation;
     status =
         trainer_create(&t[v], run->contexts[rows[v].precision], run->data, &c);

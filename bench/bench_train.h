@@ -20,6 +20,7 @@ typedef struct bench_run {
   float launch_us;              /* one dependent launch in a graph */
   int repeats;                  /* timed epochs per row, 1..BENCH_MAX_REPEATS */
   bench_selection selection;
+  int pad_multiple; /* the "+pad" rows' padding multiple (0: 8) */
   bench_json *json; /* NULL: no JSON */
 } bench_run;
 

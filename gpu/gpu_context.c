@@ -24,6 +24,21 @@ int gpu_device_available(char *why, size_t why_size) {
   return 1;
 }
 
+/* The two lanes' streams: default priority, or under GPU_CHAIN_PRIORITIES
+ * the main lane (the step's critical path) at the device's greatest
+ * priority and the side lane at its least (numerically greater is lower:
+ * cudaDeviceGetStreamPriorityRange). */
+static int create_lanes(gpu_context *ctx) {
+  int least = 0, greatest = 0;
+  if (ctx->options.chain & GPU_CHAIN_PRIORITIES)
+    CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  CUDA_CHECK(cudaStreamCreateWithPriority(&ctx->stream, cudaStreamNonBlocking,
+                                          greatest));
+  CUDA_CHECK(cudaStreamCreateWithPriority(&ctx->side_stream,
+                                          cudaStreamNonBlocking, least));
+  return 0;
+}
+
 static int context_init(gpu_context *ctx) {
   int count = 0;
   CUDA_CHECK(cudaGetDeviceCount(&count));
@@ -38,9 +53,9 @@ static int context_init(gpu_context *ctx) {
   CUDA_CHECK(cudaGetDeviceProperties(&prop, ctx->options.device));
   snprintf(ctx->device_name, sizeof ctx->device_name, "%s", prop.name);
   ctx->sm_count = prop.multiProcessorCount;
-  CUDA_CHECK(cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking));
-  CUDA_CHECK(
-      cudaStreamCreateWithFlags(&ctx->side_stream, cudaStreamNonBlocking));
+  if (create_lanes(ctx) != 0) return -1;
+  CUDA_CHECK(cudaEventCreateWithFlags(&ctx->side_fork, cudaEventDisableTiming));
+  ctx->early.trigger = (ctx->options.chain & GPU_CHAIN_TRIGGER) != 0;
   CUBLAS_CHECK(cublasLtCreate(&ctx->lt));
   CUDA_CHECK(cudaMalloc(&ctx->d_workspace, GPU_WORKSPACE_BYTES));
   CUDA_CHECK(cudaMalloc(&ctx->d_side_workspace, GPU_WORKSPACE_BYTES));
@@ -73,6 +88,7 @@ void gpu_context_destroy(gpu_context *ctx) {
   if (ctx->stream) cudaStreamSynchronize(ctx->stream);
   lt_plan_cache_destroy(ctx->plans);
   if (ctx->rng) curandDestroyGenerator(ctx->rng);
+  if (ctx->side_fork) cudaEventDestroy(ctx->side_fork);
   cudaFree(ctx->d_side_workspace);
   cudaFree(ctx->d_workspace);
   if (ctx->lt) cublasLtDestroy(ctx->lt);
@@ -85,6 +101,12 @@ int gpu_context_sync(gpu_context *ctx) {
   CUDA_CHECK(cudaStreamSynchronize(ctx->side_stream));
   CUDA_CHECK(cudaStreamSynchronize(ctx->stream));
   return 0;
+}
+
+unsigned long long gpu_graph_flags(const gpu_context *ctx) {
+  return (ctx->options.chain & GPU_CHAIN_PRIORITIES)
+             ? (unsigned long long)cudaGraphInstantiateFlagUseNodePriority
+             : 0ull;
 }
 
 cudaStream_t gpu_lane_stream(const gpu_context *ctx, int lane) {

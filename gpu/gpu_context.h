@@ -3,7 +3,8 @@
  * own cuBLASLt workspace, the cuBLASLt handle, the wrapper's plan cache and
  * last error, a cuRAND generator, and `early`: which of the project's
  * kernels may start early on this device (gpu_early.h), decided per kernel
- * at its first launch.
+ * at its first launch. options.chain (gpu_options.h) sets the lanes'
+ * priorities and the early-start trigger here, once, at creation.
  */
 #ifndef MNIST_EPILOGS_GPU_CONTEXT_H
 #define MNIST_EPILOGS_GPU_CONTEXT_H
@@ -42,6 +43,9 @@ typedef struct gpu_context {
   lt_plan_cache *plans;   /* the wrapper's (lt_matmul.h: lt_plan_count) */
   char last_error[512];   /* the wrapper's last refusal (lt_last_error) */
   gpu_early_cache early;  /* which kernels may start early (gpu_launch) */
+  cudaEvent_t side_fork;  /* GPU_CHAIN_SIDE_PARTIALS: recorded on the main
+                             lane where the side lane takes over
+                             (gpu/lt_unfused.c), no timing */
 } gpu_context;
 
 /* Returns 1 when a usable CUDA device exists, else 0 with `why` filled. */
@@ -57,6 +61,12 @@ void gpu_context_destroy(gpu_context *ctx);
 
 /* Waits for all work on both lanes. Returns 0 or -1. */
 int gpu_context_sync(gpu_context *ctx);
+
+/* The flags the context's graphs are instantiated with
+ * (gpu/gpu_graph.h): cudaGraphInstantiateFlagUseNodePriority under
+ * GPU_CHAIN_PRIORITIES (the lanes' stream priorities, captured into the
+ * kernel nodes, then count), else 0. */
+unsigned long long gpu_graph_flags(const gpu_context *ctx);
 
 /* The stream and workspace of a lane. */
 cudaStream_t gpu_lane_stream(const gpu_context *ctx, int lane);

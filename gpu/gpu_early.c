@@ -25,3 +25,7 @@ int gpu_early_lookup(gpu_early_cache *cache, const void *kernel) {
   }
   return early;
 }
+
+int gpu_early_trigger(const gpu_early_cache *cache) {
+  return cache ? cache->trigger : 0;
+}

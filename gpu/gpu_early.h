@@ -15,6 +15,8 @@ extern "C" {
 #define GPU_EARLY_KERNELS 64
 
 typedef struct gpu_early_cache {
+  int trigger; /* 1: kernels launched with this cache call the early-launch
+                  trigger (GPU_CHAIN_TRIGGER, gpu_launch.cuh) */
   int count;
   const void *kernels[GPU_EARLY_KERNELS]; /* host stubs, as launched */
   unsigned char early[GPU_EARLY_KERNELS]; /* gpu_early_start_allowed */
@@ -26,6 +28,10 @@ typedef struct gpu_early_cache {
  * full cache give 0 (a plain launch); a failed query is cached too, and
  * clears only its own error (one pending before it stays pending). */
 int gpu_early_lookup(gpu_early_cache *cache, const void *kernel);
+
+/* The `trigger` argument of a project kernel: cache->trigger, or 0 for a
+ * NULL cache. */
+int gpu_early_trigger(const gpu_early_cache *cache);
 
 #ifdef __cplusplus
 }

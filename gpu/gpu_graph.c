@@ -24,10 +24,11 @@ int gpu_graph_capture(cudaGraph_t *graph, cudaStream_t stream,
 }
 
 int gpu_graph_capture_exec(cudaGraphExec_t *exec, cudaStream_t stream,
+                           unsigned long long flags,
                            gpu_graph_enqueue_fn enqueue, void *arg) {
   cudaGraph_t graph = NULL;
   if (gpu_graph_capture(&graph, stream, enqueue, arg) != 0) return -1;
-  cudaError_t made = cudaGraphInstantiate(exec, graph, 0);
+  cudaError_t made = cudaGraphInstantiate(exec, graph, flags);
   cudaGraphDestroy(graph);
   CUDA_CHECK(made);
   return 0;

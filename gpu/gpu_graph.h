@@ -23,9 +23,11 @@ typedef int (*gpu_graph_enqueue_fn)(void *arg);
 int gpu_graph_capture(cudaGraph_t *graph, cudaStream_t stream,
                       gpu_graph_enqueue_fn enqueue, void *arg);
 
-/* gpu_graph_capture, then the graph instantiated (flags 0) into *exec and
+/* gpu_graph_capture, then the graph instantiated with `flags` (0, or
+ * gpu_graph_flags of the context: node priorities) into *exec and
  * destroyed. Returns 0, or -1 as gpu_graph_capture does. */
 int gpu_graph_capture_exec(cudaGraphExec_t *exec, cudaStream_t stream,
+                           unsigned long long flags,
                            gpu_graph_enqueue_fn enqueue, void *arg);
 
 #ifdef __cplusplus

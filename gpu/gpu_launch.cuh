@@ -12,7 +12,16 @@
  * where the code that runs on this GPU was compiled for sm_90 or later
  * (gpu/gpu_early.h, cached in the context); elsewhere it is a plain launch.
  * A multi-architecture build thus keeps the early start on Hopper and
- * later, and never starts a kernel JIT-compiled from older PTX early. */
+ * later, and never starts a kernel JIT-compiled from older PTX early.
+ *
+ * gpu_allow_next(trigger) (GPU_CHAIN_TRIGGER) lets the kernel after this
+ * one launch before this one ends: its blocks may then be placed and run
+ * up to their own gpu_wait_previous(). That wait still waits for this
+ * whole grid to complete and its writes to be flushed (CUDA programming
+ * guide, "Programmatic Dependent Launch and Synchronization";
+ * cudaGridDependencySynchronize), so where the trigger sits changes only
+ * when the next kernel launches, never what it reads. The project's
+ * kernels call it right after their own wait, uniformly in every thread. */
 #ifndef MNIST_EPILOGS_GPU_LAUNCH_CUH
 #define MNIST_EPILOGS_GPU_LAUNCH_CUH
 
@@ -25,6 +34,17 @@
 __device__ __forceinline__ void gpu_wait_previous(void) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   cudaGridDependencySynchronize();
+#endif
+}
+
+/* With `trigger` set (a kernel argument, uniform over the grid): allows the
+ * next kernel on the stream to launch now (sm_90 and later; elsewhere, or
+ * without an early launch, a no-op). */
+__device__ __forceinline__ void gpu_allow_next(int trigger) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if (trigger) cudaTriggerProgrammaticLaunchCompletion();
+#else
+  (void)trigger;
 #endif
 }
 

@@ -4,6 +4,8 @@
 #ifndef MNIST_EPILOGS_GPU_OPTIONS_H
 #define MNIST_EPILOGS_GPU_OPTIONS_H
 
+#include <stddef.h>
+
 #include "gpu/lt_shape.h"
 
 /* The matmul precision of a context: the storage type of every matrix the
@@ -47,13 +49,50 @@ typedef enum gpu_autotune {
                          bits */
 } gpu_autotune;
 
+/* How the training step's kernels are chained (issue 20): bits of
+ * gpu_options.chain, each a scheduling change only (same kernels, same
+ * arithmetic, so results are bit for bit those of GPU_CHAIN_NONE).
+ *   SIDE_PARTIALS  the unfused DRELU_BGRAD / DGELU_BGRAD adds its row-sum
+ *                  partials on the side lane, from the network's own
+ *                  buffers, so the main lane's next kernel starts right
+ *                  after the row sums (layers/mlp.c, gpu/lt_unfused.c)
+ *   SGD_LANE       the first layer's weight gradient runs on the main lane,
+ *                  the lane of SGD, so SGD follows it in stream order and
+ *                  starts early (layers/mlp.c)
+ *   PRIORITIES     the main lane's stream has the device's greatest
+ *                  priority, the side lane's the least, and the trainer's
+ *                  graphs are instantiated with node priorities (read once,
+ *                  when the context is created: gpu_context.c)
+ *   TRIGGER        the project's kernels call
+ *                  cudaTriggerProgrammaticLaunchCompletion (gpu_launch.cuh)
+ */
+enum {
+  GPU_CHAIN_NONE = 0,
+  GPU_CHAIN_SIDE_PARTIALS = 1 << 0,
+  GPU_CHAIN_SGD_LANE = 1 << 1,
+  GPU_CHAIN_PRIORITIES = 1 << 2,
+  GPU_CHAIN_TRIGGER = 1 << 3,
+  GPU_CHAIN_ALL = (1 << 4) - 1
+};
+
 typedef struct gpu_options {
   int device; /* CUDA device ordinal */
   gpu_precision precision;
   gpu_autotune autotune;
+  unsigned chain; /* GPU_CHAIN_* bits; default GPU_CHAIN_NONE */
 } gpu_options;
 
-/* Device 0, FP32, autotune exact. */
+/* Parses a --chain value: "none", "all", or a comma-separated list of
+ * "side-partials", "sgd-lane", "priorities", "trigger" (each at most once).
+ * Returns 0 with *chain set, or -1 with `err` naming what was found. */
+int gpu_chain_parse(unsigned *chain, const char *text, char *err,
+                    size_t err_size);
+
+/* The --chain spelling of `chain` ("none", or the names joined by
+ * commas, in the order above) into out[0..size). */
+void gpu_chain_format(char *out, size_t size, unsigned chain);
+
+/* Device 0, FP32, autotune exact, chain none. */
 gpu_options gpu_options_defaults(void);
 
 const char *gpu_autotune_name(gpu_autotune autotune);

@@ -41,7 +41,7 @@ static int capture_reps(gpu_context *ctx, int lane, const lt_matmul_call *call,
                         int unfused, cudaGraphExec_t *exec) {
   auto_reps reps = {ctx, lane, unfused, call};
   ctx->last_error[0] = '\0';
-  if (gpu_graph_capture_exec(exec, gpu_lane_stream(ctx, lane), enqueue_reps,
+  if (gpu_graph_capture_exec(exec, gpu_lane_stream(ctx, lane), 0, enqueue_reps,
                              &reps) == 0)
     return 0;
   if (!ctx->last_error[0])
@@ -82,8 +82,14 @@ static int time_call(gpu_context *ctx, int lane, const lt_matmul_call *call,
   return 0;
 }
 
-static int decide(gpu_context *ctx, int lane, const lt_matmul_call *call,
+static int decide(gpu_context *ctx, int lane, const lt_matmul_call *given,
                   float *fused_us, float *unfused_us) {
+  /* Timed on the lane alone, whatever the chain (GPU_CHAIN_SIDE_PARTIALS
+   * would fork the timed graph to the side lane and leave it unjoined):
+   * the choice does not depend on --chain. */
+  lt_matmul_call lane_only = *given;
+  lane_only.d_partials = NULL;
+  const lt_matmul_call *call = &lane_only;
   enum cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
   CUDA_CHECK(cudaStreamIsCapturing(gpu_lane_stream(ctx, lane), &capture));
   if (capture != cudaStreamCaptureStatusNone)

@@ -62,6 +62,11 @@ typedef struct lt_matmul_call {
   void *d_aux;        /* RELU_AUX_BIAS / GELU_AUX_BIAS: written,
                          DRELU_BGRAD / DGELU_BGRAD: read; lt_call_aux_bytes
                          (a bit-mask, or the GELU input); else NULL */
+  float *d_partials;  /* unfused DRELU_BGRAD / DGELU_BGRAD on the main lane
+                         only, else ignored: when set, the row sums' partials
+                         go here (lt_row_sums_scratch bytes, the caller's
+                         own) and the bias gradient is finished on the side
+                         lane (gpu/lt_unfused.h); NULL: all on the lane */
 } lt_matmul_call;
 
 /* The vector the epilogue reads or writes through cuBLASLt's one

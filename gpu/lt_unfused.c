@@ -1,11 +1,36 @@
 /* lt_unfused.c: the unfused twin of every epilogue (see lt_unfused.h). */
 #include "gpu/lt_unfused.h"
 
+#include "gpu/gpu_check.h"
 #include "gpu/lt_refuse.h"
 #include "gpu/lt_unfused_kernels.h"
 
 int lt_matmul_unfused(gpu_context *ctx, const lt_matmul_call *call) {
   return lt_matmul_unfused_on(ctx, GPU_LANE_MAIN, call);
+}
+
+/* The bias-gradient step of DRELU_BGRAD / DGELU_BGRAD: the row sums of
+ * D (m, n) on the lane; their partials added on the same lane from its
+ * workspace, or (call->d_partials on the main lane) from the caller's
+ * buffer on the side lane, which waits for the row sums (ctx->side_fork).
+ * The same kernels and sums either way. */
+static int bias_grad_sums(gpu_context *ctx, int lane,
+                          const lt_matmul_call *call, lt_act_kernel act) {
+  const lt_shape *s = &call->shape;
+  cudaStream_t stream = gpu_lane_stream(ctx, lane);
+  if (!call->d_partials || lane != GPU_LANE_MAIN)
+    return lt_row_sums(s->type, call->d_bias_grad, call->d_d, s->ldd, act,
+                       call->d_aux, s->aux_ld, s->m, s->n,
+                       (float *)gpu_lane_workspace(ctx, lane), &ctx->early,
+                       stream);
+  if (lt_row_sums_partials(s->type, call->d_d, s->ldd, act, call->d_aux,
+                           s->aux_ld, s->m, s->n, call->d_partials, &ctx->early,
+                           stream) != 0)
+    return -1;
+  CUDA_CHECK(cudaEventRecord(ctx->side_fork, stream));
+  CUDA_CHECK(cudaStreamWaitEvent(ctx->side_stream, ctx->side_fork, 0));
+  return lt_add_partials(s->type, call->d_bias_grad, call->d_partials, s->m,
+                         s->n, &ctx->early, ctx->side_stream);
 }
 
 int lt_matmul_unfused_on(gpu_context *ctx, int lane,
@@ -38,10 +63,9 @@ int lt_matmul_unfused_on(gpu_context *ctx, int lane,
         call->d_aux, s->aux_ld, s->m, s->n, &ctx->early, stream);
   case LT_EPILOGUE_DRELU_BGRAD:
   case LT_EPILOGUE_DGELU_BGRAD:
-    return lt_row_sums(
-        s->type, call->d_bias_grad, call->d_d, s->ldd,
-        s->epilogue == LT_EPILOGUE_DGELU_BGRAD ? LT_ACT_GELU : LT_ACT_RELU,
-        call->d_aux, s->aux_ld, s->m, s->n, scratch, &ctx->early, stream);
+    return bias_grad_sums(ctx, lane, call,
+                          s->epilogue == LT_EPILOGUE_DGELU_BGRAD ? LT_ACT_GELU
+                                                                 : LT_ACT_RELU);
   case LT_EPILOGUE_BGRADB:
     /* op(B) (k, n) is B stored (n, k) (transb = T, checked): bias_grad[j]
      * = sum over B's row j. Without an activation B is only read. */

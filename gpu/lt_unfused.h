@@ -12,6 +12,11 @@
  *
  * The row sums keep their partial sums in the lane's cuBLASLt workspace,
  * free once the DEFAULT matmul before them (same stream) has finished.
+ * A DRELU_BGRAD / DGELU_BGRAD call on the main lane with d_partials set
+ * (GPU_CHAIN_SIDE_PARTIALS) keeps them there instead and adds them on the
+ * side lane: the main lane's next kernel (the next matmul, which reuses
+ * the workspace) then starts right after the row sums, and the bias
+ * gradient is ready only once the caller has joined the side lane.
  */
 #ifndef MNIST_EPILOGS_LT_UNFUSED_H
 #define MNIST_EPILOGS_LT_UNFUSED_H

@@ -62,8 +62,10 @@ static bool vector_ok(const void *base, int ld) {
 
 template <typename T>
 __global__ void bias_act_kernel(T *y, int ld, const T *bias, lt_act_kernel act,
-                                void *aux, int aux_ld, int m, int n, bool vec) {
+                                void *aux, int aux_ld, int m, int n, bool vec,
+                                int trigger) {
   gpu_wait_previous();
+  gpu_allow_next(trigger);
   int groups = (m + 7) / 8;
   size_t total = (size_t)groups * n;
   for (size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x; t < total;
@@ -113,10 +115,11 @@ extern "C" int lt_bias_act_forward(lt_dtype type, void *d_y, int ld,
   size_t total = (size_t)((m + 7) / 8) * n;
   bool vec = vector_ok(d_y, ld) && aligned16(d_bias) &&
              (act != LT_ACT_GELU || vector_ok(d_aux, aux_ld));
-  LT_DISPATCH(type, gpu_launch(early, bias_act_kernel<T>,
-                               dim3(gpu_grid_blocks(total, 256)), dim3(256),
-                               stream, (T *)d_y, ld, (const T *)d_bias, act,
-                               d_aux, aux_ld, m, n, vec));
+  LT_DISPATCH(type,
+              gpu_launch(early, bias_act_kernel<T>,
+                         dim3(gpu_grid_blocks(total, 256)), dim3(256), stream,
+                         (T *)d_y, ld, (const T *)d_bias, act, d_aux, aux_ld, m,
+                         n, vec, gpu_early_trigger(early)));
   CUDA_CHECK_KERNEL("bias_act_kernel");
   return 0;
 }
@@ -140,8 +143,9 @@ enum {
 template <typename T>
 __global__ void row_sums_kernel(float *partial, T *g, int ld, lt_act_kernel act,
                                 const void *aux, int aux_ld, int m, int n,
-                                int chunk, bool vec) {
+                                int chunk, bool vec, int trigger) {
   gpu_wait_previous();
+  gpu_allow_next(trigger);
   __shared__ float part[SUM_SLICES][SUM_GROUPS * 8];
   int group = blockIdx.x * SUM_GROUPS + threadIdx.x;
   int rows = group * 8 < m ? min(8, m - 8 * group) : 0;
@@ -193,8 +197,9 @@ enum { ADD_ROWS = 32, ADD_SLICES = 8 };
 
 template <typename T>
 __global__ void add_partials_kernel(T *db, const float *partial, int m,
-                                    int chunks) {
+                                    int chunks, int trigger) {
   gpu_wait_previous();
+  gpu_allow_next(trigger);
   __shared__ float part[ADD_SLICES][ADD_ROWS];
   int i = blockIdx.x * ADD_ROWS + threadIdx.x;
   float total = 0.0f;
@@ -232,10 +237,19 @@ extern "C" size_t lt_row_sums_scratch(int m, int n) {
   return (size_t)chunks * m * sizeof(float);
 }
 
-extern "C" int lt_row_sums(lt_dtype type, void *d_db, void *d_g, int ld,
-                           lt_act_kernel act, const void *d_aux, int aux_ld,
-                           int m, int n, float *d_scratch,
-                           gpu_early_cache *early, cudaStream_t stream) {
+extern "C" size_t lt_row_sums_scratch_bound(int m, int max_n) {
+  /* row_sums_split: chunks <= min(SUM_MAX_CHUNKS, ceil(n / 8)), which
+   * grows with n. */
+  size_t chunks = (size_t)(max_n + SUM_SLICES - 1) / SUM_SLICES;
+  if (chunks > SUM_MAX_CHUNKS) chunks = SUM_MAX_CHUNKS;
+  return chunks * (size_t)m * sizeof(float);
+}
+
+extern "C" int lt_row_sums_partials(lt_dtype type, void *d_g, int ld,
+                                    lt_act_kernel act, const void *d_aux,
+                                    int aux_ld, int m, int n, float *d_scratch,
+                                    gpu_early_cache *early,
+                                    cudaStream_t stream) {
   int chunks, chunk;
   row_sums_split(m, n, &chunks, &chunk);
   dim3 block(SUM_GROUPS, SUM_SLICES);
@@ -244,12 +258,30 @@ extern "C" int lt_row_sums(lt_dtype type, void *d_db, void *d_g, int ld,
       vector_ok(d_g, ld) && (act != LT_ACT_GELU || vector_ok(d_aux, aux_ld));
   LT_DISPATCH(type, gpu_launch(early, row_sums_kernel<T>, grid, block, stream,
                                d_scratch, (T *)d_g, ld, act, d_aux, aux_ld, m,
-                               n, chunk, vec));
+                               n, chunk, vec, gpu_early_trigger(early)));
   CUDA_CHECK_KERNEL("row_sums_kernel");
+  return 0;
+}
+
+extern "C" int lt_add_partials(lt_dtype type, void *d_db,
+                               const float *d_scratch, int m, int n,
+                               gpu_early_cache *early, cudaStream_t stream) {
+  int chunks, chunk;
+  row_sums_split(m, n, &chunks, &chunk);
   LT_DISPATCH(type, gpu_launch(early, add_partials_kernel<T>,
                                dim3((m + ADD_ROWS - 1) / ADD_ROWS),
                                dim3(ADD_ROWS, ADD_SLICES), stream, (T *)d_db,
-                               (const float *)d_scratch, m, chunks));
+                               d_scratch, m, chunks, gpu_early_trigger(early)));
   CUDA_CHECK_KERNEL("add_partials_kernel");
   return 0;
+}
+
+extern "C" int lt_row_sums(lt_dtype type, void *d_db, void *d_g, int ld,
+                           lt_act_kernel act, const void *d_aux, int aux_ld,
+                           int m, int n, float *d_scratch,
+                           gpu_early_cache *early, cudaStream_t stream) {
+  if (lt_row_sums_partials(type, d_g, ld, act, d_aux, aux_ld, m, n, d_scratch,
+                           early, stream) != 0)
+    return -1;
+  return lt_add_partials(type, d_db, d_scratch, m, n, early, stream);
 }

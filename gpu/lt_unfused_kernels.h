@@ -59,6 +59,22 @@ int lt_row_sums(lt_dtype type, void *d_db, void *d_g, int ld, lt_act_kernel act,
                 const void *d_aux, int aux_ld, int m, int n, float *d_scratch,
                 gpu_early_cache *early, cudaStream_t stream);
 
+/* lt_row_sums in its two kernels, for a caller that runs them on two
+ * streams (GPU_CHAIN_SIDE_PARTIALS): the first applies the activation and
+ * writes the partial sums to d_scratch; the second, once they are
+ * complete, writes db[i]. Together exactly lt_row_sums (same (m, n), same
+ * split, same order of additions). */
+int lt_row_sums_partials(lt_dtype type, void *d_g, int ld, lt_act_kernel act,
+                         const void *d_aux, int aux_ld, int m, int n,
+                         float *d_scratch, gpu_early_cache *early,
+                         cudaStream_t stream);
+int lt_add_partials(lt_dtype type, void *d_db, const float *d_scratch, int m,
+                    int n, gpu_early_cache *early, cudaStream_t stream);
+
+/* An upper bound of lt_row_sums_scratch(m, n) over 1 <= n <= max_n: the
+ * bytes of a buffer that serves every batch up to max_n. */
+size_t lt_row_sums_scratch_bound(int m, int max_n);
+
 #ifdef __cplusplus
 }
 #endif

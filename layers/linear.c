@@ -82,6 +82,8 @@ int linear_forward(gpu_context *ctx, linear_layer *layer, const void *d_x,
 int linear_backward_data(gpu_context *ctx, int lane, const linear_layer *layer,
                          linear_layer *below, int n, mlp_mode mode) {
   lt_matmul_call call = linear_backward_data_call(layer, below, n);
+  if (ctx->options.chain & GPU_CHAIN_SIDE_PARTIALS)
+    call.d_partials = below->d_partials;
   return matmul(ctx, lane, &call, mode);
 }
 

@@ -26,18 +26,23 @@ typedef struct linear_layer {
                 the output layer */
   lt_activation activation; /* of hidden layers: ReLU or GELU */
   lt_dtype type;
-  void *d_wt;  /* Wt (in, out), ld lt_ld(in) = W[out][in] row-major */
-  void *d_b;   /* [out] */
-  void *d_dwt; /* (in, out), ld lt_ld(in): gradient of d_wt */
-  void *d_db;  /* [out] */
-  void *d_y;   /* (out, max_batch), ld lt_ld(out): ReLU output, or
-                  logits */
-  void *d_dz;  /* (out, max_batch), ld lt_ld(out): loss gradient at
-                  the pre-activation (after the ReLU mask) */
-  void *d_aux; /* hidden layers: what the forward epilogue saves for the
-                 backward one: the ReLU bit-mask (aux_ld / 8, max_batch)
-                 bytes, or the GELU input (out, max_batch) in `type`,
-                 ld lt_ld(out) */
+  void *d_wt;        /* Wt (in, out), ld lt_ld(in) = W[out][in] row-major */
+  void *d_b;         /* [out] */
+  void *d_dwt;       /* (in, out), ld lt_ld(in): gradient of d_wt */
+  void *d_db;        /* [out] */
+  void *d_y;         /* (out, max_batch), ld lt_ld(out): ReLU output, or
+                        logits */
+  void *d_dz;        /* (out, max_batch), ld lt_ld(out): loss gradient at
+                        the pre-activation (after the ReLU mask) */
+  void *d_aux;       /* hidden layers: what the forward epilogue saves for the
+                       backward one: the ReLU bit-mask (aux_ld / 8, max_batch)
+                       bytes, or the GELU input (out, max_batch) in `type`,
+                       ld lt_ld(out) */
+  float *d_partials; /* hidden layers of a training network: the row sums'
+                        partials of this layer's d_db when the unfused
+                        DRELU_BGRAD above adds them on the side lane
+                        (GPU_CHAIN_SIDE_PARTIALS; lt_row_sums_scratch_bound
+                        bytes for max_batch); else NULL */
 } linear_layer;
 
 /* d_y (out, n) = [ReLU](Wt^T x + b), saving the ReLU mask: one call with
@@ -48,7 +53,10 @@ int linear_forward(gpu_context *ctx, linear_layer *layer, const void *d_x,
 
 /* Backward, data part, on `lane`: below->d_dz (in, n) = (Wt dz) masked by
  * below's ReLU bits, and below->d_db = its sum over the batch: one call
- * with DRELU_BGRAD (lt_shape_backward_data). Reads layer->d_dz (out, n). */
+ * with DRELU_BGRAD (lt_shape_backward_data). Reads layer->d_dz (out, n).
+ * Under GPU_CHAIN_SIDE_PARTIALS (ctx->options.chain) on the main lane, an
+ * unfused call finishes below->d_db on the side lane (below->d_partials):
+ * join the side lane before reading it. */
 int linear_backward_data(gpu_context *ctx, int lane, const linear_layer *layer,
                          linear_layer *below, int n, mlp_mode mode);
 

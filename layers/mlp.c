@@ -10,6 +10,7 @@
 
 #include "gpu/gpu_check.h"
 #include "gpu/lt_shape.h"
+#include "gpu/lt_unfused_kernels.h"
 #include "layers/mlp_memory.h"
 #include "layers/sgd.h"
 #include "layers/xent.h"
@@ -30,6 +31,23 @@ static size_t tensor_bytes(const mlp *net, size_t elements) {
   return mlp_align_floats(elements) * lt_dtype_size(net->type);
 }
 
+/* Bytes of a hidden layer's row-sum partials (linear_layer.d_partials),
+ * rounded up to 256; 0 for the output layer. */
+static size_t partials_stride(const mlp *net, int l) {
+  if (l + 1 >= net->layout.depth) return 0;
+  size_t bytes =
+      lt_row_sums_scratch_bound(net->layout.widths[l + 1], net->max_batch);
+  return (bytes + 255) / 256 * 256;
+}
+
+/* Every hidden layer's partials together (0 for an inference network). */
+static size_t partials_bytes(const mlp *net) {
+  size_t total = 0;
+  for (int l = 0; !net->inference_only && l < net->layout.depth; l++)
+    total += partials_stride(net, l);
+  return total;
+}
+
 /* The training-only slabs and events: gradients, momentum. */
 static int allocate_training(mlp *net) {
   size_t slab = net->layout.slab_floats * sizeof(float);
@@ -43,6 +61,8 @@ static int allocate_training(mlp *net) {
         cudaEventCreateWithFlags(&net->dz_ready[l], cudaEventDisableTiming));
   CUDA_CHECK(
       cudaEventCreateWithFlags(&net->weights_done, cudaEventDisableTiming));
+  if (partials_bytes(net) > 0)
+    CUDA_CHECK(cudaMalloc((void **)&net->d_partials, partials_bytes(net)));
   return 0;
 }
 
@@ -52,7 +72,8 @@ static int check_memory(const mlp *net) {
   mlp_memory need;
   if (mlp_memory_need(&need, &net->layout, (size_t)net->max_batch, net->type,
                       net->activation, net->inference_only,
-                      xent_scratch_bytes(net->max_batch)) != 0) {
+                      xent_scratch_bytes(net->max_batch) +
+                          partials_bytes(net)) != 0) {
     fprintf(stderr,
             "mlp: the memory for this network and a batch of %d overflows "
             "the address space; hint: reduce the batch (--batch) or the "
@@ -105,6 +126,7 @@ static int mlp_allocate(mlp *net) {
   char *grads = (char *)net->d_grads;
   char *act = (char *)net->d_activations;
   uint8_t *mask = net->d_masks;
+  char *partials = (char *)net->d_partials;
   for (int l = 0; l < lay->depth; l++) {
     linear_layer *layer = &net->layers[l];
     int out = lay->widths[l + 1];
@@ -123,6 +145,9 @@ static int mlp_allocate(mlp *net) {
     layer->activation = net->activation;
     layer->d_aux = layer->hidden ? (void *)mask : NULL;
     mask += aux_stride(net, out);
+    layer->d_partials =
+        partials && partials_stride(net, l) ? (float *)partials : NULL;
+    if (partials) partials += partials_stride(net, l);
   }
   return 0;
 }
@@ -132,7 +157,15 @@ int mlp_create(mlp **out, const int *units, int depth, int max_batch,
   const mlp_options none = {0};
   if (!options) options = &none;
   int pad = options->pad_units;
+  int multiple = options->pad_multiple > 0 ? options->pad_multiple : 8;
   *out = NULL;
+  if (pad && (multiple % 8 != 0 || multiple > 128)) {
+    fprintf(stderr,
+            "mlp: expected a padding multiple of 8, 16, ... up to 128 "
+            "(mlp_options.pad_multiple), found %d\n",
+            multiple);
+    return -1;
+  }
   if (max_batch < 1) {
     fprintf(stderr, "mlp: expected a batch size >= 1, found %d\n", max_batch);
     return -1;
@@ -146,7 +179,8 @@ int mlp_create(mlp **out, const int *units, int depth, int max_batch,
   mlp_layout real;
   int widths[MLP_MAX_LAYERS + 1] = {0};
   for (int l = 0; l <= depth && l <= MLP_MAX_LAYERS; l++)
-    widths[l] = pad && l > 0 ? lt_ld(units[l]) : units[l];
+    widths[l] = pad && l > 0 ? (units[l] + multiple - 1) / multiple * multiple
+                             : units[l];
   if (mlp_layout_init(&real, units, depth, err, sizeof err) != 0 ||
       mlp_layout_init(&net->layout, widths, depth, err, sizeof err) != 0) {
     fprintf(stderr, "mlp: %s\n", err);
@@ -175,6 +209,7 @@ void mlp_destroy(mlp *net) {
   if (net->weights_done) cudaEventDestroy(net->weights_done);
   for (int l = 0; l < MLP_MAX_LAYERS; l++)
     if (net->dz_ready[l]) cudaEventDestroy(net->dz_ready[l]);
+  cudaFree(net->d_partials);
   cudaFree(net->d_xent_scratch);
   cudaFree(net->d_masks);
   cudaFree(net->d_activations);
@@ -259,18 +294,28 @@ int mlp_backward(mlp *net, gpu_context *ctx, const void *d_x,
   /* Layer by layer from the top: once a layer's dZ is ready on the main
    * lane, its weight gradient starts on the side lane while the main lane
    * goes on with the data gradient of the layer below (the critical
-   * path). The two lanes never write the same buffer. */
+   * path). The two lanes never write the same buffer. GPU_CHAIN_SGD_LANE:
+   * the first layer's weight gradient stays on the main lane, where SGD
+   * follows it (it reads what the main lane wrote, nothing of the side's). */
+  int sgd_lane = (ctx->options.chain & GPU_CHAIN_SGD_LANE) != 0;
   for (int l = depth - 1; l >= 0; l--) {
     linear_layer *layer = &net->layers[l];
     const void *input = l == 0 ? d_x : net->layers[l - 1].d_y;
-    CUDA_CHECK(cudaEventRecord(net->dz_ready[l], ctx->stream));
-    CUDA_CHECK(cudaStreamWaitEvent(ctx->side_stream, net->dz_ready[l], 0));
-    if (linear_backward_weights(ctx, GPU_LANE_SIDE, layer, input, n, mode) != 0)
+    int lane = sgd_lane && l == 0 ? GPU_LANE_MAIN : GPU_LANE_SIDE;
+    if (lane == GPU_LANE_SIDE) {
+      CUDA_CHECK(cudaEventRecord(net->dz_ready[l], ctx->stream));
+      CUDA_CHECK(cudaStreamWaitEvent(ctx->side_stream, net->dz_ready[l], 0));
+    }
+    if (linear_backward_weights(ctx, lane, layer, input, n, mode) != 0)
       return -1;
     if (l > 0 && linear_backward_data(ctx, GPU_LANE_MAIN, layer,
                                       &net->layers[l - 1], n, mode) != 0)
       return -1;
   }
+  /* The join: every weight gradient, and the bias gradients whose
+   * partials the side lane added (GPU_CHAIN_SIDE_PARTIALS). A one-layer
+   * network under GPU_CHAIN_SGD_LANE gave the side lane nothing. */
+  if (sgd_lane && depth == 1) return 0;
   CUDA_CHECK(cudaEventRecord(net->weights_done, ctx->side_stream));
   CUDA_CHECK(cudaStreamWaitEvent(ctx->stream, net->weights_done, 0));
   return 0;

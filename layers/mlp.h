@@ -47,6 +47,9 @@ typedef struct mlp_options {
    * allocation), so it computes the same function and gradients, with
    * every call at widths cuBLASLt's sm90 kernels take. */
   int pad_units;
+  int pad_multiple;   /* with pad_units: the multiple the widths are
+                         padded to, 8 (0 also means 8), 16 or 32 (784-100-10
+                         as 784-104-16, 784-112-16 or 784-128-32) */
   float loss_scale;   /* > 0: this scale; 0: GPU_FP16_LOSS_SCALE for F16,
                          else 1 */
   int inference_only; /* 1: no gradients, momentum, loss gradients or
@@ -75,6 +78,8 @@ typedef struct mlp {
   uint8_t *d_masks;                     /* every hidden layer's aux: ReLU
                                            bit-mask or GELU input */
   void *d_xent_scratch;                 /* the loss kernel's (xent.h) */
+  float *d_partials;                    /* training: each hidden layer's
+                                           linear_layer.d_partials */
   cudaEvent_t dz_ready[MLP_MAX_LAYERS]; /* layer l's d_dz written (main) */
   cudaEvent_t weights_done;             /* side lane finished (side) */
 } mlp;
@@ -116,7 +121,10 @@ int mlp_forward(mlp *net, gpu_context *ctx, const void *d_x, int n,
 /* Loss gradient and backward pass after mlp_forward on the same d_x:
  * every gradient in d_grads is written (=). -1 for an inference-only
  * network (so are mlp_update and mlp_train_step). d_stats[0] += summed loss,
- * d_stats[1] += correct predictions. */
+ * d_stats[1] += correct predictions. Weight gradients run on the side lane
+ * (but the first layer's on the main lane under GPU_CHAIN_SGD_LANE), data
+ * gradients on the main lane; the main lane waits for the side lane at the
+ * end, so everything is written once the main lane gets there. */
 int mlp_backward(mlp *net, gpu_context *ctx, const void *d_x,
                  const int *d_labels, int n, mlp_mode mode, double *d_stats);
 

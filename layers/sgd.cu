@@ -23,8 +23,9 @@ __device__ __forceinline__ float sgd_one(float p, float *v, T g, float lr,
 template <typename T>
 __global__ void sgd_kernel(float *params, float *velocity, const T *grads,
                            T *copy, size_t count, const float *d_lr,
-                           float momentum, float unscale) {
+                           float momentum, float unscale, int trigger) {
   gpu_wait_previous();
+  gpu_allow_next(trigger);
   float lr = *d_lr;
   bool use_velocity = velocity != NULL;
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count;
@@ -50,12 +51,13 @@ template <typename T> struct __align__(4 * sizeof(T)) sgd_pack4 {
  * 95 us for 19.9 M parameters (400 MB, 4.2 TB/s); eight elements per
  * thread took 117 us. */
 template <typename T>
-__global__ void sgd4_kernel(float4 *__restrict__ params,
-                            float4 *__restrict__ velocity,
-                            const sgd_pack4<T> *__restrict__ grads,
-                            sgd_pack4<T> *__restrict__ copy, size_t count4,
-                            const float *d_lr, float momentum, float unscale) {
+__global__ void
+sgd4_kernel(float4 *__restrict__ params, float4 *__restrict__ velocity,
+            const sgd_pack4<T> *__restrict__ grads,
+            sgd_pack4<T> *__restrict__ copy, size_t count4, const float *d_lr,
+            float momentum, float unscale, int trigger) {
   gpu_wait_previous();
+  gpu_allow_next(trigger);
   float lr = *d_lr;
   bool use_velocity = velocity != NULL;
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count4;
@@ -81,18 +83,19 @@ extern "C" int sgd_update(const sgd_slabs *s, const float *d_lr, float momentum,
   float *velocity = momentum != 0.0f ? s->d_velocity : NULL;
   size_t n = s->count;
   if (n % 4 == 0) {
-    LT_DISPATCH(
-        s->type,
-        gpu_launch(early, sgd4_kernel<T>, dim3(gpu_grid_blocks(n / 4, 256)),
-                   dim3(256), stream, (float4 *)s->d_params, (float4 *)velocity,
-                   (const sgd_pack4<T> *)s->d_grads, (sgd_pack4<T> *)s->d_copy,
-                   n / 4, d_lr, momentum, grad_unscale));
+    LT_DISPATCH(s->type,
+                gpu_launch(early, sgd4_kernel<T>,
+                           dim3(gpu_grid_blocks(n / 4, 256)), dim3(256), stream,
+                           (float4 *)s->d_params, (float4 *)velocity,
+                           (const sgd_pack4<T> *)s->d_grads,
+                           (sgd_pack4<T> *)s->d_copy, n / 4, d_lr, momentum,
+                           grad_unscale, gpu_early_trigger(early)));
   } else {
     LT_DISPATCH(s->type,
                 gpu_launch(early, sgd_kernel<T>, dim3(gpu_grid_blocks(n, 256)),
                            dim3(256), stream, s->d_params, velocity,
                            (const T *)s->d_grads, (T *)s->d_copy, n, d_lr,
-                           momentum, grad_unscale));
+                           momentum, grad_unscale, gpu_early_trigger(early)));
   }
   CUDA_CHECK_KERNEL("sgd_kernel");
   return 0;

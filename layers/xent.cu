@@ -62,8 +62,10 @@ template <typename T>
 __global__ void xent_kernel(T *__restrict__ dlogits, double *stats,
                             const T *__restrict__ logits, int ld,
                             const int *labels, int classes, int n,
-                            float grad_scale, xent_partial *scratch) {
+                            float grad_scale, xent_partial *scratch,
+                            int trigger) {
   gpu_wait_previous();
+  gpu_allow_next(trigger);
   __shared__ double loss_part[XENT_MAX_WARPS];
   __shared__ int correct_part[XENT_MAX_WARPS];
   __shared__ bool last;
@@ -141,10 +143,11 @@ extern "C" int xent_loss_grad(lt_dtype type, void *d_dlogits, double *d_stats,
   }
   int threads = xent_threads(n);
   int blocks = (n + threads - 1) / threads;
-  LT_DISPATCH(type, gpu_launch(early, xent_kernel<T>, dim3(blocks),
-                               dim3(threads), stream, (T *)d_dlogits, d_stats,
-                               (const T *)d_logits, ld, d_labels, classes, n,
-                               grad_scale, (xent_partial *)d_scratch));
+  LT_DISPATCH(type,
+              gpu_launch(early, xent_kernel<T>, dim3(blocks), dim3(threads),
+                         stream, (T *)d_dlogits, d_stats, (const T *)d_logits,
+                         ld, d_labels, classes, n, grad_scale,
+                         (xent_partial *)d_scratch, gpu_early_trigger(early)));
   CUDA_CHECK_KERNEL("xent_kernel");
   return 0;
 }

@@ -126,6 +126,7 @@ static int trainer_init(trainer *t, const mnist_dataset *data) {
   mlp_options options = {.type = type,
                          .activation = c->activation,
                          .pad_units = c->pad_units,
+                         .pad_multiple = c->pad_multiple,
                          .loss_scale = c->loss_scale};
   if (mlp_create(&t->net, c->widths, c->depth, c->batch, &options) != 0)
     return -1;
@@ -142,9 +143,11 @@ static int trainer_init(trainer *t, const mnist_dataset *data) {
   }
   if (t->config.graphs &&
       (gpu_graph_capture_exec(&t->train_graph, t->ctx->stream,
-                              enqueue_train_graph, t) != 0 ||
+                              gpu_graph_flags(t->ctx), enqueue_train_graph,
+                              t) != 0 ||
        gpu_graph_capture_exec(&t->test_graph, t->ctx->stream,
-                              enqueue_test_graph, t) != 0))
+                              gpu_graph_flags(t->ctx), enqueue_test_graph,
+                              t) != 0))
     return -1;
   return 0;
 }
