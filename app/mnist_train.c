@@ -16,6 +16,7 @@
 #include "app/cli_flags.h"
 #include "app/stop_signal.h"
 #include "app/train_options.h"
+#include "app/train_report.h"
 #include "checkpoint/write_target.h"
 #include "data/mnist.h"
 #include "gpu/gpu_context.h"
@@ -62,78 +63,6 @@ static double seconds_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-/* The last path component of each file read. */
-static void print_data_line(const mnist_dataset *data, const char *dir,
-                            int steps) {
-  printf("data       %s:", dir);
-  int shown = 0;
-  for (int f = 0; f < MNIST_FILE_COUNT; f++) {
-    if (!data->files[f][0]) continue; /* not read (test split only) */
-    const char *slash = strrchr(data->files[f], '/');
-    printf("%s %s", shown++ ? "," : "", slash ? slash + 1 : data->files[f]);
-  }
-  printf("; %d train, %d test", data->train.count, data->test.count);
-  if (steps > 0) printf(", %d steps per epoch", steps);
-  printf("\n");
-}
-
-static void print_header(const gpu_context *ctx, const train_options *o,
-                         const mnist_dataset *data, const char *dir,
-                         const trainer *t) {
-  const trainer_config *c = &o->config;
-  char name[256];
-  trainer_config_name(name, sizeof name, c);
-  printf("mnist_train: %s (%d SMs), device %d\n", ctx->device_name,
-         ctx->sm_count, o->gpu.device);
-  const mlp *net = trainer_network(t);
-  printf("network    %s, %zu parameters", name, net->unit_params);
-  if (c->pad_units) {
-    printf("; run as");
-    for (int l = 0; l <= net->layout.depth; l++)
-      printf("%s%d", l ? "-" : " ", net->layout.widths[l]);
-    printf(" (padded units stay 0)");
-  }
-  printf("\n");
-  printf("training   %s, %s, %s, batch %d, lr %g (%s), momentum %g, seed %llu, "
-         "%d epochs, graphs %s, autotune %s",
-         mlp_mode_name(c->mode), gpu_precision_name(o->gpu.precision),
-         lt_activation_name(c->activation), c->batch, c->lr,
-         c->cosine ? "cosine" : "constant", c->momentum, c->seed, c->epochs,
-         c->graphs ? "on" : "off", gpu_autotune_name(o->gpu.autotune));
-  if (net->loss_scale != 1.0f) printf(", loss scale %g", net->loss_scale);
-  if (o->gpu.chain != GPU_CHAIN_NONE) {
-    char chain[128];
-    gpu_chain_format(chain, sizeof chain, o->gpu.chain);
-    printf(", chain %s", chain);
-  }
-  printf("\n");
-  print_data_line(data, dir, trainer_steps_per_epoch(t));
-  printf("\nepoch  train_loss  train_acc  test_loss  test_acc  train_ms  "
-         "samples/s\n");
-}
-
-/* What the wrapper built and, when it autotuned, what it kept; in auto
- * mode, each call's fused and unfused times and the choice. */
-static void print_plans(const gpu_context *ctx) {
-  int count = lt_plan_count(ctx);
-  printf("\n%d cuBLASLt plans (m, n, k, epilogue, type; candidates offered, "
-         "matching the first; kept; us first / kept; auto: us fused / "
-         "unfused in a graph, choice)\n",
-         count);
-  for (int i = 0; i < count; i++) {
-    lt_plan_info p = lt_plan_info_at(ctx, i);
-    printf("  %5d %5d %5d  %-14s %-4s %3d offered, %3d matching, kept #%d",
-           p.shape.m, p.shape.n, p.shape.k, lt_epilogue_name(p.shape.epilogue),
-           p.tf32 ? "tf32" : lt_dtype_name(p.shape.type), p.offered, p.matched,
-           p.chosen);
-    if (p.first_us > 0) printf(", %.1f / %.1f us", p.first_us, p.chosen_us);
-    if (p.auto_choice)
-      printf("; auto %.2f / %.2f us: %s", p.fused_us, p.unfused_us,
-             p.auto_choice == 2 ? "unfused" : "fused");
-    printf("\n");
-  }
 }
 
 /* The epochs, after setup (none with --steps 0; they end early at
@@ -248,7 +177,7 @@ static int evaluate(const train_options *o, const mnist_dataset *data,
              ctx->device_name, o->gpu.device, name, mlp_mode_name(c->mode),
              gpu_precision_name(o->gpu.precision),
              lt_activation_name(c->activation), batch);
-      print_data_line(data, dir, 0);
+      train_report_data_line(data, dir, 0);
     }
     eval_report_print(stdout, &report, totals.mean_loss);
   } else {
@@ -286,7 +215,7 @@ static int train(const train_options *o, const mnist_dataset *data,
                    "epoch,train_loss,train_accuracy,test_loss,test_accuracy,"
                    "train_ms,test_ms,samples_per_s") != 0)
     goto done;
-  if (!o->quiet) print_header(ctx, o, data, dir, t);
+  if (!o->quiet) train_report_header(ctx, o, data, dir, t);
   double accuracy = -1.0;
   int epochs_run = 0;
   int ran = run_epochs(t, o, data, log, started, &accuracy, &epochs_run);
@@ -301,7 +230,7 @@ static int train(const train_options *o, const mnist_dataset *data,
     if (committed != 0) goto done;
   }
   if (ran == 0) {
-    if (o->show_plans) print_plans(ctx);
+    if (o->show_plans) train_report_plans(ctx);
     status = EXIT_SUCCESS;
     if (o->save_path &&
         checkpoint_io_save(t, o->save_path, &o->config, o->gpu.precision,
@@ -379,7 +308,7 @@ int main(int argc, char **argv) {
   int status = EXIT_FAILURE;
   char why[512];
   if (options.check_data) {
-    print_data_line(&data, dir, 0);
+    train_report_data_line(&data, dir, 0);
     status = EXIT_SUCCESS;
   } else if (!gpu_device_available(why, sizeof why)) {
     fprintf(stderr,
