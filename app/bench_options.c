@@ -27,8 +27,7 @@ void bench_options_usage(FILE *out) {
       "exact, as mnist_train; see mnist_train --help).\n"
       "--chain LIST: how the step's kernels are chained (none, all, or\n"
       "side-partials,sgd-lane,priorities,trigger; see mnist_train --help;\n"
-      "default priorities,trigger). --network seed|mid|big: only that "
-      "network's rows\n"
+      "default none). --network seed|mid|big: only that network's rows\n"
       "(784-100-10, 784-1024-1024-10, 784-4096-4096-10). --pad-to 8|16|32:\n"
       "the +pad rows' widths padded to that multiple (default 8).\n"
       "--json FILE writes the same numbers, replacing FILE whole at the\n"
@@ -77,7 +76,6 @@ int bench_options_parse(bench_options *out, int argc, char **argv, char *err,
   out->precision = -1;
   out->activation = -1;
   out->autotune = (int)GPU_AUTOTUNE_EXACT;
-  out->chain = GPU_CHAIN_DEFAULT;
   const cli_flag flags[] = {
       {.name = "repeats",
        .kind = CLI_INT,

@@ -17,7 +17,7 @@ typedef struct bench_options {
   int precision;    /* a gpu_precision, or -1: all of them */
   int activation;   /* an lt_activation, or -1: both */
   int autotune;     /* a gpu_autotune (default exact) */
-  unsigned chain;   /* GPU_CHAIN_* bits (--chain; default GPU_CHAIN_DEFAULT) */
+  unsigned chain;   /* GPU_CHAIN_* bits (--chain; default none) */
   int network;      /* --network: 0 every network, i + 1 bench_nets()[i] */
   int pad_multiple; /* --pad-to: the +pad rows' multiple (0: 8) */
   int profile;      /* --profile-step: one fused and one unfused step per

@@ -84,7 +84,7 @@ void train_options_usage(FILE *out, const char *program) {
       "                     layer's weight gradient on SGD's lane),\n"
       "                     priorities (main lane first, graph node\n"
       "                     priorities), trigger (kernels let the next one\n"
-      "                     launch early) (default priorities,trigger)\n"
+      "                     launch early) (default none)\n"
       "  --data-dir DIR     MNIST-format files (default $MNIST_DIR, else\n"
       "                     data/mnist)\n"
       "  --device N         CUDA device (default %d)\n"

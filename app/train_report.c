@@ -44,7 +44,7 @@ void train_report_header(const gpu_context *ctx, const train_options *o,
          c->cosine ? "cosine" : "constant", c->momentum, c->seed, c->epochs,
          c->graphs ? "on" : "off", gpu_autotune_name(o->gpu.autotune));
   if (net->loss_scale != 1.0f) printf(", loss scale %g", net->loss_scale);
-  if (o->gpu.chain != GPU_CHAIN_DEFAULT) {
+  if (o->gpu.chain != GPU_CHAIN_NONE) {
     char chain[128];
     gpu_chain_format(chain, sizeof chain, o->gpu.chain);
     printf(", chain %s", chain);

@@ -8,7 +8,7 @@ gpu_options gpu_options_defaults(void) {
   gpu_options o = {.device = 0,
                    .precision = GPU_PRECISION_FP32,
                    .autotune = GPU_AUTOTUNE_EXACT,
-                   .chain = GPU_CHAIN_DEFAULT};
+                   .chain = GPU_CHAIN_NONE};
   return o;
 }
 

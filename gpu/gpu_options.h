@@ -72,19 +72,14 @@ enum {
   GPU_CHAIN_SGD_LANE = 1 << 1,
   GPU_CHAIN_PRIORITIES = 1 << 2,
   GPU_CHAIN_TRIGGER = 1 << 3,
-  GPU_CHAIN_ALL = (1 << 4) - 1,
-  /* Measured on the H200 (docs/performance.md, "The step's chain"):
-   * priorities and trigger were faster at both batch-256 networks;
-   * side-partials and sgd-lane only at 784-100-10 (slower at
-   * 784-1024-1024-10), so they stay opt-in (--chain all). */
-  GPU_CHAIN_DEFAULT = GPU_CHAIN_PRIORITIES | GPU_CHAIN_TRIGGER
+  GPU_CHAIN_ALL = (1 << 4) - 1
 };
 
 typedef struct gpu_options {
   int device; /* CUDA device ordinal */
   gpu_precision precision;
   gpu_autotune autotune;
-  unsigned chain; /* GPU_CHAIN_* bits; default GPU_CHAIN_DEFAULT */
+  unsigned chain; /* GPU_CHAIN_* bits; default GPU_CHAIN_NONE */
 } gpu_options;
 
 /* Parses a --chain value: "none", "all", or a comma-separated list of

@@ -85,7 +85,7 @@ START_TEST(train_takes_chain_and_pad_to) {
   char err[256] = "";
   char *none[] = {"mnist_train"};
   ck_assert_int_eq(train_options_parse(&o, 1, none, err, sizeof err), 0);
-  ck_assert_uint_eq(o.gpu.chain, GPU_CHAIN_DEFAULT); /* the default */
+  ck_assert_uint_eq(o.gpu.chain, GPU_CHAIN_NONE); /* the default */
   ck_assert_int_eq(o.config.pad_units, 0);
   char *argv[] = {"mnist_train", "--chain", "sgd-lane,trigger", "--pad-to",
                   "16"};
@@ -117,7 +117,7 @@ START_TEST(bench_takes_chain_network_pad_to) {
   char err[256] = "";
   char *none[] = {"mnist_bench"};
   ck_assert_int_eq(bench_options_parse(&o, 1, none, err, sizeof err), 0);
-  ck_assert_uint_eq(o.chain, GPU_CHAIN_DEFAULT);
+  ck_assert_uint_eq(o.chain, GPU_CHAIN_NONE);
   ck_assert_int_eq(o.network, 0);
   ck_assert_int_eq(o.pad_multiple, 0);
   char *argv[] = {"mnist_bench", "--chain",  "priorities", "--network",
