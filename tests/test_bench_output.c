@@ -7,7 +7,6 @@
  * no temporary; a good one replaces the file whole. Plain C, runs anywhere
  * (the immutable case needs root: it says where it cannot run). */
 #include <check.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,28 +25,17 @@ static void teardown(void) {
   test_remove_dir(dir);
 }
 
-/* Entries in `dir`, "." and ".." not counted. */
-static int entries(void) {
-  DIR *d = opendir(dir);
-  ck_assert_ptr_nonnull(d);
-  int count = 0;
-  for (struct dirent *e; (e = readdir(d));)
-    count += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
-  closedir(d);
-  return count;
-}
-
 /* A write that cannot happen returns -1, leaves what was there, and
  * leaves no temporary: a missing folder, a folder in the target's place. */
 START_TEST(failed_write_leaves_nothing) {
   char path[4300];
   snprintf(path, sizeof path, "%s/missing/bench.json", dir);
   ck_assert_int_eq(bench_output_replace(path, "{}"), -1);
-  ck_assert_int_eq(entries(), 0);
+  ck_assert_int_eq(test_count_entries(dir), 0);
   snprintf(path, sizeof path, "%s/taken", dir);
   ck_assert_int_eq(mkdir(path, 0755), 0);
   ck_assert_int_eq(bench_output_replace(path, "{}"), -1);
-  ck_assert_int_eq(entries(), 1);
+  ck_assert_int_eq(test_count_entries(dir), 1);
   struct stat info;
   ck_assert_int_eq(stat(path, &info), 0);
   ck_assert(S_ISDIR(info.st_mode));
@@ -55,7 +43,7 @@ START_TEST(failed_write_leaves_nothing) {
   snprintf(path, sizeof path, "%s/ok.json", dir);
   ck_assert_int_eq(test_write_bytes(path, "old content", 11, 0), 0);
   ck_assert_int_eq(bench_output_replace(path, "{}"), 0);
-  ck_assert_int_eq(entries(), 2);
+  ck_assert_int_eq(test_count_entries(dir), 2);
   char text[16] = "";
   FILE *f = fopen(path, "rb");
   ck_assert_ptr_nonnull(f);
@@ -110,7 +98,7 @@ START_TEST(output_paths_are_checked) {
   if (!c->words) return;
   ck_assert_msg(strncmp(err, "--json", 6) == 0 && strstr(err, c->words),
                 "%s: %s", c->path, err);
-  ck_assert_int_eq(entries(), 3);
+  ck_assert_int_eq(test_count_entries(dir), 3);
 }
 END_TEST
 
@@ -139,7 +127,7 @@ START_TEST(immutable_file_is_refused_first) {
   ck_assert_msg(status == -1 && strstr(err, "--json") && strstr(err, path) &&
                     strstr(err, "does not open for writing"),
                 "%d: %s", status, err);
-  ck_assert_int_eq(entries(), 1);
+  ck_assert_int_eq(test_count_entries(dir), 1);
 }
 END_TEST
 
@@ -155,7 +143,7 @@ START_TEST(target_rechecked_at_rename) {
   struct stat info;
   ck_assert_int_eq(stat(path, &info), 0);
   ck_assert(S_ISFIFO(info.st_mode));
-  ck_assert_int_eq(entries(), 1);
+  ck_assert_int_eq(test_count_entries(dir), 1);
 }
 END_TEST
 

@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "checkpoint/mlp_checkpoint.h"
@@ -27,19 +26,6 @@
 
 static const char *mnist_dir; /* NULL: the data tests are not added */
 static char dir[4096];
-
-/* Runs `command` through the shell, capturing stdout and stderr; returns
- * the exit code. */
-static int capture(const char *command, char *out, size_t size) {
-  printf("+ %s\n", command);
-  fflush(stdout);
-  FILE *pipe = popen(command, "r");
-  ck_assert_ptr_nonnull(pipe);
-  size_t got = fread(out, 1, size - 1, pipe);
-  out[got] = '\0';
-  int status = pclose(pipe);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 /* A 784-4-10 checkpoint: hidden unit 0 sums every input (the others are
  * 0), output 3 reads that unit with weight 1, output 7 has bias 1. So a
@@ -88,7 +74,7 @@ static int predict_alone(const char *model, const char *image, char *out,
            "cd '%s' && MNIST_DIR='%s/nowhere' '%s' --model '%s' --image '%s' "
            "2>&1",
            empty, dir, MNIST_PREDICT_PATH, model, image);
-  return capture(command, out, size);
+  return test_capture(command, out, size);
 }
 
 START_TEST(image_needs_no_data) {
@@ -132,13 +118,13 @@ START_TEST(image_ignores_a_damaged_data_folder) {
            "MNIST_DIR='%s/nowhere' '%s' --model '%s' --image '%s' --data-dir "
            "'%s' 2>&1",
            dir, MNIST_PREDICT_PATH, model, black, broken);
-  ck_assert_msg(capture(command, out, sizeof out) == 0, "%s", out);
+  ck_assert_msg(test_capture(command, out, sizeof out) == 0, "%s", out);
   ck_assert_msg(strstr(out, "predicted 7\n") && !strstr(out, "train-images"),
                 "%s", out);
   snprintf(command, sizeof command,
            "'%s' --model '%s' --image '%s' --mistakes 3 2>&1",
            MNIST_PREDICT_PATH, model, black);
-  ck_assert_int_eq(capture(command, out, sizeof out), 2);
+  ck_assert_int_eq(test_capture(command, out, sizeof out), 2);
   ck_assert_msg(strstr(out, "--mistakes") && strstr(out, "--image") &&
                     !strstr(out, "predicted"),
                 "%s", out);
@@ -153,7 +139,7 @@ static void test_split_folder(char *out, size_t size) {
   snprintf(command, sizeof command,
            "for f in '%s'/t10k-*; do ln -s \"$f\" '%s'/; done; ls '%s' 2>&1",
            mnist_dir, out, out);
-  ck_assert_int_eq(capture(command, text, sizeof text), 0);
+  ck_assert_int_eq(test_capture(command, text, sizeof text), 0);
   ck_assert_msg(strstr(text, "t10k-images") && !strstr(text, "train-"), "%s",
                 text);
 }
@@ -188,7 +174,7 @@ START_TEST(evaluation_agrees_with_training) {
            "'%s' --data-dir '%s' --hidden 64 --batch 200 --epochs 1 "
            "--precision %s --save '%s' --log '%s' 2>&1",
            MNIST_TRAIN_PATH, mnist_dir, precision, model, log);
-  ck_assert_msg(capture(command, out, sizeof out) == 0, "%s", out);
+  ck_assert_msg(test_capture(command, out, sizeof out) == 0, "%s", out);
   FILE *f = fopen(log, "r");
   ck_assert_ptr_nonnull(f);
   char line[512];
@@ -204,7 +190,7 @@ START_TEST(evaluation_agrees_with_training) {
   snprintf(command, sizeof command,
            "'%s' --data-dir '%s' --load '%s' --epochs 0 2>&1", MNIST_TRAIN_PATH,
            test_only, model);
-  ck_assert_msg(capture(command, out, sizeof out) == 0, "%s", out);
+  ck_assert_msg(test_capture(command, out, sizeof out) == 0, "%s", out);
   int got = correct_in(out);
   ck_assert_msg(got >= 0 && abs(got - want) <= slack &&
                     strstr(out, "confusion matrix") &&
@@ -213,7 +199,7 @@ START_TEST(evaluation_agrees_with_training) {
                 precision, want, slack, out);
   snprintf(command, sizeof command, "'%s' --data-dir '%s' --model '%s' 2>&1",
            MNIST_PREDICT_PATH, test_only, model);
-  ck_assert_msg(capture(command, out, sizeof out) == 0, "%s", out);
+  ck_assert_msg(test_capture(command, out, sizeof out) == 0, "%s", out);
   got = correct_in(out);
   ck_assert_msg(got >= 0 && abs(got - want) <= slack &&
                     strstr(out, "most confident mistakes"),
@@ -222,7 +208,7 @@ START_TEST(evaluation_agrees_with_training) {
   snprintf(command, sizeof command,
            "'%s' --data-dir '%s' --model '%s' --index 7 2>&1",
            MNIST_PREDICT_PATH, test_only, model);
-  ck_assert_msg(capture(command, out, sizeof out) == 0, "%s", out);
+  ck_assert_msg(test_capture(command, out, sizeof out) == 0, "%s", out);
   ck_assert_msg(strstr(out, "(label "), "%s", out);
 }
 END_TEST

@@ -151,16 +151,6 @@ START_TEST(graphs_do_not_change_the_numbers) {
 }
 END_TEST
 
-/* Runs a shell command, capturing its output; returns the exit code. */
-static int capture(const char *command, char *out, size_t size) {
-  FILE *pipe = popen(command, "r");
-  ck_assert_ptr_nonnull(pipe);
-  size_t got = fread(out, 1, size - 1, pipe);
-  out[got] = '\0';
-  int status = pclose(pipe);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 /* A learning rate far too large, held constant: the loss becomes NaN or
  * infinite in the first epoch (measured on the H200 for the default
  * network at lr 100; the 784-100-10 network instead stalls at 10 % with
@@ -174,7 +164,7 @@ START_TEST(divergence_stops_training) {
            "'%s' --data-dir '%s' --epochs 2 --lr 100 "
            "--schedule constant --log '%s' 2>&1",
            MNIST_TRAIN_PATH, mnist_dir, log);
-  ck_assert_int_eq(capture(command, out, sizeof out), 1);
+  ck_assert_int_eq(test_capture(command, out, sizeof out), 1);
   ck_assert_msg(strstr(out, "training diverged") &&
                     strstr(out, "--lr (now 100)"),
                 "%s", out);
@@ -206,7 +196,7 @@ START_TEST(checkpoint_round_trip) {
   snprintf(command, sizeof command,
            "'%s' --data-dir '%s' --load '%s' --epochs 0 --batch 256 2>&1",
            MNIST_TRAIN_PATH, mnist_dir, model);
-  ck_assert_int_eq(capture(command, out, sizeof out), 0);
+  ck_assert_int_eq(test_capture(command, out, sizeof out), 0);
   char want[64];
   snprintf(want, sizeof want, "(%d of 10000)",
            (int)(trained.test_accuracy * 10000 + 0.5));
@@ -216,12 +206,12 @@ START_TEST(checkpoint_round_trip) {
            "'%s' --data-dir '%s' --load '%s' --steps 3 --order file --save "
            "'%s' 2>&1",
            MNIST_TRAIN_PATH, mnist_dir, model, short_run);
-  ck_assert_int_eq(capture(command, out, sizeof out), 0);
+  ck_assert_int_eq(test_capture(command, out, sizeof out), 0);
   ck_assert_msg(strstr(out, "(3 optimiser steps)"), "%s", out);
   snprintf(command, sizeof command,
            "'%s' --data-dir '%s' --model '%s' --index 7 2>&1",
            MNIST_PREDICT_PATH, mnist_dir, model);
-  ck_assert_int_eq(capture(command, out, sizeof out), 0);
+  ck_assert_int_eq(test_capture(command, out, sizeof out), 0);
   ck_assert_msg(strstr(out, "predicted") && strstr(out, "probabilities"), "%s",
                 out);
 }

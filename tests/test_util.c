@@ -2,6 +2,7 @@
 #define _XOPEN_SOURCE 700
 #include "tests/test_util.h"
 
+#include <dirent.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -198,4 +199,25 @@ int test_run_program(char *out, size_t size, const char *dir,
   out[got] = '\0';
   int status = pclose(pipe);
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+int test_capture(const char *command, char *out, size_t size) {
+  printf("+ %s\n", command);
+  fflush(stdout);
+  FILE *pipe = popen(command, "r");
+  if (!pipe) return -1;
+  size_t got = fread(out, 1, size - 1, pipe);
+  out[got] = '\0';
+  int status = pclose(pipe);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+int test_count_entries(const char *folder) {
+  DIR *d = opendir(folder);
+  if (!d) return -1;
+  int count = 0;
+  for (struct dirent *e; (e = readdir(d));)
+    count += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+  closedir(d);
+  return count;
 }

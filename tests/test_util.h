@@ -61,6 +61,14 @@ int test_run_program(char *out, size_t size, const char *dir,
                      const char *mnist_dir, const char *program,
                      const char *args);
 
+/* Runs `command` through the shell (echoed to stdout first, for the log),
+ * stdout and stderr into `out`. Returns the exit code, -1 on a crash. */
+int test_capture(const char *command, char *out, size_t size);
+
+/* Entries in `folder`, "." and ".." not counted; -1 when it cannot be
+ * read. */
+int test_count_entries(const char *folder);
+
 /* Runs the suite; GPU suites pass nofork = 1 (CUDA does not survive fork).
  * Returns the process exit code. */
 int test_run_suite(Suite *suite, int nofork);

@@ -14,7 +14,6 @@
  * each says so where it cannot run). */
 #define _XOPEN_SOURCE 700 /* mknod */
 #include <check.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,22 +46,6 @@ static void teardown(void) {
 static const char *in_dir(char *out, size_t size, const char *name) {
   snprintf(out, size, "%s/%s", dir, name);
   return out;
-}
-
-/* Entries in `folder`, all but "." and "..". */
-static int entries_in(const char *folder) {
-  DIR *d = opendir(folder);
-  ck_assert_ptr_nonnull(d);
-  int count = 0;
-  for (struct dirent *e; (e = readdir(d));)
-    count += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
-  closedir(d);
-  return count;
-}
-
-/* Entries in the temporary folder. */
-static int entries(void) {
-  return entries_in(dir);
 }
 
 enum { MAKE_NOTHING, MAKE_FILE, MAKE_FIFO, MAKE_DEVICE, MAKE_FOLDER };
@@ -108,7 +91,7 @@ START_TEST(targets_are_checked) {
     return;
   }
   stat(path, &before);
-  int made = entries();
+  int made = test_count_entries(dir);
   int status = write_target_check("--save", path, err, sizeof err);
   if (!c->words) {
     ck_assert_msg(status == 0, "%s: %s", c->name, err);
@@ -119,7 +102,7 @@ START_TEST(targets_are_checked) {
                   "%s: lacks '%s': %s", c->name, c->words, err);
   }
   /* Untouched, and no probe left behind. */
-  ck_assert_int_eq(entries(), made);
+  ck_assert_int_eq(test_count_entries(dir), made);
   if (c->make != MAKE_NOTHING) {
     ck_assert_int_eq(stat(path, &after), 0);
     ck_assert_int_eq(after.st_mode, before.st_mode);
@@ -162,9 +145,9 @@ START_TEST(run_log_creates_nothing_before_commit) {
   ck_assert_int_eq(run_log_open(&log, path, "epoch,loss"), 0);
   ck_assert_int_eq(run_log_printf(log, "%d,%.2f", 1, 0.5), 0);
   ck_assert_int_eq(run_log_printf(log, "%d,%.2f", 2, 0.25), 0);
-  ck_assert_int_eq(entries(), 0);
+  ck_assert_int_eq(test_count_entries(dir), 0);
   ck_assert_int_eq(run_log_commit(log), 0);
-  ck_assert_int_eq(entries(), 1);
+  ck_assert_int_eq(test_count_entries(dir), 1);
   FILE *f = fopen(path, "r");
   ck_assert_ptr_nonnull(f);
   size_t got = fread(text, 1, sizeof text - 1, f);
@@ -175,7 +158,7 @@ START_TEST(run_log_creates_nothing_before_commit) {
   ck_assert_int_eq(run_log_open(&log, path, "other"), 0);
   run_log_discard(log);
   run_log_discard(NULL);
-  ck_assert_int_eq(entries(), 1);
+  ck_assert_int_eq(test_count_entries(dir), 1);
 }
 END_TEST
 
@@ -191,7 +174,7 @@ START_TEST(commit_refuses_a_target_that_changed) {
   struct stat info;
   ck_assert_int_eq(stat(path, &info), 0);
   ck_assert(S_ISFIFO(info.st_mode));
-  ck_assert_int_eq(entries(), 1);
+  ck_assert_int_eq(test_count_entries(dir), 1);
   const float w[2] = {1.0f, 2.0f};
   safetensors_entry tensor = {"w", 1, {2, 0}, w};
   ck_assert_int_eq(
@@ -199,7 +182,7 @@ START_TEST(commit_refuses_a_target_that_changed) {
   ck_assert_msg(strstr(err, path) && strstr(err, "found a FIFO"), "%s", err);
   ck_assert_int_eq(stat(path, &info), 0);
   ck_assert(S_ISFIFO(info.st_mode));
-  ck_assert_int_eq(entries(), 1);
+  ck_assert_int_eq(test_count_entries(dir), 1);
 }
 END_TEST
 
@@ -272,8 +255,8 @@ START_TEST(links_are_written_through) {
   struct stat info;
   ck_assert_int_eq(stat(file, &info), 0);
   ck_assert_int_eq(info.st_mode & 07777, 0640);
-  ck_assert_int_eq(entries(), 3); /* real, a, b: no temporary */
-  ck_assert_int_eq(entries_in(real), 2);
+  ck_assert_int_eq(test_count_entries(dir), 3); /* real, a, b: no temporary */
+  ck_assert_int_eq(test_count_entries(real), 2);
 }
 END_TEST
 
