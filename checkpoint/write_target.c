@@ -174,7 +174,9 @@ static mode_t mode_for(const char *target) {
   struct stat old;
   mode_t mask = umask(0);
   umask(mask);
-  return stat(target, &old) == 0 ? old.st_mode & 07777 : 0666 & ~mask;
+  /* The permission bits and the sticky bit; never set-user or set-group
+   * ID onto a file this program wrote. */
+  return stat(target, &old) == 0 ? old.st_mode & 01777 : 0666 & ~mask;
 }
 
 /* fsync of the folder holding `target`, so that the rename is durable; a
@@ -254,12 +256,24 @@ static void canonical(char *out, const char *path) {
     snprintf(out, PATH_MAX, "%.*s", PATH_MAX - 1, path);
 }
 
+/* Where `path` ends after its links, as the commit resolves it (`path`
+ * itself when its chain cannot be followed: the checks refuse that). */
+static void resolved(char *out, const char *path) {
+  char ignored[64];
+  named name = name_of(NULL, path);
+  if (follow_links(out, &name, path, ignored, sizeof ignored) != 0)
+    snprintf(out, PATH_MAX, "%.*s", PATH_MAX - 1, path);
+}
+
 int write_target_same(const char *a, const char *b) {
+  char ta[PATH_MAX], tb[PATH_MAX];
+  resolved(ta, a); /* a link to a file not there yet ends where the */
+  resolved(tb, b); /* commit will write, as does a plain name */
   struct stat sa, sb;
-  if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+  if (stat(ta, &sa) == 0 && stat(tb, &sb) == 0)
     return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
   char ra[PATH_MAX], rb[PATH_MAX];
-  canonical(ra, a);
-  canonical(rb, b);
+  canonical(ra, ta);
+  canonical(rb, tb);
   return strcmp(ra, rb) == 0;
 }

@@ -41,8 +41,9 @@ int write_target_commit(const char *label, const char *path,
                         write_target_writer writer, void *arg, char *err,
                         size_t err_size);
 
-/* 1 when `a` and `b` name the same file (the same inode, or, for a file
- * not yet there, the same resolved folder and name); else 0. */
+/* 1 when `a` and `b` name the same file once their symbolic links are
+ * followed as the commit follows them (the same inode, or, for a file not
+ * yet there, the same resolved folder and name); else 0. */
 int write_target_same(const char *a, const char *b);
 
 #endif

@@ -133,6 +133,16 @@ START_TEST(recheck_and_same) {
   ck_assert_int_eq(write_target_same(a, linked), 1);
   ck_assert_int_eq(write_target_same(a, b), 0);
   ck_assert_int_eq(write_target_same(a, other), 0);
+  /* A link to a file not there yet names the file the commit would
+   * write: the same as that file's own name. */
+  char dangling[4300], absent[4300];
+  in_dir(absent, sizeof absent, "absent.st");
+  ck_assert_int_eq(
+      symlink("absent.st", in_dir(dangling, sizeof dangling, "dangling.csv")),
+      0);
+  ck_assert_int_eq(write_target_same(dangling, absent), 1);
+  ck_assert_int_eq(write_target_same(absent, dangling), 1);
+  ck_assert_int_eq(write_target_same(dangling, other), 0);
 }
 END_TEST
 
@@ -257,6 +267,11 @@ START_TEST(links_are_written_through) {
   ck_assert_int_eq(info.st_mode & 07777, 0640);
   ck_assert_int_eq(test_count_entries(dir), 3); /* real, a, b: no temporary */
   ck_assert_int_eq(test_count_entries(real), 2);
+  /* The permission bits are kept, a set-user or set-group ID bit is not. */
+  ck_assert_int_eq(chmod(file, 06750), 0);
+  ck_assert_msg(writers[_i](file) == 0, "%s: over a set-ID file failed", name);
+  ck_assert_int_eq(stat(file, &info), 0);
+  ck_assert_int_eq(info.st_mode & 07777, 0750);
 }
 END_TEST
 

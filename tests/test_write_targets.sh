@@ -99,6 +99,9 @@ echo old >"$work/old.out"
 ln -s old.out "$work/old-link"
 refused "one file for both through a link" "same file" --log old.out --save old-link
 check "one file for both through a link: untouched" test "$(cat "$work/old.out")" = old
+ln -s new.st "$work/dangling.csv"
+refused "one new file for both through a dangling link" "same file" --log dangling.csv --save new.st
+check "dangling link: still a link, nothing made" test -L "$work/dangling.csv" -a ! -e "$work/new.st"
 
 # frozen_folder: $work/frozen holds old.out and takes no new file; 1 when
 # neither chattr +i nor (not as root) chmod 0555 makes it so.
