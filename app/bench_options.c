@@ -4,7 +4,10 @@
 #include <string.h>
 
 #include "app/cli_flags.h"
+#include "app/flag_choices.h"
 #include "app/train_options.h"
+#include "bench/bench_rows.h"
+#include "bench/bench_trace.h"
 #include "gpu/gpu_options.h"
 
 void bench_options_usage(FILE *out) {
@@ -44,14 +47,9 @@ void bench_options_usage(FILE *out) {
       BENCH_MAX_REPEATS);
 }
 
-static const char *const precision_names[] = {"fp32", "tf32", "bf16", "fp16",
-                                              NULL};
-
 static void store_precision(void *target, int index) {
-  *(int *)target = gpu_precision_parse(precision_names[index]);
+  *(int *)target = gpu_precision_parse(flag_precision_names()[index]);
 }
-
-static const char *const activation_names[] = {"relu", "gelu", NULL};
 
 static void store_activation(void *target, int index) {
   *(int *)target = index ? LT_ACTIVATION_GELU : LT_ACTIVATION_RELU;
@@ -92,12 +90,12 @@ int bench_options_parse(bench_options *out, int argc, char **argv, char *err,
       {.name = "precision",
        .kind = CLI_CHOICE,
        .target = &out->precision,
-       .choices = precision_names,
+       .choices = flag_precision_names(),
        .store = store_precision},
       {.name = "activation",
        .kind = CLI_CHOICE,
        .target = &out->activation,
-       .choices = activation_names,
+       .choices = flag_activation_names(),
        .store = store_activation},
       {.name = "autotune",
        .kind = CLI_CHOICE,
@@ -146,6 +144,25 @@ int bench_options_parse(bench_options *out, int argc, char **argv, char *err,
     snprintf(err, err_size,
              "--profile-step and --trace-step: expected one of them, found "
              "both");
+    return -1;
+  }
+  if ((out->profile || out->trace) && out->json_path) {
+    snprintf(err, err_size,
+             "--json with %s: expected the timed rows' run (--json writes "
+             "their results), found a run that writes none",
+             out->profile ? "--profile-step" : "--trace-step");
+    return -1;
+  }
+  int net_count = 0;
+  const bench_net *nets = bench_nets(&net_count);
+  if (out->trace && out->network > 0 &&
+      nets[out->network - 1].batch > BENCH_TRACE_MAX_BATCH) {
+    snprintf(err, err_size,
+             "--trace-step --network %s: expected a network of batch <= %d, "
+             "found one of batch %d (--trace-step traces the latency-bound "
+             "networks)",
+             bench_network_choices()[out->network - 1], BENCH_TRACE_MAX_BATCH,
+             nets[out->network - 1].batch);
     return -1;
   }
   return 0;

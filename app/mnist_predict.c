@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "app/cli_flags.h"
+#include "app/flag_choices.h"
 #include "checkpoint/mlp_checkpoint.h"
 #include "data/pgm.h"
 #include "gpu/gpu_precision.h"
@@ -48,8 +49,8 @@ static void usage(FILE *out) {
           "normalisation the file records, in the file's precision (fp32\n"
           "for files that do not say; --precision fp32, tf32, bf16 or fp16\n"
           "overrides it) and mode (--mode fused, unfused or auto; default\n"
-          "fused), in batches of the file's batch (at most the images'). With "
-          "--index N (a test image) or\n"
+          "fused), in batches of the file's batch (at most the number of\n"
+          "images). With --index N (a test image) or\n"
           "--image FILE (a 28x28 8-bit PGM, white digit on black as in\n"
           "MNIST): the digit drawn, the predicted class and the ten\n"
           "probabilities. Without either: the test accuracy and the K most\n"
@@ -62,18 +63,8 @@ static void usage(FILE *out) {
           "exit (0 when they parse); reads no file, needs no GPU.\n");
 }
 
-static const char *const precision_names[] = {"fp32", "tf32", "bf16", "fp16",
-                                              NULL};
-static const char *const mode_names[] = {"fused", "unfused", "auto", NULL};
-
 static void store_precision(void *target, int index) {
-  *(int *)target = gpu_precision_parse(precision_names[index]);
-}
-
-static void store_mode(void *target, int index) {
-  static const mlp_mode values[] = {MLP_MODE_FUSED, MLP_MODE_UNFUSED,
-                                    MLP_MODE_AUTO};
-  *(mlp_mode *)target = values[index];
+  *(int *)target = gpu_precision_parse(flag_precision_names()[index]);
 }
 
 static int parse(predict_options *o, int argc, char **argv, char *err,
@@ -97,13 +88,13 @@ static int parse(predict_options *o, int argc, char **argv, char *err,
       {.name = "precision",
        .kind = CLI_CHOICE,
        .target = &o->precision,
-       .choices = precision_names,
+       .choices = flag_precision_names(),
        .store = store_precision},
       {.name = "mode",
        .kind = CLI_CHOICE,
        .target = &o->mode,
-       .choices = mode_names,
-       .store = store_mode},
+       .choices = flag_mode_names(),
+       .store = flag_store_mode},
       {.name = "help",
        .kind = CLI_SWITCH,
        .target = &o->help,
@@ -326,11 +317,13 @@ int main(int argc, char **argv) {
            0) {
     fprintf(stderr, "mnist_predict: %s\n", why);
     status = 2;
-  } else
+  } else {
+    if (why[0]) fprintf(stderr, "mnist_predict: note: %s\n", why);
     status =
         run(&o, &data, image, &ck, &net_options, precision, scale, shift) == 0
             ? 0
             : 1;
+  }
   mnist_dataset_destroy(&data);
   mlp_checkpoint_destroy(&ck);
   return status;

@@ -180,6 +180,9 @@ static int evaluate(const train_options *o, const mnist_dataset *data,
       train_report_data_line(data, dir, 0);
     }
     eval_report_print(stdout, &report, totals.mean_loss);
+  } else if (!pred) {
+    fprintf(stderr, "mnist_train: out of host memory for %d predictions\n",
+            data->test.count);
   } else {
     fprintf(stderr, "mnist_train: evaluating the loaded network failed (see "
                     "above)\n");

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "app/cli_flags.h"
+#include "app/flag_choices.h"
 
 void train_options_defaults(train_options *out) {
   memset(out, 0, sizeof *out);
@@ -188,18 +189,8 @@ static int parse_hidden_flag(void *target, const char *value, char *err,
   return trainer_config_set_hidden(target, hidden, count, err, err_size);
 }
 
-static const char *const mode_names[] = {"fused", "unfused", "auto", NULL};
-static const char *const precision_names[] = {"fp32", "tf32", "bf16", "fp16",
-                                              NULL};
 static const char *const schedule_names[] = {"cosine", "constant", NULL};
 
-static void store_mode(void *target, int index) {
-  static const mlp_mode values[] = {MLP_MODE_FUSED, MLP_MODE_UNFUSED,
-                                    MLP_MODE_AUTO};
-  *(mlp_mode *)target = values[index];
-}
-
-static const char *const activation_names[] = {"relu", "gelu", NULL};
 static const char *const order_names[] = {"shuffle", "file", NULL};
 
 static void store_order(void *target, int index) {
@@ -212,7 +203,7 @@ static void store_activation(void *target, int index) {
 
 static void store_precision(void *target, int index) {
   *(gpu_precision *)target =
-      (gpu_precision)gpu_precision_parse(precision_names[index]);
+      (gpu_precision)gpu_precision_parse(flag_precision_names()[index]);
 }
 
 /* A power of two from 2^-24 to 2^24: scaling by it is exact. */
@@ -283,8 +274,8 @@ int train_options_parse(train_options *out, int argc, char **argv, char *err,
       {.name = "mode",
        .kind = CLI_CHOICE,
        .target = &c->mode,
-       .choices = mode_names,
-       .store = store_mode},
+       .choices = flag_mode_names(),
+       .store = flag_store_mode},
       {.name = "no-graphs",
        .kind = CLI_SWITCH,
        .target = &c->graphs,
@@ -293,7 +284,7 @@ int train_options_parse(train_options *out, int argc, char **argv, char *err,
       {.name = "precision",
        .kind = CLI_CHOICE,
        .target = &out->gpu.precision,
-       .choices = precision_names,
+       .choices = flag_precision_names(),
        .store = store_precision,
        .given = &out->precision_given},
       {.name = "loss-scale",
@@ -315,7 +306,7 @@ int train_options_parse(train_options *out, int argc, char **argv, char *err,
       {.name = "activation",
        .kind = CLI_CHOICE,
        .target = &c->activation,
-       .choices = activation_names,
+       .choices = flag_activation_names(),
        .store = store_activation,
        .given = &out->activation_given},
       {.name = "pad-units",

@@ -287,7 +287,7 @@ int bench_trace_steps(const mnist_dataset *data, gpu_context *ctx,
   bench_row row = {
       .mode = MLP_MODE_AUTO, .pad_units = 1, .activation = activation};
   for (int n = 0; n < net_count; n++) {
-    if (nets[n].batch > 256) continue; /* only the latency-bound ones */
+    if (nets[n].batch > BENCH_TRACE_MAX_BATCH) continue;
     if (only_network != 0 && n != only_network - 1) continue;
     trainer_config c;
     char err[128], name[64], label[32], title[320];

@@ -10,14 +10,16 @@
 
 /* Replays timed per network (after BENCH_TRACE_WARMUP untimed ones). */
 #define BENCH_TRACE_REPLAYS 200
+/* The largest batch a traced network has: the latency-bound ones. */
+#define BENCH_TRACE_MAX_BATCH 256
 #define BENCH_TRACE_WARMUP 20
 
-/* For each network of bench_nets() with batch <= 256, as the benchmark's
- * "auto+pad" row (mode auto, units padded) in the context's precision and
- * `activation`: creates the trainer, runs one warm-up epoch, captures one
- * step (trainer_capture_step) and instruments a copy of it: per kernel
- * node, an event record node after its dependencies (ready) and one after
- * it (end), the existing edges unchanged. Replays the copy and the step
+/* For each network of bench_nets() with batch <= BENCH_TRACE_MAX_BATCH, as the
+ * benchmark's "auto+pad" row (mode auto, units padded) in the context's
+ * precision and `activation`: creates the trainer, runs one warm-up epoch,
+ * captures one step (trainer_capture_step) and instruments a copy of it: per
+ * kernel node, an event record node after its dependencies (ready) and one
+ * after it (end), the existing edges unchanged. Replays the copy and the step
  * as captured, alternately, synchronising each, and prints the median
  * step times of both, then per kernel node in topological order its name,
  * lane, ready and end times from an event recorded before the launch,

@@ -48,8 +48,9 @@ typedef struct mlp_options {
    * every call at widths cuBLASLt's sm90 kernels take. */
   int pad_units;
   int pad_multiple;   /* with pad_units: the multiple the widths are
-                         padded to, 8 (0 also means 8), 16 or 32 (784-100-10
-                         as 784-104-16, 784-112-16 or 784-128-32) */
+                         padded to, a multiple of 8 up to 128 (0 means 8);
+                         the programs offer 8, 16 and 32 (784-100-10 as
+                         784-104-16, 784-112-16 or 784-128-32) */
   float loss_scale;   /* > 0: this scale; 0: GPU_FP16_LOSS_SCALE for F16,
                          else 1 */
   int inference_only; /* 1: no gradients, momentum, loss gradients or

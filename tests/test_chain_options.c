@@ -141,6 +141,34 @@ START_TEST(bench_takes_chain_network_pad_to) {
 }
 END_TEST
 
+/* Combinations that would run and write nothing asked for are refused. */
+START_TEST(bench_refuses_combinations_that_do_nothing) {
+  const struct {
+    const char *args[4];
+    const char *words;
+  } cases[] = {
+      {{"--trace-step", "--network", "big", NULL}, "batch <= 256"},
+      {{"--trace-step", "--json", "x.json", NULL}, "--json with --trace-step"},
+      {{"--profile-step", "--json", "x.json", NULL},
+       "--json with --profile-step"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char *argv[5] = {"mnist_bench"};
+    int argc = 1;
+    for (int a = 0; a < 4 && cases[i].args[a]; a++)
+      argv[argc++] = (char *)cases[i].args[a];
+    bench_options o;
+    char err[512] = "";
+    ck_assert_int_eq(bench_options_parse(&o, argc, argv, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, cases[i].words), "case %zu: %s", i, err);
+  }
+  char *fine[] = {"mnist_bench", "--trace-step", "--network", "mid"};
+  bench_options o;
+  char err[512] = "";
+  ck_assert_int_eq(bench_options_parse(&o, 4, fine, err, sizeof err), 0);
+}
+END_TEST
+
 /* --network keeps exactly that network's rows; 0 keeps all. */
 START_TEST(network_selects_rows) {
   bench_row rows[BENCH_MAX_ROWS];
@@ -175,6 +203,7 @@ int main(void) {
   tcase_add_test(tc, format_truncates_safely);
   tcase_add_test(tc, train_takes_chain_and_pad_to);
   tcase_add_test(tc, bench_takes_chain_network_pad_to);
+  tcase_add_test(tc, bench_refuses_combinations_that_do_nothing);
   tcase_add_test(tc, network_selects_rows);
   suite_add_tcase(suite, tc);
   return test_run_suite(suite, 0);

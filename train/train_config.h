@@ -32,8 +32,8 @@ typedef struct trainer_config {
    * checkpoint's own normalisation); 0: mnist_pixel_transform of the
    * training split. */
   float pixel_scale, pixel_shift;
-  int pad_units;    /* 1: widths padded to multiples of 8 with units that
-                       stay zero (mlp_options.pad_units) */
+  int pad_units;    /* 1: widths padded (to multiples of pad_multiple)
+                       with units that stay zero (mlp_options.pad_units) */
   int pad_multiple; /* with pad_units: 8 (or 0), 16 or 32
                        (mlp_options.pad_multiple) */
 } trainer_config;

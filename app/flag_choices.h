@@ -1,0 +1,19 @@
+/* flag_choices.h: the named values that several programs' flags accept
+ * (cli_flags.h CLI_CHOICE tables), listed once: precisions, modes and
+ * activations, in the order their enums number them. */
+#ifndef MNIST_EPILOGS_FLAG_CHOICES_H
+#define MNIST_EPILOGS_FLAG_CHOICES_H
+
+/* "fp32", "tf32", "bf16", "fp16", NULL (gpu_precision_parse reads them). */
+const char *const *flag_precision_names(void);
+
+/* "fused", "unfused", "auto", NULL. */
+const char *const *flag_mode_names(void);
+
+/* "relu", "gelu", NULL. */
+const char *const *flag_activation_names(void);
+
+/* The index-th of flag_mode_names() into the mlp_mode at `target`. */
+void flag_store_mode(void *target, int index);
+
+#endif
