@@ -1,26 +1,50 @@
 #!/usr/bin/env bash
-# bench_compare.sh [BUILD_DIR] [-- mnist_bench flags]: runs mnist_bench and
-# scripts/bench_pytorch.py (PyTorch eager and CUDA-graphed, fp32, tf32, bf16
-# and fp16; same networks, data and batch) in one go and prints, for each
-# network and precision, ours (graphs on) against PyTorch in that precision.
+# bench_compare.sh [BUILD_DIR] [--runs N] [-- mnist_bench flags]: runs
+# mnist_bench and scripts/bench_pytorch.py (PyTorch eager and CUDA-graphed,
+# fp32, tf32, bf16 and fp16; same networks, data and batch) in one go and
+# prints, for each network and precision, ours (graphs on) against PyTorch in
+# that precision (scripts/bench_runs.py makes the table).
+# --runs N (1 to 100, default 1) repeats the whole comparison N times, ours
+# then PyTorch, and prints one table: each row's (network, batch, precision,
+# our mode or PyTorch variant) median over the runs of each run's median ms
+# per epoch with its range (min-max over the runs), and each speedup
+# (PyTorch graph / ours, taken within a run) as the median over the runs with
+# its range. The runs share one machine and one GPU; choose N so that they
+# fit the time you have (one run of every row takes minutes).
 # PyTorch is optional: without it (or without a GPU that PyTorch sees) only
-# mnist_bench's table is printed, with a line saying why.
+# mnist_bench's table is printed (with --runs N > 1: the table over the runs
+# of ours alone), with a line saying why.
 # mnist_bench's --repeats and --data-dir go to bench_pytorch.py too, and
 # TORCH_BENCH_FLAGS is appended to its call, e.g.
 #   TORCH_BENCH_FLAGS="--precisions bf16,fp16 --variants graph" scripts/bench_compare.sh
-# The JSON of both runs is kept in $BENCH_JSON_DIR when that is set.
+# The JSON of both programs is kept in $BENCH_JSON_DIR when that is set:
+# ours.json and torch.json, or with --runs N > 1 ours-K.json and torch-K.json
+# for run K.
+# Exit code: 0 when the runs and the table are done; 2 for a bad --runs;
+# otherwise the failing program's.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
-build="${1:-$here/build}"
-[ $# -gt 0 ] && shift
-[ "${1:-}" = "--" ] && shift
+build="$here/build"
+runs=1
+first=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --runs) runs="${2-}"; shift; [ $# -gt 0 ] && shift ;;
+    --runs=*) runs="${1#--runs=}"; shift ;;
+    --) shift; break ;;
+    -*) break ;;
+    *) [ "$first" = 1 ] || break; build="$1"; first=0; shift ;;
+  esac
+done
+if ! [[ "$runs" =~ ^[1-9][0-9]*$ ]] || ((10#$runs > 100)); then
+  echo "bench_compare.sh: --runs: expected a whole number of runs from 1 to 100, found '$runs'" >&2
+  exit 2
+fi
 if [ -n "${BENCH_JSON_DIR:-}" ]; then
   out="$BENCH_JSON_DIR"; mkdir -p "$out"
 else
   out="$(mktemp -d)"; trap 'rm -rf "$out"' EXIT
 fi
-"$build/mnist_bench" --json "$out/ours.json" "$@"
-echo
 torch_flags=(${MNIST_DIR:+--data-dir "$MNIST_DIR"})
 args=("$@")
 for ((i = 0; i < ${#args[@]}; i++)); do
@@ -28,58 +52,39 @@ for ((i = 0; i < ${#args[@]}; i++)); do
     --repeats|--data-dir) torch_flags+=("${args[i]}" "${args[i + 1]:-}") ;;
   esac
 done
-rm -f "$out/torch.json"  # none from an earlier run in $BENCH_JSON_DIR
-if ! python3 -c 'import torch' >/dev/null 2>&1; then
-  echo "bench_compare.sh: PyTorch is not installed (pip install torch): only mnist_bench's table"
-  exit 0
+missing=""
+ours=(); torch=()
+for ((k = 1; k <= runs; k++)); do
+  sfx=""
+  if ((runs > 1)); then sfx="-$k"; echo "bench_compare.sh: run $k of $runs"; fi
+  "$build/mnist_bench" --json "$out/ours$sfx.json" "$@"
+  echo
+  ours+=("$out/ours$sfx.json")
+  rm -f "$out/torch$sfx.json"  # none from an earlier run in $BENCH_JSON_DIR
+  if ((k == 1)); then
+    if ! python3 -c 'import torch' >/dev/null 2>&1; then
+      missing="PyTorch is not installed (pip install torch)"
+    elif ! python3 -c 'import sys, torch; sys.exit(not torch.cuda.is_available())' \
+        >/dev/null 2>&1; then
+      missing="PyTorch sees no CUDA GPU"
+    fi
+  fi
+  [ -z "$missing" ] || continue
+  # shellcheck disable=SC2086  # TORCH_BENCH_FLAGS is a list of words
+  python3 "$here/scripts/bench_pytorch.py" --json "$out/torch$sfx.json" \
+    ${torch_flags[@]+"${torch_flags[@]}"} ${TORCH_BENCH_FLAGS:-}
+  [ ! -f "$out/torch$sfx.json" ] || torch+=("$out/torch$sfx.json")
+done
+if [ -n "$missing" ]; then
+  if ((runs == 1)); then
+    echo "bench_compare.sh: $missing: only mnist_bench's table"
+    exit 0
+  fi
+  echo "bench_compare.sh: $missing: only mnist_bench's rows over the runs"
 fi
-if ! python3 -c 'import sys, torch; sys.exit(not torch.cuda.is_available())' >/dev/null 2>&1; then
-  echo "bench_compare.sh: PyTorch sees no CUDA GPU: only mnist_bench's table"
-  exit 0
+((${#torch[@]} > 0)) || ((runs > 1)) || exit 0
+if ((${#torch[@]} > 0 && ${#torch[@]} < runs)); then
+  echo "bench_compare.sh: bench_pytorch.py wrote no JSON in some runs: ours alone over the runs"
+  torch=()
 fi
-# shellcheck disable=SC2086  # TORCH_BENCH_FLAGS is a list of words
-python3 "$here/scripts/bench_pytorch.py" --json "$out/torch.json" \
-  ${torch_flags[@]+"${torch_flags[@]}"} ${TORCH_BENCH_FLAGS:-}
-[ -f "$out/torch.json" ] || exit 0
-python3 - "$out/ours.json" "$out/torch.json" <<'PY'
-import json, sys
-ours = json.load(open(sys.argv[1]))["training"]
-torch = json.load(open(sys.argv[2]))["training"]
-PRECISIONS = ("fp32", "tf32", "bf16", "fp16")
-
-def ms(row):
-    return f"{row['ms_per_epoch']:.2f}" if row else "-"
-
-# Ours: graphs on only; keyed by (network, batch, precision) then mode.
-# (An older mnist_bench wrote "math": "FP32" | "FP32*" | "TF32" instead.)
-mine = {}
-for o in ours:
-    if o["graphs"]:
-        act = o.get("activation", "relu")
-        key = (o["network"], o["batch"], o.get("precision", o.get("math", "").lower()), act)
-        mode = o["mode"] + ("+pad" if o.get("pad_units") else "")
-        mine.setdefault(key, {})[mode] = dict(o, mode=mode)
-peer = {(t["network"], t["batch"], t["precision"], t.get("activation", "relu"),
-         t["variant"]): t for t in torch}
-nets = list(dict.fromkeys([k[:2] for k in mine] + [k[:2] for k in peer]))
-
-print("\nours (CUDA graphs) against PyTorch in the same precision, same GPU, same run;"
-      " ms per epoch, speedup = PyTorch graph / our best")
-head = ("network", "batch", "prec", "ours fused", "ours auto", "ours best", "(mode)",
-        "torch eager", "torch graph", "speedup")
-fmt = "{:18s} {:>6} {:7s} {:>10} {:>10} {:>10} {:8s} {:>11} {:>11} {:>8}"
-print(fmt.format(*head))
-for act in ("relu", "gelu"):
-    for net, batch in nets:
-        for p in PRECISIONS:
-            modes = mine.get((net, batch, p, act), {})
-            eager, graph = (peer.get((net, batch, p, act, v)) for v in ("eager", "graph"))
-            if not modes and not eager and not graph:
-                continue
-            best = min(modes.values(), key=lambda r: r["ms_per_epoch"], default=None)
-            speedup = f"{graph['ms_per_epoch'] / best['ms_per_epoch']:.2f}x" \
-                if best and graph else "-"
-            print(fmt.format(net, batch, p + ("/g" if act == "gelu" else ""),
-                             ms(modes.get("fused")), ms(modes.get("auto")), ms(best),
-                             best["mode"] if best else "-", ms(eager), ms(graph), speedup))
-PY
+python3 "$here/scripts/bench_runs.py" --ours "${ours[@]}" ${torch[@]+--torch "${torch[@]}"}

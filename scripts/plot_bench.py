@@ -18,8 +18,6 @@ missing file, bad JSON, rows without the fields, nothing to draw), naming
 the file; 3 without matplotlib; 1 when the picture cannot be written.
 """
 import argparse
-import json
-import math
 import os
 import sys
 
@@ -43,45 +41,15 @@ def fail(msg, code=2):
 
 
 def load(path, what):
-    """The "training" rows of a JSON file, after checking its shape."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except FileNotFoundError:
-        fail(f"{path}: no such file")
-    except IsADirectoryError:
-        fail(f"{path}: is a folder, not a JSON file")
-    except (OSError, UnicodeDecodeError) as e:
-        fail(f"{path}: cannot read: {e}")
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as e:
-        fail(f"{path}: bad JSON at line {e.lineno}, column {e.colno}: {e.msg} "
-             f"(expected {what} output)")
-    if not isinstance(doc, dict) or not isinstance(doc.get("training"), list):
-        fail(f"{path}: no \"training\" list at the top level (expected {what} output)")
-    return doc
+    return plot_common.load(PROG, path, what)
 
 
 def field(path, i, row, key, types, optional=False, default=None):
-    if not isinstance(row, dict):
-        fail(f"{path}: training row {i + 1} is not an object")
-    if key not in row:
-        if optional:
-            return default
-        fail(f"{path}: training row {i + 1} has no \"{key}\"")
-    v = row[key]
-    if not isinstance(v, types) or isinstance(v, bool) and bool not in types:
-        fail(f"{path}: training row {i + 1}: \"{key}\" is {json.dumps(v)}, "
-             f"expected {' or '.join(t.__name__ for t in types)}")
-    return v
+    return plot_common.field(PROG, path, i, row, key, types, optional, default)
 
 
 def ms(path, i, row):
-    v = field(path, i, row, "ms_per_epoch", (int, float))
-    if not math.isfinite(v) or v <= 0:
-        fail(f"{path}: training row {i + 1}: \"ms_per_epoch\" is {v}, expected > 0")
-    return float(v)
+    return plot_common.ms(PROG, path, i, row)
 
 
 def main():

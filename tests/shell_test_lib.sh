@@ -3,6 +3,8 @@
 #   check NAME COMMAND...  counts a check: passed when COMMAND succeeds,
 #                          else prints "FAIL: NAME" (counters passed, failed)
 #   skip WHY...            counts a check that could not run (skipped)
+#   need_command NAME      exits 77 (the test is skipped) saying so when
+#                          NAME is not on PATH
 #   find_data SRC          the gzipped data sets (below)
 passed=0; failed=0; skipped=0
 check() {
@@ -10,6 +12,7 @@ check() {
   if "$@"; then passed=$((passed + 1)); else echo "FAIL: $name"; failed=$((failed + 1)); fi
 }
 skip() { echo "SKIP: $*"; skipped=$((skipped + 1)); }
+need_command() { command -v "$1" >/dev/null || { echo "SKIP: $1 is not installed"; exit 77; }; }
 
 # find_data SRC sets mnist and
 # fashion to the folders holding the gzipped data sets: $MNIST_DIR and
