@@ -57,7 +57,7 @@ lt_dtype gpu_precision_dtype(gpu_precision precision) {
 
 /* The --chain names, bit i named chain_names[i]. */
 static const char *const chain_names[] = {"side-partials", "sgd-lane",
-                                          "priorities", "trigger"};
+                                          "priorities", "trigger", "layer-sgd"};
 enum { CHAIN_NAMES = (int)(sizeof chain_names / sizeof chain_names[0]) };
 
 static int chain_bit(const char *name, size_t length) {
@@ -72,7 +72,7 @@ int gpu_chain_parse(unsigned *chain, const char *text, char *err,
                     size_t err_size) {
   static const char *const expected =
       "none, all, or a comma-separated list of side-partials, sgd-lane, "
-      "priorities, trigger";
+      "priorities, trigger, layer-sgd";
   if (strcmp(text, "none") == 0 || strcmp(text, "all") == 0) {
     *chain = text[0] == 'n' ? GPU_CHAIN_NONE : GPU_CHAIN_ALL;
     return 0;

@@ -65,6 +65,11 @@ typedef enum gpu_autotune {
  *                  when the context is created: gpu_context.c)
  *   TRIGGER        the project's kernels call
  *                  cudaTriggerProgrammaticLaunchCompletion (gpu_launch.cuh)
+ *   LAYER_SGD      SGD per layer: each upper layer's update on the side
+ *                  lane as soon as its gradients exist and the main lane
+ *                  has read its weights for the data gradient (a bounded
+ *                  grid, so the main lane keeps most SMs); only the first
+ *                  layer's update ends the step (layers/mlp.c)
  */
 enum {
   GPU_CHAIN_NONE = 0,
@@ -72,7 +77,8 @@ enum {
   GPU_CHAIN_SGD_LANE = 1 << 1,
   GPU_CHAIN_PRIORITIES = 1 << 2,
   GPU_CHAIN_TRIGGER = 1 << 3,
-  GPU_CHAIN_ALL = (1 << 4) - 1
+  GPU_CHAIN_LAYER_SGD = 1 << 4,
+  GPU_CHAIN_ALL = (1 << 5) - 1
 };
 
 typedef struct gpu_options {
@@ -83,7 +89,8 @@ typedef struct gpu_options {
 } gpu_options;
 
 /* Parses a --chain value: "none", "all", or a comma-separated list of
- * "side-partials", "sgd-lane", "priorities", "trigger" (each at most once).
+ * "side-partials", "sgd-lane", "priorities", "trigger", "layer-sgd" (each
+ * at most once).
  * Returns 0 with *chain set, or -1 with `err` naming what was found. */
 int gpu_chain_parse(unsigned *chain, const char *text, char *err,
                     size_t err_size);

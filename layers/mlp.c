@@ -1,4 +1,5 @@
-/* mlp.c: the MLP: memory, initialisation and the training step. An
+/* mlp.c: the MLP: memory, initialisation, forward and evaluation (the
+ * training step: mlp_step.c). An
  * inference-only network allocates the parameters, each layer's d_y, the
  * forward aux and the loss scratch; the rest stays NULL. */
 #include "layers/mlp.h"
@@ -59,6 +60,9 @@ static int allocate_training(mlp *net) {
   for (int l = 0; l < net->layout.depth; l++)
     CUDA_CHECK(
         cudaEventCreateWithFlags(&net->dz_ready[l], cudaEventDisableTiming));
+  for (int l = 0; l < net->layout.depth; l++)
+    CUDA_CHECK(cudaEventCreateWithFlags(&net->weights_read[l],
+                                        cudaEventDisableTiming));
   CUDA_CHECK(
       cudaEventCreateWithFlags(&net->weights_done, cudaEventDisableTiming));
   if (partials_bytes(net) > 0)
@@ -207,8 +211,10 @@ int mlp_create(mlp **out, const int *units, int depth, int max_batch,
 void mlp_destroy(mlp *net) {
   if (!net) return;
   if (net->weights_done) cudaEventDestroy(net->weights_done);
-  for (int l = 0; l < MLP_MAX_LAYERS; l++)
+  for (int l = 0; l < MLP_MAX_LAYERS; l++) {
     if (net->dz_ready[l]) cudaEventDestroy(net->dz_ready[l]);
+    if (net->weights_read[l]) cudaEventDestroy(net->weights_read[l]);
+  }
   cudaFree(net->d_partials);
   cudaFree(net->d_xent_scratch);
   cudaFree(net->d_masks);
@@ -269,108 +275,6 @@ int mlp_forward(mlp *net, gpu_context *ctx, const void *d_x, int n,
     input = net->layers[l].d_y;
   }
   return 0;
-}
-
-/* 0 for a training network; -1 with a message for an inference-only one,
- * which has no gradient or momentum to write. */
-static int check_training(const mlp *net, const char *call) {
-  if (!net->inference_only) return 0;
-  fprintf(stderr,
-          "mlp: %s: expected a training network, found an inference-only "
-          "one (mlp_options.inference_only)\n",
-          call);
-  return -1;
-}
-
-int mlp_backward(mlp *net, gpu_context *ctx, const void *d_x,
-                 const int *d_labels, int n, mlp_mode mode, double *d_stats) {
-  if (check_training(net, "mlp_backward") != 0) return -1;
-  int depth = net->layout.depth;
-  linear_layer *top = &net->layers[depth - 1];
-  if (xent_loss_grad(net->type, top->d_dz, d_stats, top->d_y, lt_ld(top->out),
-                     d_labels, net->units[depth], n, net->loss_scale,
-                     net->d_xent_scratch, &ctx->early, ctx->stream) != 0)
-    return -1;
-  /* Layer by layer from the top: once a layer's dZ is ready on the main
-   * lane, its weight gradient starts on the side lane while the main lane
-   * goes on with the data gradient of the layer below (the critical
-   * path). The two lanes never write the same buffer. GPU_CHAIN_SGD_LANE:
-   * the first layer's weight gradient stays on the main lane, where SGD
-   * follows it (it reads what the main lane wrote, nothing of the side's). */
-  int sgd_lane = (ctx->options.chain & GPU_CHAIN_SGD_LANE) != 0;
-  for (int l = depth - 1; l >= 0; l--) {
-    linear_layer *layer = &net->layers[l];
-    const void *input = l == 0 ? d_x : net->layers[l - 1].d_y;
-    int lane = sgd_lane && l == 0 ? GPU_LANE_MAIN : GPU_LANE_SIDE;
-    if (lane == GPU_LANE_SIDE) {
-      CUDA_CHECK(cudaEventRecord(net->dz_ready[l], ctx->stream));
-      CUDA_CHECK(cudaStreamWaitEvent(ctx->side_stream, net->dz_ready[l], 0));
-    }
-    if (linear_backward_weights(ctx, lane, layer, input, n, mode) != 0)
-      return -1;
-    if (l > 0 && linear_backward_data(ctx, GPU_LANE_MAIN, layer,
-                                      &net->layers[l - 1], n, mode) != 0)
-      return -1;
-  }
-  /* The join: every weight gradient, and the bias gradients whose
-   * partials the side lane added (GPU_CHAIN_SIDE_PARTIALS). A one-layer
-   * network under GPU_CHAIN_SGD_LANE gave the side lane nothing. */
-  if (sgd_lane && depth == 1) return 0;
-  CUDA_CHECK(cudaEventRecord(net->weights_done, ctx->side_stream));
-  CUDA_CHECK(cudaStreamWaitEvent(ctx->stream, net->weights_done, 0));
-  return 0;
-}
-
-int mlp_step_calls(const mlp *net, const void *d_x, int n,
-                   mlp_call calls[MLP_MAX_STEP_CALLS]) {
-  int depth = net->layout.depth, count = 0;
-  const void *input = d_x;
-  for (int l = 0; l < depth; l++) {
-    calls[count++] = (mlp_call){linear_forward_call(&net->layers[l], input, n),
-                                MLP_CALL_FORWARD, l, GPU_LANE_MAIN};
-    input = net->layers[l].d_y;
-  }
-  if (net->inference_only) return count;
-  for (int l = depth - 1; l >= 0; l--) {
-    const linear_layer *layer = &net->layers[l];
-    input = l == 0 ? d_x : net->layers[l - 1].d_y;
-    calls[count++] = (mlp_call){linear_backward_weights_call(layer, input, n),
-                                MLP_CALL_WEIGHTS, l, GPU_LANE_SIDE};
-    if (l > 0)
-      calls[count++] =
-          (mlp_call){linear_backward_data_call(layer, &net->layers[l - 1], n),
-                     MLP_CALL_DATA_GRADIENT, l, GPU_LANE_MAIN};
-  }
-  return count;
-}
-
-sgd_slabs mlp_sgd_slabs(const mlp *net) {
-  sgd_slabs s = {.d_params = net->d_params,
-                 .d_velocity = net->d_velocity,
-                 .d_grads = net->d_grads,
-                 .d_copy = net->d_params_copy,
-                 .type = net->type,
-                 .count = net->layout.slab_floats};
-  return s;
-}
-
-int mlp_update(mlp *net, gpu_context *ctx, const float *d_lr, float momentum) {
-  if (check_training(net, "mlp_update") != 0) return -1;
-  sgd_slabs slabs = mlp_sgd_slabs(net);
-  return sgd_update(&slabs, d_lr, momentum, 1.0f / net->loss_scale, &ctx->early,
-                    ctx->stream);
-}
-
-int mlp_train_step(mlp *net, gpu_context *ctx, const void *d_x,
-                   const int *d_labels, int n, mlp_mode mode, const float *d_lr,
-                   float momentum, double *d_stats) {
-  /* Refused before the forward pass is enqueued: no work, no activations
-   * overwritten. */
-  if (check_training(net, "mlp_train_step") != 0 ||
-      mlp_forward(net, ctx, d_x, n, mode) != 0 ||
-      mlp_backward(net, ctx, d_x, d_labels, n, mode, d_stats) != 0)
-    return -1;
-  return mlp_update(net, ctx, d_lr, momentum);
 }
 
 int mlp_evaluate(mlp *net, gpu_context *ctx, const void *d_x,

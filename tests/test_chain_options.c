@@ -19,16 +19,20 @@ typedef struct chain_case {
 
 static const chain_case good[] = {
     {"none", GPU_CHAIN_NONE, "none"},
-    {"all", GPU_CHAIN_ALL, "side-partials,sgd-lane,priorities,trigger"},
+    {"all", GPU_CHAIN_ALL,
+     "side-partials,sgd-lane,priorities,trigger,layer-sgd"},
     {"side-partials", GPU_CHAIN_SIDE_PARTIALS, "side-partials"},
     {"sgd-lane", GPU_CHAIN_SGD_LANE, "sgd-lane"},
     {"priorities", GPU_CHAIN_PRIORITIES, "priorities"},
     {"trigger", GPU_CHAIN_TRIGGER, "trigger"},
+    {"layer-sgd", GPU_CHAIN_LAYER_SGD, "layer-sgd"},
+    {"layer-sgd,sgd-lane", GPU_CHAIN_LAYER_SGD | GPU_CHAIN_SGD_LANE,
+     "sgd-lane,layer-sgd"},
     /* Any order in, the fixed order out. */
     {"trigger,side-partials", GPU_CHAIN_TRIGGER | GPU_CHAIN_SIDE_PARTIALS,
      "side-partials,trigger"},
-    {"side-partials,sgd-lane,priorities,trigger", GPU_CHAIN_ALL,
-     "side-partials,sgd-lane,priorities,trigger"},
+    {"side-partials,sgd-lane,priorities,trigger,layer-sgd", GPU_CHAIN_ALL,
+     "side-partials,sgd-lane,priorities,trigger,layer-sgd"},
 };
 
 START_TEST(chain_values_parse) {
@@ -67,8 +71,9 @@ START_TEST(bad_chain_values_are_named) {
   ck_assert_uint_eq(bits, 7); /* untouched */
   ck_assert_msg(strstr(err, bad_chains[_i][1]), "'%s': '%s' lacks '%s'",
                 bad_chains[_i][0], err, bad_chains[_i][1]);
-  ck_assert_msg(strstr(err, "side-partials, sgd-lane, priorities, trigger"),
-                "'%s' does not list the names", err);
+  ck_assert_msg(
+      strstr(err, "side-partials, sgd-lane, priorities, trigger, layer-sgd"),
+      "'%s' does not list the names", err);
 }
 END_TEST
 

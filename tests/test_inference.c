@@ -89,7 +89,7 @@ START_TEST(training_calls_refused) {
       mlp_backward(net, ctx, d_x, d_labels, 8, MLP_MODE_FUSED, d_stats), -1);
   ck_assert_int_eq(mlp_update(net, ctx, d_lr, 0.9f), -1);
   mlp_call calls[MLP_MAX_STEP_CALLS];
-  ck_assert_int_eq(mlp_step_calls(net, d_x, 8, calls), 2);
+  ck_assert_int_eq(mlp_step_calls(net, d_x, 8, GPU_CHAIN_NONE, calls), 2);
   test_free(d_x);
   test_free(d_labels);
   test_free(d_stats);

@@ -333,7 +333,14 @@ START_TEST(step_calls_are_the_step) {
   gpu_step(step, step_masks, stats, net, ctx, &b, n, MLP_MODE_FUSED);
 
   mlp_call list[MLP_MAX_STEP_CALLS];
-  ck_assert_int_eq(mlp_step_calls(net, b.d_x, n, list), 3 * depth - 1);
+  mlp_call sgd_lane[MLP_MAX_STEP_CALLS];
+  ck_assert_int_eq(mlp_step_calls(net, b.d_x, n, GPU_CHAIN_SGD_LANE, sgd_lane),
+                   3 * depth - 1);
+  ck_assert_int_eq(sgd_lane[3 * depth - 2].lane, GPU_LANE_MAIN); /* W0 */
+  ck_assert_int_eq(sgd_lane[3].lane, GPU_LANE_SIDE);
+  ck_assert_int_eq(mlp_step_calls(net, b.d_x, n, GPU_CHAIN_NONE, list),
+                   3 * depth - 1);
+  ck_assert_int_eq(list[3 * depth - 2].lane, GPU_LANE_SIDE);
   const lt_epilogue want[8] = {
       LT_EPILOGUE_RELU_AUX_BIAS, LT_EPILOGUE_RELU_AUX_BIAS, LT_EPILOGUE_BIAS,
       LT_EPILOGUE_BGRADB,        LT_EPILOGUE_DRELU_BGRAD,   LT_EPILOGUE_DEFAULT,

@@ -300,7 +300,8 @@ const mlp *trainer_network(const trainer *t) {
 int trainer_step_calls(const trainer *t, mlp_call calls[MLP_MAX_STEP_CALLS]) {
   const epoch_data *d = t->data;
   return mlp_step_calls(t->net, epoch_data_x(d, &d->train, 0),
-                        epoch_data_batch_size(d, &d->train, 0), calls);
+                        epoch_data_batch_size(d, &d->train, 0),
+                        t->ctx->options.chain, calls);
 }
 
 int trainer_steps_done(const trainer *t) {

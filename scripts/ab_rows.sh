@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# ab_rows.sh [--rounds N] [--chains "A B ..."] [--networks "seed mid big"]
+#            [--precisions "bf16 fp32"] [--log DIR]: every benchmark row
+# (fused, unfused, auto, each with and without +pad; ReLU) under several
+# --chain values, in one GPU call, from the repository root with a built
+# build/mnist_bench and the data in data/mnist (or $MNIST_DIR). Each round
+# runs `mnist_bench --no-layers --activation relu --repeats 5 --network NET
+# --precision P --chain C` for every chain in turn (alternated, so drift
+# hits all alike), N rounds (default 3). The first chain is the baseline.
+# Prints, per row, each chain's median ms/epoch over the rounds with its
+# range (min-max of the rounds' medians), and its ratio to the baseline as
+# the median of the per-round ratios with their range: > 1 is faster than
+# the baseline. A row whose ratio range lies wholly above 1 is marked
+# "faster", wholly below "slower", else "noise". Raw outputs go to --log DIR
+# (default $OUT or /tmp/ab_rows). Exit code: the number of failed runs.
+set -uo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+rounds=3
+chains="none all"
+networks="seed mid big"
+precisions="bf16 fp32"
+logs="${OUT:-/tmp/ab_rows}"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --rounds) rounds="${2-}"; shift ;;
+    --chains) chains="${2-}"; shift ;;
+    --networks) networks="${2-}"; shift ;;
+    --precisions) precisions="${2-}"; shift ;;
+    --log) logs="${2-}"; shift ;;
+    -h | --help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "ab_rows.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+  shift
+done
+case "$rounds" in
+  '' | *[!0-9]* | 0) echo "ab_rows.sh: --rounds: expected a whole number >= 1, found '$rounds'" >&2; exit 2 ;;
+esac
+bench=build/mnist_bench
+if [ ! -x "$bench" ]; then
+  echo "ab_rows.sh: expected $bench (build first: cmake -S . -B build && cmake --build build), found none" >&2
+  exit 2
+fi
+mkdir -p "$logs" || { echo "ab_rows.sh: cannot create the log folder $logs" >&2; exit 2; }
+results="$logs/rows.tsv" # chain round network mode precision ms
+: >"$results"
+failures=0
+started=$SECONDS
+for r in $(seq 1 "$rounds"); do
+  for net in $networks; do
+    for p in $precisions; do
+      for c in $chains; do
+        out="$logs/bench-$c-$net-$p-r$r.txt"
+        if ! "$bench" --no-layers --activation relu --repeats 5 --network "$net" \
+          --precision "$p" --chain "$c" >"$out" 2>&1; then
+          echo "ab_rows.sh: mnist_bench --chain $c --network $net --precision $p failed: see $out" >&2
+          failures=$((failures + 1))
+          continue
+        fi
+        awk -v c="$c" -v r="$r" '$1 ~ /^784-/ && $4 ~ /^(fp32|tf32|bf16|fp16)$/ {
+            print c "\t" r "\t" $1 "\t" $3 "\t" $4 "\t" $6 }' \
+          "$out" >>"$results"
+      done
+    done
+  done
+done
+echo
+echo "chain A/B of every row on $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1), ReLU; $rounds rounds alternated; baseline: $(echo "$chains" | cut -d' ' -f1)"
+echo "ms/epoch: median over rounds (min-max); ratio: baseline / chain per round, median (min-max), > 1 faster"
+echo
+python3 - "$results" "$chains" <<'EOF'
+import sys
+from collections import defaultdict
+path, chains = sys.argv[1], sys.argv[2].split()
+ms = defaultdict(dict)  # (net, mode, prec) -> {(chain, round): ms}
+for line in open(path):
+    c, r, net, mode, prec, v = line.rstrip("\n").split("\t")
+    ms[(net, prec, mode)][(c, r)] = float(v)
+def med(xs):
+    xs = sorted(xs); n = len(xs)
+    return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
+base = chains[0]
+head = "| network | prec | mode | " + " | ".join(chains) + " |"
+print(head)
+print("|" + "---|" * (3 + len(chains)))
+for key in ms:
+    cells = []
+    for c in chains:
+        vals = [v for (cc, r), v in ms[key].items() if cc == c]
+        if not vals:
+            cells.append("failed"); continue
+        cell = "%.2f (%.2f-%.2f)" % (med(vals), min(vals), max(vals))
+        if c != base:
+            ratios = [ms[key][(base, r)] / v for (cc, r), v in ms[key].items()
+                      if cc == c and (base, r) in ms[key]]
+            if ratios:
+                lo, hi = min(ratios), max(ratios)
+                word = "faster" if lo > 1 else "slower" if hi < 1 else "noise"
+                cell += " %.3fx (%.3f-%.3f) %s" % (med(ratios), lo, hi, word)
+        cells.append(cell)
+    print("| %s | %s | %s | %s |" % (key[0], key[1], key[2], " | ".join(cells)))
+EOF
+echo
+echo "$((SECONDS - started)) s; logs in $logs; failures: $failures"
+exit "$failures"
