@@ -57,7 +57,7 @@ lt_dtype gpu_precision_dtype(gpu_precision precision) {
 
 /* The --chain names, bit i named chain_names[i]. */
 static const char *const chain_names[] = {"side-partials", "sgd-lane",
-                                          "priorities", "trigger", "layer-sgd"};
+                                          "priorities", "trigger"};
 enum { CHAIN_NAMES = (int)(sizeof chain_names / sizeof chain_names[0]) };
 
 static int chain_bit(const char *name, size_t length) {
@@ -71,12 +71,19 @@ static int chain_bit(const char *name, size_t length) {
 int gpu_chain_parse(unsigned *chain, const char *text, char *err,
                     size_t err_size) {
   static const char *const expected =
-      "none, all, or a comma-separated list of side-partials, sgd-lane, "
-      "priorities, trigger, layer-sgd";
-  if (strcmp(text, "none") == 0 || strcmp(text, "all") == 0) {
-    *chain = text[0] == 'n' ? GPU_CHAIN_NONE : GPU_CHAIN_ALL;
-    return 0;
-  }
+      "auto, none, all, or a comma-separated list of side-partials, "
+      "sgd-lane, priorities, trigger";
+  static const struct {
+    const char *name;
+    unsigned bits;
+  } words[] = {{"none", GPU_CHAIN_NONE},
+               {"all", GPU_CHAIN_ALL},
+               {"auto", GPU_CHAIN_AUTO}};
+  for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+    if (strcmp(text, words[i].name) == 0) {
+      *chain = words[i].bits;
+      return 0;
+    }
   unsigned bits = 0;
   const char *p = text;
   for (;;) {
@@ -99,6 +106,10 @@ int gpu_chain_parse(unsigned *chain, const char *text, char *err,
 void gpu_chain_format(char *out, size_t size, unsigned chain) {
   if (size == 0) return;
   out[0] = '\0';
+  if (chain == GPU_CHAIN_AUTO) {
+    snprintf(out, size, "auto");
+    return;
+  }
   if ((chain & GPU_CHAIN_ALL) == 0) {
     snprintf(out, size, "none");
     return;
@@ -111,4 +122,9 @@ void gpu_chain_format(char *out, size_t size, unsigned chain) {
     if (wrote < 0 || (size_t)wrote >= size - used) return;
     used += (size_t)wrote;
   }
+}
+
+unsigned gpu_chain_resolve(unsigned chain, double step_gflop) {
+  if (chain != GPU_CHAIN_AUTO) return chain;
+  return step_gflop < GPU_CHAIN_AUTO_GFLOP ? GPU_CHAIN_ALL : GPU_CHAIN_NONE;
 }

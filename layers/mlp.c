@@ -60,9 +60,6 @@ static int allocate_training(mlp *net) {
   for (int l = 0; l < net->layout.depth; l++)
     CUDA_CHECK(
         cudaEventCreateWithFlags(&net->dz_ready[l], cudaEventDisableTiming));
-  for (int l = 0; l < net->layout.depth; l++)
-    CUDA_CHECK(cudaEventCreateWithFlags(&net->weights_read[l],
-                                        cudaEventDisableTiming));
   CUDA_CHECK(
       cudaEventCreateWithFlags(&net->weights_done, cudaEventDisableTiming));
   if (partials_bytes(net) > 0)
@@ -213,7 +210,6 @@ void mlp_destroy(mlp *net) {
   if (net->weights_done) cudaEventDestroy(net->weights_done);
   for (int l = 0; l < MLP_MAX_LAYERS; l++) {
     if (net->dz_ready[l]) cudaEventDestroy(net->dz_ready[l]);
-    if (net->weights_read[l]) cudaEventDestroy(net->weights_read[l]);
   }
   cudaFree(net->d_partials);
   cudaFree(net->d_xent_scratch);

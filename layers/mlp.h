@@ -68,24 +68,21 @@ typedef struct mlp {
   float loss_scale;
   int inference_only; /* d_grads, d_velocity, d_dz, events: NULL */
   linear_layer layers[MLP_MAX_LAYERS];
-  float *d_params;                          /* FP32 master slab:
-                                               layout.slab_floats */
-  void *d_params_copy;                      /* `type` copy for the matmuls, same
-                                               offsets; NULL in FP32 */
-  void *d_grads;                            /* `type` slab, same offsets */
-  float *d_velocity;                        /* FP32 slab, same offsets */
-  void *d_activations;                      /* every layer's d_y and d_dz (d_y
-                                               only when inference_only) */
-  uint8_t *d_masks;                         /* every hidden layer's aux: ReLU
-                                               bit-mask or GELU input */
-  void *d_xent_scratch;                     /* the loss kernel's (xent.h) */
-  float *d_partials;                        /* training: each hidden layer's
-                                               linear_layer.d_partials */
-  cudaEvent_t dz_ready[MLP_MAX_LAYERS];     /* layer l's d_dz written (main) */
-  cudaEvent_t weights_read[MLP_MAX_LAYERS]; /* layer l's data gradient
-                                               enqueued (main): its
-                                               weights are free to update */
-  cudaEvent_t weights_done;                 /* side lane finished (side) */
+  float *d_params;                      /* FP32 master slab:
+                                           layout.slab_floats */
+  void *d_params_copy;                  /* `type` copy for the matmuls, same
+                                           offsets; NULL in FP32 */
+  void *d_grads;                        /* `type` slab, same offsets */
+  float *d_velocity;                    /* FP32 slab, same offsets */
+  void *d_activations;                  /* every layer's d_y and d_dz (d_y
+                                           only when inference_only) */
+  uint8_t *d_masks;                     /* every hidden layer's aux: ReLU
+                                           bit-mask or GELU input */
+  void *d_xent_scratch;                 /* the loss kernel's (xent.h) */
+  float *d_partials;                    /* training: each hidden layer's
+                                           linear_layer.d_partials */
+  cudaEvent_t dz_ready[MLP_MAX_LAYERS]; /* layer l's d_dz written (main) */
+  cudaEvent_t weights_done;             /* side lane finished (side) */
 } mlp;
 
 /* Allocates an MLP for widths[0..depth] and batches up to max_batch, as
@@ -137,10 +134,7 @@ int mlp_backward(mlp *net, gpu_context *ctx, const void *d_x,
  * whole slab. */
 int mlp_update(mlp *net, gpu_context *ctx, const float *d_lr, float momentum);
 
-/* mlp_forward + mlp_backward + mlp_update, bit for bit; under
- * GPU_CHAIN_LAYER_SGD the layers above the first are updated on the side
- * lane during the backward pass (each once its data gradient has read its
- * weights), the first on the main lane at the end. */
+/* mlp_forward + mlp_backward + mlp_update. */
 int mlp_train_step(mlp *net, gpu_context *ctx, const void *d_x,
                    const int *d_labels, int n, mlp_mode mode, const float *d_lr,
                    float momentum, double *d_stats);

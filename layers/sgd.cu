@@ -77,12 +77,6 @@ sgd4_kernel(float4 *__restrict__ params, float4 *__restrict__ velocity,
   }
 }
 
-/* Blocks of 256 for `items`, at most s->max_blocks when that is set. */
-static unsigned sgd_blocks(const sgd_slabs *s, size_t items) {
-  unsigned blocks = gpu_grid_blocks(items, 256);
-  return s->max_blocks && blocks > s->max_blocks ? s->max_blocks : blocks;
-}
-
 extern "C" int sgd_update(const sgd_slabs *s, const float *d_lr, float momentum,
                           float grad_unscale, gpu_early_cache *early,
                           cudaStream_t stream) {
@@ -90,14 +84,15 @@ extern "C" int sgd_update(const sgd_slabs *s, const float *d_lr, float momentum,
   size_t n = s->count;
   if (n % 4 == 0) {
     LT_DISPATCH(s->type,
-                gpu_launch(early, sgd4_kernel<T>, dim3(sgd_blocks(s, n / 4)),
-                           dim3(256), stream, (float4 *)s->d_params,
-                           (float4 *)velocity, (const sgd_pack4<T> *)s->d_grads,
+                gpu_launch(early, sgd4_kernel<T>,
+                           dim3(gpu_grid_blocks(n / 4, 256)), dim3(256), stream,
+                           (float4 *)s->d_params, (float4 *)velocity,
+                           (const sgd_pack4<T> *)s->d_grads,
                            (sgd_pack4<T> *)s->d_copy, n / 4, d_lr, momentum,
                            grad_unscale, gpu_early_trigger(early)));
   } else {
     LT_DISPATCH(s->type,
-                gpu_launch(early, sgd_kernel<T>, dim3(sgd_blocks(s, n)),
+                gpu_launch(early, sgd_kernel<T>, dim3(gpu_grid_blocks(n, 256)),
                            dim3(256), stream, s->d_params, velocity,
                            (const T *)s->d_grads, (T *)s->d_copy, n, d_lr,
                            momentum, grad_unscale, gpu_early_trigger(early)));

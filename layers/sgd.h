@@ -22,9 +22,6 @@ typedef struct sgd_slabs {
                           written; NULL for FP32 (they read d_params) */
   lt_dtype type;       /* of d_grads and d_copy */
   size_t count;        /* elements of each slab */
-  unsigned max_blocks; /* 0: a thread per element (per four); else at most
-                          this many blocks of 256, looping over the rest
-                          (an update beside other work keeps SMs free) */
 } sgd_slabs;
 
 /* g = grads * grad_unscale (1 / the loss scale); v = momentum * v + g;

@@ -3,12 +3,10 @@
  * momentum and gradients of GPU_CHAIN_NONE after training steps launched
  * from the host and replayed from a CUDA graph (so the side lane's forks
  * and joins also capture), fused and unfused, FP32 and padded BF16, with
- * a three-layer network (two DRELU_BGRAD calls; layer-sgd updates two
- * layers on the side lane) and a one-layer one (no side work under
- * sgd-lane, nothing for layer-sgd to move). Also: side-partials with sgd-lane
- * shortens the unfused step's longest kernel chain, and the context sets the
- * lanes' priorities and the graph flags it promises. GPU only: skips (77)
- * without one.
+ * a three-layer network (two DRELU_BGRAD calls) and a one-layer one (no
+ * side work under sgd-lane). Also: side-partials with sgd-lane shortens
+ * the unfused step's longest kernel chain, and the context sets the lanes'
+ * priorities and the graph flags it promises. GPU only: skips (77) without one.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -24,12 +22,8 @@
 
 static uint64_t seed;
 
-static const unsigned variants[] = {GPU_CHAIN_SIDE_PARTIALS,
-                                    GPU_CHAIN_SGD_LANE,
-                                    GPU_CHAIN_PRIORITIES,
-                                    GPU_CHAIN_TRIGGER,
-                                    GPU_CHAIN_LAYER_SGD,
-                                    GPU_CHAIN_LAYER_SGD | GPU_CHAIN_SGD_LANE,
+static const unsigned variants[] = {GPU_CHAIN_SIDE_PARTIALS, GPU_CHAIN_SGD_LANE,
+                                    GPU_CHAIN_PRIORITIES, GPU_CHAIN_TRIGGER,
                                     GPU_CHAIN_ALL};
 enum { VARIANTS = (int)(sizeof variants / sizeof variants[0]) };
 
@@ -152,8 +146,8 @@ START_TEST(each_switch_is_bitwise_none) {
 END_TEST
 
 /* The longest chain of kernels of GRAPH_STEPS captured unfused FP32
- * steps (and, if `kernels`, all their kernels). */
-static int step_chain_count(unsigned chain, int *kernels) {
+ * steps. */
+static int step_chain(unsigned chain) {
   const int widths[4] = {784, 129, 100, 10};
   chain_run r;
   run_open(&r, widths, 3, GPU_PRECISION_FP32, chain, MLP_MODE_UNFUSED);
@@ -167,12 +161,7 @@ static int step_chain_count(unsigned chain, int *kernels) {
   ck_assert_int_eq(graph_count_kernels(graph, &count, &critical), 0);
   cudaGraphDestroy(graph);
   run_close(&r);
-  if (kernels) *kernels = count;
   return critical;
-}
-
-static int step_chain(unsigned chain) {
-  return step_chain_count(chain, NULL);
 }
 
 /* Side partials alone move the add_partials kernels off the main lane but
@@ -190,22 +179,6 @@ START_TEST(side_partials_with_sgd_lane_shorten_the_chain) {
                 "kernels on the longest chain of %d steps: none %d, "
                 "side-partials %d, side-partials + sgd-lane %d",
                 GRAPH_STEPS, none, side, both);
-}
-END_TEST
-
-/* Layer-sgd splits the one SGD kernel per step into one per layer (three
- * for 784-129-100-10), the two upper ones off the main lane: with the first
- * weight gradient on the main lane too, the longest chain is no longer. */
-START_TEST(layer_sgd_updates_each_layer) {
-  int none = 0, split = 0;
-  int none_chain = step_chain_count(GPU_CHAIN_SGD_LANE, &none);
-  int split_chain =
-      step_chain_count(GPU_CHAIN_SGD_LANE | GPU_CHAIN_LAYER_SGD, &split);
-  ck_assert_int_eq(split, none + 2 * GRAPH_STEPS);
-  ck_assert_msg(split_chain <= none_chain,
-                "kernels on the longest chain of %d steps: sgd-lane %d, "
-                "sgd-lane + layer-sgd %d",
-                GRAPH_STEPS, none_chain, split_chain);
 }
 END_TEST
 
@@ -241,7 +214,6 @@ int main(void) {
   tcase_set_timeout(tc, 600);
   tcase_add_loop_test(tc, each_switch_is_bitwise_none, 0, 4 * VARIANTS);
   tcase_add_test(tc, side_partials_with_sgd_lane_shorten_the_chain);
-  tcase_add_test(tc, layer_sgd_updates_each_layer);
   tcase_add_test(tc, context_sets_priorities_and_trigger);
   suite_add_tcase(suite, tc);
   return test_run_suite(suite, 1);

@@ -160,10 +160,9 @@ START_TEST(sgd_update_matches_formula) {
     g[i] = (float)test_rng_uniform(&rng, -1, 1);
   }
   /* The scalar path, and the 4-wide one at a multiple of 8 and at one of
-   * 4 only; then both with one block looping over them all (max_blocks,
-   * the side lane's bounded update). */
-  size_t counts[5] = {COUNT, 1000, 1004, COUNT, 1004};
-  for (int t = 0; t < 5; t++) {
+   * 4 only. */
+  size_t counts[3] = {COUNT, 1000, 1004};
+  for (int t = 0; t < 3; t++) {
     float *d_p = test_upload(p, sizeof p), *d_v = test_upload(v, sizeof v);
     float *d_g = test_upload(g, sizeof g);
     const float lr = 0.1f;
@@ -172,8 +171,7 @@ START_TEST(sgd_update_matches_formula) {
                        .d_velocity = d_v,
                        .d_grads = d_g,
                        .type = LT_DTYPE_F32,
-                       .count = counts[t],
-                       .max_blocks = t >= 3 ? 1 : 0};
+                       .count = counts[t]};
     ck_assert_int_eq(sgd_update(&slabs, d_lr, 0.9f, 1.0f, NULL, 0), 0);
     float got_p[COUNT], got_v[COUNT];
     test_download(got_p, d_p, sizeof got_p);
