@@ -313,8 +313,9 @@ int main(int argc, char **argv) {
             data.test.count - 1, o.index);
   else if (!gpu_device_available(why, sizeof why))
     fprintf(stderr, "mnist_predict: needs a CUDA GPU: %s\n", why);
-  else if (gpu_precision_check_device(why, sizeof why, o.device, precision) <
-           0) {
+  else if (gpu_precision_check_device(
+               why, sizeof why, o.device, precision,
+               lt_run_epilogues(net_options.activation, 0)) < 0) {
     fprintf(stderr, "mnist_predict: %s\n", why);
     status = 2;
   } else {
