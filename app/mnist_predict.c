@@ -6,10 +6,12 @@
  * ten probabilities; without: the test accuracy and the most confident
  * mistakes. It runs in the checkpoint's precision (--precision overrides)
  * and in fused mode (--mode), in the checkpoint's batch capped at the
- * images' count. --image reads no MNIST file; the others read the test split
- * only. The checkpoint, the data and the image are read and checked before
- * the GPU is touched. The only other place, with mnist_train and
- * mnist_bench, that exits. */
+ * images' count. It first prints what the checkpoint records of its run
+ * (mlp_checkpoint_meta_describe: widths, activation, precision, mode,
+ * padding, epochs, batch, test accuracy). --image reads no MNIST file; the
+ * others read the test split only. The checkpoint, the data and the image are
+ * read and checked before the GPU is touched. The only other place, with
+ * mnist_train and mnist_bench, that exits. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -320,6 +322,9 @@ int main(int argc, char **argv) {
     status = 2;
   } else {
     if (why[0]) fprintf(stderr, "mnist_predict: note: %s\n", why);
+    char trained[512];
+    mlp_checkpoint_meta_describe(trained, sizeof trained, &ck.meta);
+    if (trained[0]) printf("mnist_predict: %s: %s\n", o.model, trained);
     status =
         run(&o, &data, image, &ck, &net_options, precision, scale, shift) == 0
             ? 0
