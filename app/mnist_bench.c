@@ -80,6 +80,46 @@ static int measure(const bench_options *o, bench_run *run) {
   return o->json_path ? bench_json_write(run->json, o->json_path) : 0;
 }
 
+/* Whether the GPU runs `p` for this bench (gpu_precision_check_device's
+ * code, msg in `why`): the epilogues of every activation asked, probed at
+ * once (asked: the precision's rows run; else only DEFAULT, the ceilings'
+ * matmul). On a refusal, DEFAULT alone decides the precision and each
+ * activation is probed by itself: one refused gets refused_activation,
+ * and a line saying its rows are skipped and why. -1 also when every
+ * activation asked is refused in a precision other than FP32 (FP32 still
+ * measures the ceilings). */
+static int check_precision(char *why, size_t size, const bench_options *o,
+                           bench_selection *sel, gpu_precision p) {
+  int asked = o->precision < 0 || (int)p == o->precision;
+  lt_epilogue_set plain = LT_EPILOGUE_BIT(LT_EPILOGUE_DEFAULT), all = plain;
+  for (int a = 0; asked && a < LT_ACTIVATION_COUNT; a++)
+    if (o->activation < 0 || a == o->activation)
+      all |= lt_run_epilogues((lt_activation)a, 1);
+  int check = gpu_precision_check_device(why, size, o->device, p, all);
+  if (check >= 0 || all == plain) return check;
+  check = gpu_precision_check_device(why, size, o->device, p, plain);
+  if (check < 0) return check;
+  int runs = 0;
+  for (int a = 0; a < LT_ACTIVATION_COUNT; a++) {
+    if (o->activation >= 0 && a != o->activation) continue;
+    char refusal[512];
+    if (gpu_precision_check_device(refusal, sizeof refusal, o->device, p,
+                                   lt_run_epilogues((lt_activation)a, 1)) >=
+        0) {
+      runs = 1;
+      continue;
+    }
+    sel->refused_activation[p][a] = 1;
+    printf("mnist_bench: skipping the %s %s rows: %s\n", gpu_precision_name(p),
+           lt_activation_name((lt_activation)a), refusal);
+  }
+  if (!runs && p != GPU_PRECISION_FP32) {
+    snprintf(why, size, "every activation asked is refused (above)");
+    return -1;
+  }
+  return check;
+}
+
 /* Everything after the data and the GPU are known to be there. */
 static int run_bench(const bench_options *o, const mnist_dataset *data) {
   gpu_context *contexts[GPU_PRECISION_COUNT] = {NULL};
@@ -97,8 +137,8 @@ static int run_bench(const bench_options *o, const mnist_dataset *data) {
     if (p != GPU_PRECISION_FP32 && o->precision >= 0 && p != o->precision)
       continue;
     char why[512];
-    int check = gpu_precision_check_device(why, sizeof why, o->device,
-                                           (gpu_precision)p);
+    int check =
+        check_precision(why, sizeof why, o, &run.selection, (gpu_precision)p);
     if (check < 0 && p == GPU_PRECISION_FP32) {
       fprintf(stderr, "mnist_bench: %s\n", why);
       status = -1;
@@ -123,7 +163,9 @@ static int run_bench(const bench_options *o, const mnist_dataset *data) {
                                    : 0;
   lt_activation activation =
       o->activation < 0 ? LT_ACTIVATION_RELU : (lt_activation)o->activation;
-  if (status == 0 && (o->profile || o->trace) && !contexts[profiled])
+  if (status == 0 && (o->profile || o->trace) &&
+      (!contexts[profiled] ||
+       !bench_activation_selected(&run.selection, profiled, (int)activation)))
     status = -1; /* refused above, with the reason */
   else if (status == 0 && o->profile)
     status = bench_profile_steps(data, contexts[profiled], activation);

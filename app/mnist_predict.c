@@ -6,10 +6,12 @@
  * ten probabilities; without: the test accuracy and the most confident
  * mistakes. It runs in the checkpoint's precision (--precision overrides)
  * and in fused mode (--mode), in the checkpoint's batch capped at the
- * images' count. --image reads no MNIST file; the others read the test split
- * only. The checkpoint, the data and the image are read and checked before
- * the GPU is touched. The only other place, with mnist_train and
- * mnist_bench, that exits. */
+ * images' count. It first prints what the checkpoint records of its run
+ * (mlp_checkpoint_meta_describe: widths, activation, precision, mode,
+ * padding, epochs, batch, test accuracy). --image reads no MNIST file; the
+ * others read the test split only. The checkpoint, the data and the image are
+ * read and checked before the GPU is touched. The only other place, with
+ * mnist_train and mnist_bench, that exits. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -313,12 +315,16 @@ int main(int argc, char **argv) {
             data.test.count - 1, o.index);
   else if (!gpu_device_available(why, sizeof why))
     fprintf(stderr, "mnist_predict: needs a CUDA GPU: %s\n", why);
-  else if (gpu_precision_check_device(why, sizeof why, o.device, precision) <
-           0) {
+  else if (gpu_precision_check_device(
+               why, sizeof why, o.device, precision,
+               lt_run_epilogues(net_options.activation, 0)) < 0) {
     fprintf(stderr, "mnist_predict: %s\n", why);
     status = 2;
   } else {
     if (why[0]) fprintf(stderr, "mnist_predict: note: %s\n", why);
+    char trained[512];
+    mlp_checkpoint_meta_describe(trained, sizeof trained, &ck.meta);
+    if (trained[0]) printf("mnist_predict: %s: %s\n", o.model, trained);
     status =
         run(&o, &data, image, &ck, &net_options, precision, scale, shift) == 0
             ? 0

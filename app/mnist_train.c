@@ -323,8 +323,10 @@ int main(int argc, char **argv) {
             "mnist_train: the data in %s is fine, but training needs "
             "a CUDA GPU: %s\n",
             dir, why);
-  } else if (gpu_precision_check_device(why, sizeof why, options.gpu.device,
-                                        options.gpu.precision) < 0) {
+  } else if (gpu_precision_check_device(
+                 why, sizeof why, options.gpu.device, options.gpu.precision,
+                 lt_run_epilogues(options.config.activation,
+                                  options.config.epochs > 0)) < 0) {
     fprintf(stderr, "mnist_train: %s\n", why);
     status = EXIT_USAGE;
   } else if (options.config.epochs == 0) {

@@ -103,7 +103,7 @@ int bench_layers_run(const bench_run *run) {
   print_header();
   for (int i = 0; i < net_count; i++)
     for (int p = 0; p < GPU_PRECISION_COUNT; p++) {
-      if (!bench_precision_selected(&run->selection, p)) continue;
+      if (!bench_activation_selected(&run->selection, p, (int)act)) continue;
       if (run->selection.only_network && i != run->selection.only_network - 1)
         continue;
       trainer_config c;

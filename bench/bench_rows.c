@@ -76,6 +76,13 @@ int bench_precision_selected(const bench_selection *sel, int precision) {
          !sel->refused[precision];
 }
 
+int bench_activation_selected(const bench_selection *sel, int precision,
+                              int activation) {
+  return bench_precision_selected(sel, precision) &&
+         (sel->activation < 0 || activation == sel->activation) &&
+         !sel->refused_activation[precision][activation];
+}
+
 const char *const *bench_network_choices(void) {
   /* In the order of nets[]. */
   static const char *const names[] = {"seed", "mid", "big", NULL};
@@ -91,8 +98,8 @@ int bench_network_parse(const char *name) {
 
 int bench_row_selected(const bench_row *row, const bench_selection *sel) {
   return (sel->only_network == 0 || row->net == sel->only_network - 1) &&
-         bench_precision_selected(sel, (int)row->precision) &&
-         (sel->activation < 0 || (int)row->activation == sel->activation);
+         bench_activation_selected(sel, (int)row->precision,
+                                   (int)row->activation);
 }
 
 void bench_row_label(char *out, size_t size, const bench_row *row) {

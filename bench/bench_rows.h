@@ -37,12 +37,17 @@ typedef struct bench_row {
 } bench_row;
 
 /* Which rows a run asks for: -1 keeps every precision / activation; a
- * precision the GPU cannot run (gpu_precision_check) is never kept. */
+ * precision the GPU cannot run (gpu_precision_check), or an activation
+ * whose epilogues cuBLASLt refuses in a precision there (the start-up
+ * probe, lt_run_epilogues), is never kept. */
 typedef struct bench_selection {
   int only_network; /* 0: every network; i + 1: bench_nets()[i] only */
   int precision;    /* a gpu_precision, or -1 */
   int activation;   /* an lt_activation, or -1 */
   int refused[GPU_PRECISION_COUNT]; /* 1: this GPU cannot run it */
+  /* 1: cuBLASLt refuses an epilogue of this activation's training step in
+   * this precision on this GPU; the precision's other rows still run */
+  int refused_activation[GPU_PRECISION_COUNT][LT_ACTIVATION_COUNT];
 } bench_selection;
 
 /* The networks, in order; `count` gets their number. */
@@ -55,6 +60,11 @@ int bench_rows_build(bench_row rows[BENCH_MAX_ROWS]);
 
 /* Whether `sel` keeps `precision` (asked for, and not refused). */
 int bench_precision_selected(const bench_selection *sel, int precision);
+
+/* Whether `sel` keeps rows of `activation` in `precision`: the precision
+ * kept, the activation asked for, and not refused in that precision. */
+int bench_activation_selected(const bench_selection *sel, int precision,
+                              int activation);
 
 /* The index of the network named `name` ("seed", "mid", "big": the
  * --network values, bench_network_choices), or -1. */

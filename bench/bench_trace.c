@@ -57,7 +57,23 @@ static void driver_names_init(driver_names *d) {
       (PFN_cuKernelGetName_v12030)driver_entry("cuKernelGetName", 12030);
 }
 
-/* The kernel's name through the driver, else the runtime, else a note. */
+const char *bench_trace_runtime_name(cudaGraphNode_t node) {
+  /* A failing runtime call overwrites the last-error slot: an error
+   * pending before (an earlier call's, left for its check) would be lost,
+   * so with one pending nothing is asked. */
+  if (cudaPeekAtLastError() != cudaSuccess) return NULL;
+  const char *name = NULL;
+  struct cudaKernelNodeParams rp;
+  if (cudaGraphKernelNodeGetParams(node, &rp) != cudaSuccess || !rp.func ||
+      cudaFuncGetName(&name, rp.func) != cudaSuccess) {
+    cudaGetLastError(); /* only the query's own failure: none was pending */
+    name = NULL;
+  }
+  return name;
+}
+
+/* The kernel's name through the driver (whose calls leave the runtime's
+ * last-error slot alone), else the runtime, else a note. */
 static void kernel_name(char *out, const driver_names *d, cudaGraphNode_t n) {
   const char *name = NULL;
   CUDA_KERNEL_NODE_PARAMS p;
@@ -69,11 +85,7 @@ static void kernel_name(char *out, const driver_names *d, cudaGraphNode_t n) {
              d->kernel_name(&name, p.kern) != CUDA_SUCCESS)
       name = NULL;
   } else {
-    struct cudaKernelNodeParams rp;
-    if (cudaGraphKernelNodeGetParams(n, &rp) != cudaSuccess || !rp.func ||
-        cudaFuncGetName(&name, rp.func) != cudaSuccess)
-      name = NULL;
-    cudaGetLastError(); /* a failed query is not the next call's error */
+    name = bench_trace_runtime_name(n);
   }
   trace_short_name(out, name ? name : "(name not available)");
 }

@@ -64,6 +64,55 @@ void mlp_checkpoint_pairs_fill(mlp_checkpoint_pairs *out,
   add_pair(out, "steps", meta->steps);
   add_pair(out, "pixel_scale", meta->pixel_scale);
   add_pair(out, "pixel_shift", meta->pixel_shift);
+  add_pair(out, "mode", meta->mode);
+  add_pair(out, "pad_to", meta->pad_to);
+}
+
+/* Appends ", " (unless first) and `before` `text` `after` to out[*used..],
+ * `text` with bytes outside printable ASCII as '?'; nothing when `text` is
+ * "". */
+static void append(char *out, size_t size, size_t *used, const char *before,
+                   const char *text, const char *after) {
+  if (!text[0] || *used + 1 >= size) return;
+  char clean[MLP_CHECKPOINT_TEXT];
+  size_t n = 0;
+  for (; text[n] && n + 1 < sizeof clean; n++)
+    clean[n] = text[n] >= ' ' && text[n] <= '~' ? text[n] : '?';
+  clean[n] = 0;
+  int wrote = snprintf(out + *used, size - *used, "%s%s%s%s", *used ? ", " : "",
+                       before, clean, after);
+  if (wrote > 0) *used += (size_t)wrote;
+  if (*used >= size) *used = size - 1;
+}
+
+void mlp_checkpoint_meta_describe(char *out, size_t size,
+                                  const mlp_checkpoint_meta *meta) {
+  size_t used = 0;
+  char number[64];
+  if (size == 0) return;
+  out[0] = 0;
+  append(out, size, &used, "", meta->widths, "");
+  append(out, size, &used, "", meta->activation, "");
+  append(out, size, &used, "", meta->precision, "");
+  append(out, size, &used, "", meta->mode, " mode");
+  if (strcmp(meta->pad_to, "none") == 0)
+    append(out, size, &used, "", "units not padded", "");
+  else
+    append(out, size, &used, "units padded to ", meta->pad_to, "");
+  if (meta->epochs >= 0 && meta->batch >= 1)
+    snprintf(number, sizeof number, "%d epochs of batch %d", meta->epochs,
+             meta->batch);
+  else if (meta->epochs >= 0)
+    snprintf(number, sizeof number, "%d epochs", meta->epochs);
+  else if (meta->batch >= 1)
+    snprintf(number, sizeof number, "batch %d", meta->batch);
+  else
+    number[0] = 0;
+  append(out, size, &used, "", number, "");
+  if (meta->test_accuracy >= 0 && isfinite(meta->test_accuracy)) {
+    snprintf(number, sizeof number, "%.2f", meta->test_accuracy);
+    append(out, size, &used, "test accuracy ", number, "%");
+  }
 }
 
 /* Copies the metadata string `key` into `out` (untouched when absent). */
@@ -145,7 +194,9 @@ int mlp_checkpoint_meta_read(mlp_checkpoint_meta *out,
       read_text(out->order, file, "order", path, err, err_size) ||
       read_text(out->steps, file, "steps", path, err, err_size) ||
       read_text(out->pixel_scale, file, "pixel_scale", path, err, err_size) ||
-      read_text(out->pixel_shift, file, "pixel_shift", path, err, err_size))
+      read_text(out->pixel_shift, file, "pixel_shift", path, err, err_size) ||
+      read_text(out->mode, file, "mode", path, err, err_size) ||
+      read_text(out->pad_to, file, "pad_to", path, err, err_size))
     return -1;
   if (out->activation[0] && strcmp(out->activation, "relu") != 0 &&
       strcmp(out->activation, "gelu") != 0) {

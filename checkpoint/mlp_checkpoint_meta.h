@@ -1,7 +1,7 @@
 /* mlp_checkpoint_meta.h: what a checkpoint says about its run, kept in the
  * safetensors "__metadata__" (string -> string): the format tag, the
- * widths, activation, precision, epochs, seed, batch, test accuracy and
- * the program's version. Plain C.
+ * widths, activation, precision, training mode, padding, epochs, seed,
+ * batch, test accuracy and the program's version. Plain C.
  *
  * Owns: the struct, its conversion to metadata pairs for the writer, and
  * the checks on a file's metadata (every entry optional; "format", when
@@ -18,7 +18,7 @@
 /* Room for one metadata string, its terminating 0 included. */
 #define MLP_CHECKPOINT_TEXT 128
 /* Metadata pairs the writer writes at most. */
-#define MLP_CHECKPOINT_PAIRS 16
+#define MLP_CHECKPOINT_PAIRS 18
 
 typedef struct mlp_checkpoint_meta {
   char format[MLP_CHECKPOINT_TEXT];     /* read: as found ("" absent); the
@@ -42,6 +42,13 @@ typedef struct mlp_checkpoint_meta {
   char steps[MLP_CHECKPOINT_TEXT];       /* optimiser steps run */
   char pixel_scale[MLP_CHECKPOINT_TEXT]; /* x = pixel * scale + shift */
   char pixel_shift[MLP_CHECKPOINT_TEXT];
+  /* How the run computed, for a reader only (a load applies neither:
+   * the file holds the real units whatever the padding, and any mode
+   * computes the same network); "" unknown (files written before they
+   * were recorded): */
+  char mode[MLP_CHECKPOINT_TEXT];   /* "fused", "unfused", "auto" (--mode) */
+  char pad_to[MLP_CHECKPOINT_TEXT]; /* "none", or the multiple the widths
+                                       were padded to: "8", "16", "32" */
 } mlp_checkpoint_meta;
 
 /* Everything unknown: strings "", numbers -1, no seed. */
@@ -60,6 +67,14 @@ typedef struct mlp_checkpoint_pairs {
 void mlp_checkpoint_pairs_fill(mlp_checkpoint_pairs *out,
                                const mlp_checkpoint_meta *meta,
                                const char *widths);
+
+/* One line on the run `meta` records, for a reader: "784-100-10, relu,
+ * bf16, fused mode, units padded to 16, 5 epochs of batch 128, test
+ * accuracy 98.32%"; what the file does not record is left out ("" when it
+ * records none of these); bytes outside printable ASCII are shown as '?'
+ * (the text is the file's). */
+void mlp_checkpoint_meta_describe(char *out, size_t size,
+                                  const mlp_checkpoint_meta *meta);
 
 /* Fills *out from the metadata of `file` (read from `path`). Returns 0, or
  * -1 with `err` "PATH: metadata 'KEY': expected ..., found ...". */

@@ -5,10 +5,10 @@
 #include <stdio.h>
 
 #include "gpu/gpu_arch.h"
-#include "gpu/lt_probe.h"
 
 int gpu_precision_check_device(char *msg, size_t msg_size, int device,
-                               gpu_precision precision) {
+                               gpu_precision precision,
+                               lt_epilogue_set epilogues) {
   struct cudaDeviceProp prop;
   msg[0] = 0;
   if (cudaGetDeviceProperties(&prop, device) != cudaSuccess) {
@@ -20,10 +20,11 @@ int gpu_precision_check_device(char *msg, size_t msg_size, int device,
       gpu_precision_check(msg, msg_size, prop.name, capability, precision);
   if (table < 0) return table;
   /* The table can only say what the tensor cores support: ask cuBLASLt
-   * itself whether it plans every epilogue in this precision here. */
+   * itself whether it plans each epilogue of the run in this precision
+   * here. */
   char refusal[1024];
   if (lt_probe_precision(refusal, sizeof refusal, device, prop.name, capability,
-                         precision) != 0) {
+                         precision, epilogues) != 0) {
     snprintf(msg, msg_size, "%s", refusal);
     return -1;
   }

@@ -1,8 +1,8 @@
 /* lt_probe.c: the start-up probe of lt_probe.h, through the wrapper's
  * lt_matmul_plannable on a context that holds only what planning reads
  * (options, a cuBLASLt handle, last_error): no streams, no workspace, no
- * plan cache. Cost: one handle, one 80 KiB allocation and seven heuristic
- * queries, once per program. */
+ * plan cache. Cost: one handle, one 80 KiB allocation and one heuristic
+ * query per epilogue of the run (five at most), once per program. */
 #include "gpu/lt_probe.h"
 
 #include <cuda_runtime_api.h>
@@ -20,22 +20,40 @@ enum {
   PROBE_SLICES = 5
 };
 
-lt_shape lt_probe_shape(int i, lt_dtype type) {
+lt_epilogue_set lt_run_epilogues(lt_activation activation, int training) {
+  int gelu = activation == LT_ACTIVATION_GELU;
+  lt_epilogue_set set = LT_EPILOGUE_BIT(LT_EPILOGUE_BIAS) |
+                        LT_EPILOGUE_BIT(gelu ? LT_EPILOGUE_GELU_AUX_BIAS
+                                             : LT_EPILOGUE_RELU_AUX_BIAS);
+  if (training)
+    set |= LT_EPILOGUE_BIT(gelu ? LT_EPILOGUE_DGELU_BGRAD
+                                : LT_EPILOGUE_DRELU_BGRAD) |
+           LT_EPILOGUE_BIT(LT_EPILOGUE_BGRADB) |
+           LT_EPILOGUE_BIT(LT_EPILOGUE_DEFAULT);
+  return set;
+}
+
+int lt_probe_shape(lt_shape *shape, lt_epilogue epilogue, lt_dtype type) {
   const int w = PROBE_SIZE;
-  lt_shape hidden = lt_shape_forward(w, w, w, 1);
-  lt_shape data = lt_shape_backward_data(w, w, w);
-  lt_shape shapes[LT_PROBE_CALLS] = {
-      hidden,
-      lt_shape_forward(w, w, w, 0),
-      data,
-      lt_shape_backward_weights(w, w, w, 1),
-      lt_shape_backward_weights(w, w, w, 0),
-      lt_shape_activation(hidden, LT_ACTIVATION_GELU),
-      lt_shape_activation(data, LT_ACTIVATION_GELU),
-  };
-  lt_shape s = shapes[i >= 0 && i < LT_PROBE_CALLS ? i : 0];
+  lt_shape s;
+  switch (epilogue) {
+  case LT_EPILOGUE_DEFAULT: s = lt_shape_backward_weights(w, w, w, 0); break;
+  case LT_EPILOGUE_BIAS: s = lt_shape_forward(w, w, w, 0); break;
+  case LT_EPILOGUE_RELU_AUX_BIAS: s = lt_shape_forward(w, w, w, 1); break;
+  case LT_EPILOGUE_DRELU_BGRAD: s = lt_shape_backward_data(w, w, w); break;
+  case LT_EPILOGUE_BGRADB: s = lt_shape_backward_weights(w, w, w, 1); break;
+  case LT_EPILOGUE_GELU_AUX_BIAS:
+    s = lt_shape_activation(lt_shape_forward(w, w, w, 1), LT_ACTIVATION_GELU);
+    break;
+  case LT_EPILOGUE_DGELU_BGRAD:
+    s = lt_shape_activation(lt_shape_backward_data(w, w, w),
+                            LT_ACTIVATION_GELU);
+    break;
+  default: return -1;
+  }
   s.type = type;
-  return s;
+  *shape = s;
+  return 0;
 }
 
 /* The call of `shape` on the scratch slices, with exactly the vectors its
@@ -53,9 +71,32 @@ static lt_matmul_call probe_call(lt_shape shape, char *d_scratch) {
   return call;
 }
 
+/* Plans the probe call of each epilogue in `epilogues` on `ctx`: 0, or -1
+ * with msg (the first one refused). */
+static int probe_set(char *msg, size_t msg_size, gpu_context *ctx,
+                     char *d_scratch, const char *device_name, int capability,
+                     lt_epilogue_set epilogues) {
+  gpu_precision precision = ctx->options.precision;
+  lt_dtype type = gpu_precision_dtype(precision);
+  for (int e = 0; e < LT_EPILOGUE_COUNT; e++) {
+    if (!(epilogues & LT_EPILOGUE_BIT(e))) continue;
+    lt_shape shape;
+    const char *reason = "the start-up probe has no call for this epilogue";
+    if (lt_probe_shape(&shape, (lt_epilogue)e, type) == 0) {
+      lt_matmul_call call = probe_call(shape, d_scratch);
+      if (lt_matmul_plannable(ctx, &call) == 0) continue;
+      reason = lt_last_error(ctx);
+    }
+    gpu_precision_refusal(msg, msg_size, device_name, capability, precision,
+                          lt_epilogue_name((lt_epilogue)e), reason);
+    return -1;
+  }
+  return 0;
+}
+
 int lt_probe_precision(char *msg, size_t msg_size, int device,
                        const char *device_name, int capability,
-                       gpu_precision precision) {
+                       gpu_precision precision, lt_epilogue_set epilogues) {
   msg[0] = 0;
   gpu_context *ctx = calloc(1, sizeof *ctx);
   char *d_scratch = NULL;
@@ -72,17 +113,8 @@ int lt_probe_precision(char *msg, size_t msg_size, int device,
   ctx->options.device = device;
   ctx->options.precision = precision;
   ctx->options.autotune = GPU_AUTOTUNE_OFF;
-  int status = 0;
-  lt_dtype type = gpu_precision_dtype(precision);
-  for (int i = 0; i < LT_PROBE_CALLS && status == 0; i++) {
-    lt_matmul_call call = probe_call(lt_probe_shape(i, type), d_scratch);
-    if (lt_matmul_plannable(ctx, &call) != 0) {
-      gpu_precision_refusal(msg, msg_size, device_name, capability, precision,
-                            lt_epilogue_name(call.shape.epilogue),
-                            lt_last_error(ctx));
-      status = -1;
-    }
-  }
+  int status = probe_set(msg, msg_size, ctx, d_scratch, device_name, capability,
+                         epilogues);
   cudaFree(d_scratch);
   cublasLtDestroy(ctx->lt);
   free(ctx);

@@ -1,7 +1,9 @@
 /* lt_probe.h: asks cuBLASLt on the user's GPU, once at start, whether it
  * would plan every epilogue a run uses in one precision (the capability
  * table of gpu_arch.h only says what the tensor cores support; cuBLASLt
- * may still decline an epilogue there). Plans only: nothing runs. */
+ * may still decline an epilogue there). Only the epilogues the run calls
+ * are asked about (lt_run_epilogues): one the run never calls cannot
+ * refuse it. Plans only: nothing runs. */
 #ifndef MNIST_EPILOGS_LT_PROBE_H
 #define MNIST_EPILOGS_LT_PROBE_H
 
@@ -14,25 +16,36 @@
 extern "C" {
 #endif
 
-/* The epilogues probed, in order: RELU_AUX_BIAS, BIAS, DRELU_BGRAD,
- * BGRADB, DEFAULT, GELU_AUX_BIAS, DGELU_BGRAD (every call of a training
- * step, ReLU or GELU). */
-enum { LT_PROBE_CALLS = 7 };
+/* A set of epilogues: bit e (LT_EPILOGUE_BIT(e)) for lt_epilogue e. */
+typedef unsigned lt_epilogue_set;
+#define LT_EPILOGUE_BIT(e) (1u << (unsigned)(e))
 
-/* The i-th probed call's shape (0 <= i < LT_PROBE_CALLS) in `type`, at
- * m = n = k = 64, from the lt_shape.h builders. */
-lt_shape lt_probe_shape(int i, lt_dtype type);
+/* The epilogues a run with hidden layers of `activation` calls. Training
+ * (training = 1): every call of its step (layers/linear.h): BIAS, the
+ * activation's forward (RELU_AUX_BIAS or GELU_AUX_BIAS) and backward
+ * (DRELU_BGRAD or DGELU_BGRAD), BGRADB and DEFAULT. Inference (training =
+ * 0: mnist_predict, mnist_train --epochs 0): the forwards only, BIAS and
+ * the activation's forward. Plain C, no GPU. No other epilogue is ever in
+ * the set, so one added to lt_epilogue is probed only once a run asks. */
+lt_epilogue_set lt_run_epilogues(lt_activation activation, int training);
+
+/* The probe's call for `epilogue` in `type`, at m = n = k = 64, from the
+ * lt_shape.h builders: 0, or -1 for an epilogue without a probe call (no
+ * run calls it; *shape untouched). Plain C, no GPU. */
+int lt_probe_shape(lt_shape *shape, lt_epilogue epilogue, lt_dtype type);
 
 /* On `device` (named device_name, of `capability`): asks the heuristic
- * (lt_matmul_plannable) for each probed call in `precision` on small
- * scratch buffers. Returns 0 when every one has an algorithm, else -1
- * with msg naming the GPU, its capability, the precision and the epilogue
- * refused (gpu_precision_refusal). When the probe cannot be set up (no
- * handle, no memory) it returns 0 with msg empty: gpu_context_create
- * reports the device's trouble. */
+ * (lt_matmul_plannable) for the probe call of each epilogue in
+ * `epilogues`, in lt_epilogue order, in `precision` on small scratch
+ * buffers. Returns 0 when every one has an algorithm, else -1 with msg
+ * naming the GPU, its capability, the precision and the epilogue refused
+ * (gpu_precision_refusal; an epilogue without a probe call is refused the
+ * same way). When the probe cannot be set up (no handle, no memory) it
+ * returns 0 with msg empty: gpu_context_create reports the device's
+ * trouble. */
 int lt_probe_precision(char *msg, size_t msg_size, int device,
                        const char *device_name, int capability,
-                       gpu_precision precision);
+                       gpu_precision precision, lt_epilogue_set epilogues);
 
 #ifdef __cplusplus
 }

@@ -349,6 +349,30 @@ START_TEST(selection_and_labels) {
   ck_assert(!bench_precision_selected(&no_bf16, GPU_PRECISION_BF16));
   ck_assert(bench_precision_selected(&no_bf16, GPU_PRECISION_FP16));
   ck_assert_int_eq(kept, 3 * 3); /* fused, unfused, auto per network */
+  /* A GPU where cuBLASLt refuses a GELU epilogue in BF16 (the start-up
+   * probe): only the BF16 GELU rows are skipped, not the BF16 ReLU rows,
+   * nor the GELU rows of another precision. */
+  bench_selection no_bf16_gelu = {.precision = -1, .activation = -1};
+  no_bf16_gelu.refused_activation[GPU_PRECISION_BF16][LT_ACTIVATION_GELU] = 1;
+  int bf16_gelu_rows = 0, kept_no_bf16_gelu = 0;
+  for (int i = 0; i < count; i++) {
+    int gelu_bf16 = rows[i].precision == GPU_PRECISION_BF16 &&
+                    rows[i].activation == LT_ACTIVATION_GELU;
+    bf16_gelu_rows += gelu_bf16;
+    kept_no_bf16_gelu += bench_row_selected(&rows[i], &no_bf16_gelu);
+    ck_assert_int_eq(bench_row_selected(&rows[i], &no_bf16_gelu), !gelu_bf16);
+  }
+  ck_assert_int_gt(bf16_gelu_rows, 0);
+  ck_assert_int_eq(kept_no_bf16_gelu, count - bf16_gelu_rows);
+  ck_assert(bench_precision_selected(&no_bf16_gelu, GPU_PRECISION_BF16));
+  ck_assert(bench_activation_selected(&no_bf16_gelu, GPU_PRECISION_BF16,
+                                      LT_ACTIVATION_RELU));
+  ck_assert(!bench_activation_selected(&no_bf16_gelu, GPU_PRECISION_BF16,
+                                       LT_ACTIVATION_GELU));
+  ck_assert(bench_activation_selected(&no_bf16_gelu, GPU_PRECISION_FP32,
+                                      LT_ACTIVATION_GELU));
+  ck_assert(!bench_activation_selected(&bf16_gelu, GPU_PRECISION_BF16,
+                                       LT_ACTIVATION_RELU));
   char label[32];
   bench_row_label(label, sizeof label, &rows[13]); /* BF16 padded, unfused */
   ck_assert_str_eq(label, "unfused+pad");

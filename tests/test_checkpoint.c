@@ -72,6 +72,9 @@ static void full_meta(mlp_checkpoint_meta *meta) {
   snprintf(meta->steps, sizeof meta->steps, "3");
   snprintf(meta->pixel_scale, sizeof meta->pixel_scale, "0.0127407");
   snprintf(meta->pixel_shift, sizeof meta->pixel_shift, "-0.424212");
+  /* How the run computed (read back, printed by mnist_predict). */
+  snprintf(meta->mode, sizeof meta->mode, "auto");
+  snprintf(meta->pad_to, sizeof meta->pad_to, "16");
 }
 
 /* Entries in `folder` whose names hold ".partial-": temporaries left. */
@@ -84,6 +87,28 @@ static int count_partials(const char *folder) {
     count += strstr(entry->d_name, ".partial-") != NULL;
   closedir(d);
   return count;
+}
+
+/* random_slab of a 7-5-3 network, from the suite's seed. */
+static float *small_slab(mlp_layout *layout) {
+  test_rng rng;
+  test_rng_init(&rng, seed);
+  const int widths[3] = {7, 5, 3};
+  return random_slab(layout, widths, 2, &rng);
+}
+
+/* Saves `slab` with `meta` (NULL: none) to `path`, then loads it into
+ * *loaded taking the file's widths. */
+static void save_and_load(mlp_checkpoint *loaded, const char *path,
+                          const mlp_layout *layout, const float *slab,
+                          const mlp_checkpoint_meta *meta) {
+  char err[1024];
+  ck_assert_msg(
+      mlp_checkpoint_save(path, layout, slab, meta, err, sizeof err) == 0, "%s",
+      err);
+  ck_assert_msg(mlp_checkpoint_load(path, NULL, 0, loaded, err, sizeof err) ==
+                    0,
+                "%s", err);
 }
 
 typedef struct layout_case {
@@ -137,6 +162,8 @@ START_TEST(round_trip_is_exact) {
     ck_assert_str_eq(m->steps, meta.steps);
     ck_assert_str_eq(m->pixel_scale, meta.pixel_scale);
     ck_assert_str_eq(m->pixel_shift, meta.pixel_shift);
+    ck_assert_str_eq(m->mode, "auto");
+    ck_assert_str_eq(m->pad_to, "16");
     ck_assert_int_eq(m->epochs, 5);
     ck_assert_int_eq(m->batch, 128);
     ck_assert_int_eq(m->has_seed, 1);
@@ -150,22 +177,16 @@ START_TEST(round_trip_is_exact) {
 END_TEST
 
 START_TEST(no_metadata_reads_as_unknown) {
-  test_rng rng;
-  test_rng_init(&rng, seed);
-  int widths[3] = {7, 5, 3};
   mlp_layout layout;
-  float *slab = random_slab(&layout, widths, 2, &rng);
+  float *slab = small_slab(&layout);
   char path[4200], err[1024];
   snprintf(path, sizeof path, "%s/bare.safetensors", dir);
-  ck_assert_msg(
-      mlp_checkpoint_save(path, &layout, slab, NULL, err, sizeof err) == 0,
-      "%s", err);
   mlp_checkpoint loaded;
-  ck_assert_msg(mlp_checkpoint_load(path, NULL, 0, &loaded, err, sizeof err) ==
-                    0,
-                "%s", err);
+  save_and_load(&loaded, path, &layout, slab, NULL);
   ck_assert_str_eq(loaded.meta.widths, "7-5-3");
   ck_assert_str_eq(loaded.meta.activation, "");
+  ck_assert_str_eq(loaded.meta.mode, "");
+  ck_assert_str_eq(loaded.meta.pad_to, "");
   ck_assert_int_eq(loaded.meta.epochs, -1);
   ck_assert_int_eq(loaded.meta.batch, -1);
   ck_assert_int_eq(loaded.meta.has_seed, 0);
@@ -200,6 +221,22 @@ static uint8_t *read_all(const char *path, size_t *size) {
   return bytes;
 }
 
+/* The JSON header of the safetensors file at `path` (length *n: a
+ * multiple of 8, within the file); *bytes the whole file. The caller
+ * frees both. */
+static cJSON *read_header(const char *path, uint8_t **bytes, uint64_t *n) {
+  size_t size;
+  *bytes = read_all(path, &size);
+  *n = 0;
+  for (int b = 7; b >= 0; b--)
+    *n = *n << 8 | (*bytes)[b];
+  ck_assert_uint_eq(*n % 8, 0);
+  ck_assert_uint_le(8 + *n, size);
+  cJSON *root = cJSON_ParseWithLength((const char *)*bytes + 8, (size_t)*n);
+  ck_assert_ptr_nonnull(root);
+  return root;
+}
+
 /* The little-endian float at `p`. */
 static float float_at(const uint8_t *p) {
   uint32_t bits = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
@@ -225,15 +262,9 @@ START_TEST(file_is_a_pytorch_state_dict) {
   ck_assert_msg(
       mlp_checkpoint_save(path, &layout, slab, NULL, err, sizeof err) == 0,
       "%s", err);
-  size_t size;
-  uint8_t *bytes = read_all(path, &size);
+  uint8_t *bytes = NULL;
   uint64_t n = 0;
-  for (int b = 7; b >= 0; b--)
-    n = n << 8 | bytes[b];
-  ck_assert_uint_eq(n % 8, 0);
-  ck_assert_uint_le(8 + n, size);
-  cJSON *root = cJSON_ParseWithLength((const char *)bytes + 8, (size_t)n);
-  ck_assert_ptr_nonnull(root);
+  cJSON *root = read_header(path, &bytes, &n);
   /* The reference pads with spaces after the JSON, fewer than 8. */
   size_t end = 8 + (size_t)n;
   while (bytes[end - 1] == ' ')
@@ -269,6 +300,92 @@ START_TEST(file_is_a_pytorch_state_dict) {
   cJSON_Delete(root);
   free(bytes);
   free(slab);
+}
+END_TEST
+
+/* The metadata every writer so far wrote: a file from before the mode and
+ * padding were recorded loads as before, with both unknown, and the
+ * description leaves them out; a new file's whole "__metadata__" is
+ * strings (safetensors' rule: PyTorch's reader takes Dict[str, str]), mode
+ * and pad_to among them. */
+START_TEST(mode_and_padding_are_optional_strings) {
+  mlp_layout layout;
+  float *slab = small_slab(&layout);
+  char path[4200], err[1024], text[512];
+  snprintf(path, sizeof path, "%s/old.safetensors", dir);
+  mlp_checkpoint_meta meta;
+  full_meta(&meta);
+  meta.mode[0] = meta.pad_to[0] = 0; /* an older writer's file */
+  mlp_checkpoint loaded;
+  save_and_load(&loaded, path, &layout, slab, &meta);
+  ck_assert_str_eq(loaded.meta.mode, "");
+  ck_assert_str_eq(loaded.meta.pad_to, "");
+  ck_assert_str_eq(loaded.meta.schedule, "cosine");
+  mlp_checkpoint_meta_describe(text, sizeof text, &loaded.meta);
+  ck_assert_str_eq(text, "7-5-3, gelu, bf16, 5 epochs of batch 128, test "
+                         "accuracy 98.32%");
+  mlp_checkpoint_destroy(&loaded);
+  full_meta(&meta);
+  ck_assert_msg(
+      mlp_checkpoint_save(path, &layout, slab, &meta, err, sizeof err) == 0,
+      "%s", err);
+  uint8_t *bytes = NULL;
+  uint64_t n = 0;
+  cJSON *root = read_header(path, &bytes, &n);
+  const cJSON *pairs = cJSON_GetObjectItem(root, "__metadata__");
+  int count = 0;
+  for (const cJSON *item = pairs ? pairs->child : NULL; item;
+       item = item->next, count++)
+    ck_assert_msg(cJSON_IsString(item), "metadata '%s' is not a string",
+                  item->string);
+  ck_assert_int_eq(count, MLP_CHECKPOINT_PAIRS); /* none dropped */
+  ck_assert_str_eq(cJSON_GetObjectItem(pairs, "mode")->valuestring, "auto");
+  ck_assert_str_eq(cJSON_GetObjectItem(pairs, "pad_to")->valuestring, "16");
+  cJSON_Delete(root);
+  free(bytes);
+  free(slab);
+}
+END_TEST
+
+typedef struct describe_case {
+  const char *mode, *pad_to;
+  int epochs, batch;
+  double accuracy;
+  const char *expected;
+} describe_case;
+
+static const describe_case describe_cases[] = {
+    {"fused", "none", 5, 256, 98.2,
+     "784-100-10, relu, fp32, fused mode, units not padded, 5 epochs of "
+     "batch 256, test accuracy 98.20%"},
+    {"unfused", "8", -1, 100, -1,
+     "784-100-10, relu, fp32, unfused mode, units padded to 8, batch 100"},
+    {"", "", 3, -1, -1, "784-100-10, relu, fp32, 3 epochs"},
+    /* the file's own text: control bytes and others not shown as such */
+    {"au\x1b[2Jto", "1\n6", -1, -1, -1,
+     "784-100-10, relu, fp32, au?[2Jto mode, units padded to 1?6"},
+};
+
+START_TEST(description_says_what_is_recorded) {
+  const describe_case *c = &describe_cases[_i];
+  mlp_checkpoint_meta meta;
+  mlp_checkpoint_meta_init(&meta);
+  char text[512];
+  mlp_checkpoint_meta_describe(text, sizeof text, &meta);
+  ck_assert_str_eq(text, ""); /* nothing recorded */
+  snprintf(meta.widths, sizeof meta.widths, "784-100-10");
+  snprintf(meta.activation, sizeof meta.activation, "relu");
+  snprintf(meta.precision, sizeof meta.precision, "fp32");
+  snprintf(meta.mode, sizeof meta.mode, "%s", c->mode);
+  snprintf(meta.pad_to, sizeof meta.pad_to, "%s", c->pad_to);
+  meta.epochs = c->epochs;
+  meta.batch = c->batch;
+  meta.test_accuracy = c->accuracy;
+  mlp_checkpoint_meta_describe(text, sizeof text, &meta);
+  ck_assert_str_eq(text, c->expected);
+  /* cut short, still terminated */
+  mlp_checkpoint_meta_describe(text, 12, &meta);
+  ck_assert_str_eq(text, "784-100-10,");
 }
 END_TEST
 
@@ -379,6 +496,9 @@ int main(void) {
   tcase_add_loop_test(tc, round_trip_is_exact, 0,
                       (int)(sizeof layouts / sizeof layouts[0]));
   tcase_add_test(tc, no_metadata_reads_as_unknown);
+  tcase_add_test(tc, mode_and_padding_are_optional_strings);
+  tcase_add_loop_test(tc, description_says_what_is_recorded, 0,
+                      sizeof describe_cases / sizeof describe_cases[0]);
   tcase_add_test(tc, file_is_a_pytorch_state_dict);
   tcase_add_test(tc, write_is_atomic);
   tcase_add_test(tc, reader_takes_what_the_format_allows);

@@ -2,11 +2,17 @@
  * which code an architecture list holds for a capability, the driver
  * against the runtime, the refusal messages (GPU, capability, list, the
  * rebuild command), what each precision needs, the message of a precision
- * cuBLASLt refuses, and when a kernel may start early. Table-driven. */
+ * cuBLASLt refuses, when a kernel may start early, and which epilogues the
+ * start-up probe asks cuBLASLt about (gpu/lt_probe.h): exactly the calls a
+ * run makes (training with ReLU or GELU: its whole step; inference: the
+ * forwards only), the same set the layer's calls (the lt_shape.h builders,
+ * as layers/linear.c makes them) give, and a probe call for each member
+ * that keeps cuBLASLt's rules. Table-driven. */
 #include <check.h>
 #include <string.h>
 
 #include "gpu/gpu_arch.h"
+#include "gpu/lt_probe.h"
 #include "tests/test_util.h"
 
 #define DEFAULT_LIST                                                           \
@@ -239,6 +245,85 @@ START_TEST(early_start_needs_sm90_code) {
 }
 END_TEST
 
+#define BIT(e) LT_EPILOGUE_BIT(LT_EPILOGUE_##e)
+
+typedef struct set_case {
+  lt_activation activation;
+  int training;
+  lt_epilogue_set expected;
+} set_case;
+
+static const set_case set_cases[] = {
+    {LT_ACTIVATION_RELU, 1,
+     BIT(BIAS) | BIT(RELU_AUX_BIAS) | BIT(DRELU_BGRAD) | BIT(BGRADB) |
+         BIT(DEFAULT)},
+    {LT_ACTIVATION_GELU, 1,
+     BIT(BIAS) | BIT(GELU_AUX_BIAS) | BIT(DGELU_BGRAD) | BIT(BGRADB) |
+         BIT(DEFAULT)},
+    /* mnist_predict, mnist_train --epochs 0: no backward call is made */
+    {LT_ACTIVATION_RELU, 0, BIT(BIAS) | BIT(RELU_AUX_BIAS)},
+    {LT_ACTIVATION_GELU, 0, BIT(BIAS) | BIT(GELU_AUX_BIAS)},
+};
+
+/* The epilogues of one step's calls as layers/linear.c builds them: the
+ * hidden and the output forward; with training, the data gradient and
+ * both weight gradients (BGRADB for the output layer). */
+static lt_epilogue_set step_epilogues(lt_activation activation, int training) {
+  lt_shape calls[5];
+  int count = 0;
+  calls[count++] = lt_shape_forward(784, 100, 96, 1);
+  calls[count++] = lt_shape_forward(100, 10, 96, 0);
+  if (training) {
+    calls[count++] = lt_shape_backward_data(100, 10, 96);
+    calls[count++] = lt_shape_backward_weights(100, 10, 96, 1);
+    calls[count++] = lt_shape_backward_weights(784, 100, 96, 0);
+  }
+  lt_epilogue_set set = 0;
+  for (int i = 0; i < count; i++)
+    set |= LT_EPILOGUE_BIT(lt_shape_activation(calls[i], activation).epilogue);
+  return set;
+}
+
+START_TEST(run_probes_only_its_calls) {
+  const set_case *c = &set_cases[_i];
+  lt_epilogue_set set = lt_run_epilogues(c->activation, c->training);
+  ck_assert_msg(set == c->expected, "%s training %d: 0x%x, expected 0x%x",
+                lt_activation_name(c->activation), c->training, set,
+                c->expected);
+  ck_assert_uint_eq(set, step_epilogues(c->activation, c->training));
+  /* nothing outside lt_epilogue (an epilogue added later is not in any
+   * set until a run calls it and this table says so) */
+  ck_assert_uint_eq(set & ~(LT_EPILOGUE_BIT(LT_EPILOGUE_COUNT) - 1u), 0);
+}
+END_TEST
+
+START_TEST(every_probed_call_keeps_the_rules) {
+  const lt_dtype types[] = {LT_DTYPE_F32, LT_DTYPE_BF16, LT_DTYPE_F16};
+  for (int c = 0; c < (int)(sizeof set_cases / sizeof set_cases[0]); c++)
+    for (int e = 0; e < LT_EPILOGUE_COUNT; e++) {
+      if (!(set_cases[c].expected & LT_EPILOGUE_BIT(e))) continue;
+      for (int t = 0; t < 3; t++) {
+        lt_shape s;
+        char why[256];
+        ck_assert_int_eq(lt_probe_shape(&s, (lt_epilogue)e, types[t]), 0);
+        ck_assert_int_eq(s.epilogue, e);
+        ck_assert_int_eq(s.type, types[t]);
+        ck_assert_msg(lt_shape_check(&s, why, sizeof why) == 0, "%s: %s",
+                      lt_epilogue_name((lt_epilogue)e), why);
+      }
+    }
+}
+END_TEST
+
+START_TEST(no_probe_call_for_unknown_epilogue) {
+  lt_shape s;
+  memset(&s, 0x5a, sizeof s);
+  lt_shape before = s;
+  ck_assert_int_eq(lt_probe_shape(&s, LT_EPILOGUE_COUNT, LT_DTYPE_F32), -1);
+  ck_assert_int_eq(memcmp(&s, &before, sizeof s), 0);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("gpu_arch");
   TCase *tc = tcase_create("rules");
@@ -253,6 +338,10 @@ static Suite *suite(void) {
                       sizeof precision_cases / sizeof precision_cases[0]);
   tcase_add_test(tc, probe_refusal_names_everything);
   tcase_add_test(tc, early_start_needs_sm90_code);
+  tcase_add_loop_test(tc, run_probes_only_its_calls, 0,
+                      sizeof set_cases / sizeof set_cases[0]);
+  tcase_add_test(tc, every_probed_call_keeps_the_rules);
+  tcase_add_test(tc, no_probe_call_for_unknown_epilogue);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -3,10 +3,13 @@
  * (gpu/gpu_early.h) caches a failed cudaFuncGetAttributes (no second
  * query) and clears only the error it made, never one pending before it;
  * a graph capture whose enqueue fails (gpu/gpu_graph.h) leaves no error of
- * its failed end of capture behind. Skips (77) without a GPU. */
+ * its failed end of capture behind; --trace-step's runtime name query
+ * (bench/bench_trace.h) clears its own failure and leaves an error pending
+ * before it exactly as it was. Skips (77) without a GPU. */
 #include <check.h>
 #include <cuda_runtime_api.h>
 
+#include "bench/bench_trace.h"
 #include "gpu/gpu_early.h"
 #include "gpu/gpu_graph.h"
 #include "tests/test_gpu.h"
@@ -74,12 +77,33 @@ START_TEST(failed_capture_leaves_no_error) {
 }
 END_TEST
 
+START_TEST(trace_name_query_keeps_a_pending_error) {
+  cudaGraph_t graph = NULL;
+  cudaGraphNode_t node = NULL;
+  ck_assert_int_eq(cudaGraphCreate(&graph, 0), cudaSuccess);
+  /* not a kernel node: cudaGraphKernelNodeGetParams fails on it */
+  ck_assert_int_eq(cudaGraphAddEmptyNode(&node, graph, NULL, 0), cudaSuccess);
+  cudaGetLastError(); /* a clean slot to start from */
+  /* No error pending: the query's own failure is cleared. */
+  ck_assert_ptr_null(bench_trace_runtime_name(node));
+  ck_assert_int_eq(cudaPeekAtLastError(), cudaSuccess);
+  /* An earlier call's error is left pending, the same error (the query
+   * used to clear it whatever it was). */
+  make_pending_error();
+  ck_assert_ptr_null(bench_trace_runtime_name(node));
+  ck_assert_int_eq(cudaGetLastError(), cudaErrorMemoryAllocation);
+  ck_assert_int_eq(cudaGetLastError(), cudaSuccess);
+  ck_assert_int_eq(cudaGraphDestroy(graph), cudaSuccess);
+}
+END_TEST
+
 int main(void) {
   test_require_gpu("gpu_errors");
   Suite *s = suite_create("gpu_errors");
   TCase *tc = tcase_create("errors");
   tcase_add_test(tc, failed_query_is_cached_and_clears_only_its_own_error);
   tcase_add_test(tc, failed_capture_leaves_no_error);
+  tcase_add_test(tc, trace_name_query_keeps_a_pending_error);
   suite_add_tcase(s, tc);
   return test_run_suite(s, 1);
 }

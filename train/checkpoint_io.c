@@ -195,6 +195,12 @@ int checkpoint_io_save(trainer *t, const char *path, const trainer_config *c,
     snprintf(meta.order, sizeof meta.order, "%s",
              c->file_order ? "file" : "shuffle");
     snprintf(meta.steps, sizeof meta.steps, "%d", steps);
+    snprintf(meta.mode, sizeof meta.mode, "%s", mlp_mode_name(c->mode));
+    if (c->pad_units)
+      snprintf(meta.pad_to, sizeof meta.pad_to, "%d",
+               c->pad_multiple > 0 ? c->pad_multiple : 8);
+    else
+      snprintf(meta.pad_to, sizeof meta.pad_to, "none");
     float_text(meta.lr, c->lr);
     float_text(meta.momentum, c->momentum);
     float_text(meta.pixel_scale, scale);
