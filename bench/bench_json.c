@@ -129,6 +129,7 @@ int bench_json_add_call(bench_json *doc, const bench_call_record *r) {
     add_number(doc, o, "unfused_us", r->unfused_us, 3);
     add_number(doc, o, "unfused_over_fused", r->unfused_us / r->fused_us, 4);
   }
+  if (r->split_us > 0) add_number(doc, o, "split_us", r->split_us, 3);
   return doc->failed ? -1 : 0;
 }
 
