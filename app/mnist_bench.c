@@ -4,12 +4,15 @@
  * (bench_train.h: fused, unfused and auto side by side, timed epochs,
  * medians, each against its fused twin); times every cuBLASLt call of one
  * step against its unfused twin (bench_layers.h); writes the JSON whole
- * at the end. Like the other mains in app/, the one place it exits. */
+ * at the end. --alternatives instead times the alternative epilogues
+ * (bench_alternatives.h) without reading the data. Like the other mains
+ * in app/, the one place it exits. */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "app/bench_options.h"
 #include "app/cli_flags.h"
+#include "bench/bench_alternatives.h"
 #include "bench/bench_json.h"
 #include "bench/bench_layers.h"
 #include "bench/bench_output.h"
@@ -139,6 +142,39 @@ static int run_bench(const bench_options *o, const mnist_dataset *data) {
   return status == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
 
+/* 1 when a CUDA device is there, else 0 with the reason on stderr. */
+static int gpu_ready(void) {
+  char why[256];
+  if (gpu_device_available(why, sizeof why)) return 1;
+  fprintf(stderr, "mnist_bench: needs a CUDA GPU: %s\n", why);
+  return 0;
+}
+
+/* --alternatives: one context in the precision asked for (bf16 when
+ * none), no data. */
+static int run_alternatives(const bench_options *o) {
+  gpu_precision precision =
+      o->precision < 0 ? GPU_PRECISION_BF16 : (gpu_precision)o->precision;
+  char why[512];
+  int check = gpu_precision_check_device(why, sizeof why, o->device, precision);
+  if (check < 0) {
+    fprintf(stderr, "mnist_bench: %s\n", why);
+    return EXIT_FAILURE;
+  }
+  if (check > 0) printf("mnist_bench: note: %s\n", why);
+  gpu_options options = gpu_options_defaults();
+  options.device = o->device;
+  options.precision = precision;
+  options.autotune = (gpu_autotune)o->autotune;
+  options.chain = o->chain;
+  gpu_context *ctx = NULL;
+  int status = gpu_context_create(&ctx, &options);
+  if (status == 0) status = bench_alternatives_run(ctx, o->activation);
+  if (status != 0) fprintf(stderr, "mnist_bench: failed (see above)\n");
+  gpu_context_destroy(ctx);
+  return status == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
 int main(int argc, char **argv) {
   bench_options o;
   char err[4400];
@@ -159,14 +195,13 @@ int main(int argc, char **argv) {
     fprintf(stderr, "mnist_bench: %s\n", err);
     return 2;
   }
+  if (o.alternatives) return gpu_ready() ? run_alternatives(&o) : EXIT_FAILURE;
   char dir[4096];
   mnist_dataset data;
   if (data_source_load(&data, dir, sizeof dir, o.data_dir, MNIST_SOURCE_DIR,
                        "mnist_bench", 0) != 0)
     return EXIT_FAILURE;
-  char why[256];
-  if (!gpu_device_available(why, sizeof why)) {
-    fprintf(stderr, "mnist_bench: needs a CUDA GPU: %s\n", why);
+  if (!gpu_ready()) {
     mnist_dataset_destroy(&data);
     return EXIT_FAILURE;
   }
