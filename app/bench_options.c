@@ -17,7 +17,8 @@ void bench_options_usage(FILE *out) {
       "                   [--device N] [--precision P] [--activation A]\n"
       "                   [--autotune MODE] [--no-layers] [--chain LIST]\n"
       "                   [--network NET] [--pad-to N]\n"
-      "                   [--profile-step | --trace-step] [--check-flags]\n"
+      "                   [--profile-step | --trace-step | --alternatives]\n"
+      "                   [--check-flags]\n"
       "Trains fused, unfused and auto side by side (one warm-up epoch, then\n"
       "N interleaved timed epochs each, default 5, at most %d) at\n"
       "784-100-10 batch 256, 784-1024-1024-10 batch 256 and\n"
@@ -43,6 +44,10 @@ void bench_options_usage(FILE *out) {
       "--profile-step\n"
       "--trace-step: instead, one auto+pad step per batch-256 network, node "
       "by node\n"
+      "--alternatives: instead, the alternative epilogues (DRELU, DGELU,\n"
+      "split, BGRADA; docs/backprop.md section 11) timed per call at issue\n"
+      "21's shapes in P (default bf16), relu and gelu or only A, with the\n"
+      "kernels each ran; reads no data\n"
       "--check-flags: check the other flags, say what would run and exit\n"
       "(0 when they parse); reads no data, needs no GPU, writes nothing.\n",
       BENCH_MAX_REPEATS);
@@ -130,6 +135,10 @@ int bench_options_parse(bench_options *out, int argc, char **argv, char *err,
        .kind = CLI_SWITCH,
        .target = &out->trace,
        .switch_value = 1},
+      {.name = "alternatives",
+       .kind = CLI_SWITCH,
+       .target = &out->alternatives,
+       .switch_value = 1},
       {.name = "help",
        .kind = CLI_SWITCH,
        .target = &out->help,
@@ -142,17 +151,20 @@ int bench_options_parse(bench_options *out, int argc, char **argv, char *err,
   if (cli_parse(flags, (int)(sizeof flags / sizeof flags[0]), argc, argv, err,
                 err_size) != 0)
     return -1;
-  if (out->profile && out->trace) {
+  if (out->profile + out->trace + out->alternatives > 1) {
     snprintf(err, err_size,
-             "--profile-step and --trace-step: expected one of them, found "
-             "both");
+             "--profile-step, --trace-step and --alternatives: expected at "
+             "most one of them, found %d",
+             out->profile + out->trace + out->alternatives);
     return -1;
   }
-  if ((out->profile || out->trace) && out->json_path) {
+  if ((out->profile || out->trace || out->alternatives) && out->json_path) {
     snprintf(err, err_size,
              "--json with %s: expected the timed rows' run (--json writes "
              "their results), found a run that writes none",
-             out->profile ? "--profile-step" : "--trace-step");
+             out->profile ? "--profile-step"
+             : out->trace ? "--trace-step"
+                          : "--alternatives");
     return -1;
   }
   int net_count = 0;
@@ -177,6 +189,14 @@ void bench_options_describe(FILE *out, const bench_options *o) {
   const char *activation =
       o->activation < 0 ? "relu and gelu"
                         : lt_activation_name((lt_activation)o->activation);
+  if (o->alternatives) {
+    fprintf(out,
+            "mnist_bench: flags ok: would time the alternative epilogues per "
+            "call in %s, %s, autotune %s; reads no data; device %d\n",
+            o->precision < 0 ? "bf16" : precision, activation,
+            gpu_autotune_name((gpu_autotune)o->autotune), o->device);
+    return;
+  }
   if (o->trace)
     fprintf(out,
             "mnist_bench: flags ok: would trace one auto+pad step of each "

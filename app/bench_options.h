@@ -24,6 +24,9 @@ typedef struct bench_options {
                        network, in `precision` (fp32 when -1) */
   int trace;        /* --trace-step: one step of each small network, node
                        by node, in `precision` (bf16 when -1) */
+  int alternatives; /* --alternatives: the alternative epilogues timed per
+                       call (bench_alternatives.h), in `precision` (bf16
+                       when -1) */
   int help;
   int check_flags; /* parse, say what would run, exit: no data, no GPU */
 } bench_options;

@@ -4,12 +4,15 @@
  * (bench_train.h: fused, unfused and auto side by side, timed epochs,
  * medians, each against its fused twin); times every cuBLASLt call of one
  * step against its unfused twin (bench_layers.h); writes the JSON whole
- * at the end. Like the other mains in app/, the one place it exits. */
+ * at the end. --alternatives instead times the alternative epilogues
+ * (bench_alternatives.h) without reading the data. Like the other mains
+ * in app/, the one place it exits. */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "app/bench_options.h"
 #include "app/cli_flags.h"
+#include "bench/bench_alternatives.h"
 #include "bench/bench_json.h"
 #include "bench/bench_layers.h"
 #include "bench/bench_output.h"
@@ -18,6 +21,7 @@
 #include "bench/bench_trace.h"
 #include "bench/bench_train.h"
 #include "gpu/gpu_precision.h"
+#include "layers/mlp_layout.h"
 #include "train/data_source.h"
 
 #ifndef MNIST_SOURCE_DIR
@@ -61,8 +65,43 @@ static int start_json(bench_json **json, const bench_run *run) {
   return 0;
 }
 
-/* The rows, the calls and the JSON, once the contexts exist. */
-static int measure(const bench_options *o, bench_run *run) {
+/* Matmul GFLOP of one training step of network `n` (mlp_step_gflop);
+ * its widths, "784-100-10", into name[0..size) when name is not NULL. */
+static double network_gflop(int n, char *name, size_t size) {
+  int count;
+  const bench_net *net = &bench_nets(&count)[n];
+  int widths[MLP_MAX_LAYERS + 1] = {784}, depth = net->hidden_count + 1;
+  for (int l = 0; l < net->hidden_count; l++)
+    widths[l + 1] = net->hidden[l];
+  widths[depth] = 10;
+  for (int l = 0, at = 0; name && l <= depth && at < (int)size; l++)
+    at += snprintf(name + at, size - (size_t)at, l ? "-%d" : "%d", widths[l]);
+  return mlp_step_gflop(widths, depth, net->batch);
+}
+
+/* (Re)creates contexts[p] for every usable precision p with `chain`
+ * (resolved); destroys what was there first. Returns 0 or -1. */
+static int open_contexts(gpu_context **contexts, const int *usable,
+                         const bench_options *o, unsigned chain) {
+  for (int p = 0; p < GPU_PRECISION_COUNT; p++) {
+    gpu_context_destroy(contexts[p]);
+    contexts[p] = NULL;
+    if (!usable[p]) continue;
+    gpu_options options = gpu_options_defaults();
+    options.device = o->device;
+    options.precision = (gpu_precision)p;
+    options.autotune = (gpu_autotune)o->autotune;
+    options.chain = chain;
+    if (gpu_context_create(&contexts[p], &options) != 0) return -1;
+  }
+  return 0;
+}
+
+/* The rows, the calls and the JSON, once the contexts exist (made with
+ * the chain of the last network; --chain auto reopens them per network
+ * when its chain differs). */
+static int measure(const bench_options *o, bench_run *run,
+                   gpu_context **contexts, const int *usable) {
   double peaks[GPU_PRECISION_COUNT] = {0};
   run->peaks = peaks;
   if (measure_ceilings(run->contexts, &run->selection, peaks, &run->launch_us))
@@ -72,10 +111,21 @@ static int measure(const bench_options *o, bench_run *run) {
   bench_row rows[BENCH_MAX_ROWS];
   int count = bench_rows_build(rows), net_count;
   bench_nets(&net_count);
-  for (int n = 0; n < net_count; n++)
-    if ((o->network == 0 || n == o->network - 1) &&
-        bench_train_network(run, n, rows, count) != 0)
+  for (int n = 0; n < net_count; n++) {
+    if (o->network != 0 && n != o->network - 1) continue;
+    char name[64];
+    double gflop = network_gflop(n, name, sizeof name);
+    unsigned chain = gpu_chain_resolve(o->chain, gflop);
+    if (chain != contexts[0]->options.chain &&
+        open_contexts(contexts, usable, o, chain) != 0)
       return -1;
+    if (o->chain == GPU_CHAIN_AUTO) {
+      char text[128];
+      gpu_chain_format(text, sizeof text, chain);
+      printf("%s: %.2f GFLOP per step, chain %s\n", name, gflop, text);
+    }
+    if (bench_train_network(run, n, rows, count) != 0) return -1;
+  }
   if (!o->skip_layers && bench_layers_run(run) != 0) return -1;
   return o->json_path ? bench_json_write(run->json, o->json_path) : 0;
 }
@@ -127,10 +177,12 @@ static int run_bench(const bench_options *o, const mnist_dataset *data) {
                    .contexts = contexts,
                    .repeats = o->repeats,
                    .pad_multiple = o->pad_multiple,
+                   .chain = o->chain,
                    .selection = {.only_network = o->network,
                                  .precision = o->precision,
                                  .activation = o->activation}};
-  int status = 0;
+  int status = 0, usable[GPU_PRECISION_COUNT] = {0}, net_count;
+  bench_nets(&net_count);
   /* A context for FP32 (the ceilings and the launch cost use it) and for
    * each precision asked for that the GPU can run. */
   for (int p = 0; p < GPU_PRECISION_COUNT && status == 0; p++) {
@@ -151,13 +203,14 @@ static int run_bench(const bench_options *o, const mnist_dataset *data) {
       continue;
     }
     if (check > 0) printf("mnist_bench: note: %s\n", why);
-    gpu_options options = gpu_options_defaults();
-    options.device = o->device;
-    options.precision = (gpu_precision)p;
-    options.autotune = (gpu_autotune)o->autotune;
-    options.chain = o->chain;
-    status = gpu_context_create(&contexts[p], &options);
+    usable[p] = 1;
   }
+  /* --chain auto: the traced networks (784-100-10 and 784-1024-1024-10,
+   * batch 256) are small steps; --profile-step's include the large one, so
+   * none. measure() reopens the contexts per network. */
+  unsigned chain = gpu_chain_resolve(
+      o->chain, network_gflop(o->trace ? 0 : net_count - 1, NULL, 0));
+  if (status == 0) status = open_contexts(contexts, usable, o, chain);
   int profiled = o->precision >= 0 ? o->precision
                  : o->trace        ? (int)GPU_PRECISION_BF16
                                    : 0;
@@ -173,11 +226,46 @@ static int run_bench(const bench_options *o, const mnist_dataset *data) {
     status = bench_trace_steps(data, contexts[profiled], activation, o->network,
                                o->pad_multiple);
   else if (status == 0)
-    status = measure(o, &run);
+    status = measure(o, &run, contexts, usable);
   if (status != 0) fprintf(stderr, "mnist_bench: failed (see above)\n");
   bench_json_destroy(run.json);
   for (int p = GPU_PRECISION_COUNT - 1; p >= 0; p--)
     gpu_context_destroy(contexts[p]);
+  return status == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+/* 1 when a CUDA device is there, else 0 with the reason on stderr. */
+static int gpu_ready(void) {
+  char why[256];
+  if (gpu_device_available(why, sizeof why)) return 1;
+  fprintf(stderr, "mnist_bench: needs a CUDA GPU: %s\n", why);
+  return 0;
+}
+
+/* --alternatives: one context in the precision asked for (bf16 when
+ * none), no data. */
+static int run_alternatives(const bench_options *o) {
+  gpu_precision precision =
+      o->precision < 0 ? GPU_PRECISION_BF16 : (gpu_precision)o->precision;
+  char why[512];
+  int check = gpu_precision_check_device(why, sizeof why, o->device, precision,
+                                         LT_EPILOGUE_BIT(LT_EPILOGUE_DEFAULT));
+  if (check < 0) {
+    fprintf(stderr, "mnist_bench: %s\n", why);
+    return EXIT_FAILURE;
+  }
+  if (check > 0) printf("mnist_bench: note: %s\n", why);
+  gpu_options options = gpu_options_defaults();
+  options.device = o->device;
+  options.precision = precision;
+  options.autotune = (gpu_autotune)o->autotune;
+  /* One call at a time: no lanes to chain, whatever --chain says. */
+  options.chain = GPU_CHAIN_NONE;
+  gpu_context *ctx = NULL;
+  int status = gpu_context_create(&ctx, &options);
+  if (status == 0) status = bench_alternatives_run(ctx, o->activation);
+  if (status != 0) fprintf(stderr, "mnist_bench: failed (see above)\n");
+  gpu_context_destroy(ctx);
   return status == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
 
@@ -201,14 +289,13 @@ int main(int argc, char **argv) {
     fprintf(stderr, "mnist_bench: %s\n", err);
     return 2;
   }
+  if (o.alternatives) return gpu_ready() ? run_alternatives(&o) : EXIT_FAILURE;
   char dir[4096];
   mnist_dataset data;
   if (data_source_load(&data, dir, sizeof dir, o.data_dir, MNIST_SOURCE_DIR,
                        "mnist_bench", 0) != 0)
     return EXIT_FAILURE;
-  char why[256];
-  if (!gpu_device_available(why, sizeof why)) {
-    fprintf(stderr, "mnist_bench: needs a CUDA GPU: %s\n", why);
+  if (!gpu_ready()) {
     mnist_dataset_destroy(&data);
     return EXIT_FAILURE;
   }

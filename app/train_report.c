@@ -59,7 +59,8 @@ void train_report_plans(const gpu_context *ctx) {
   int count = lt_plan_count(ctx);
   printf("\n%d cuBLASLt plans (m, n, k, epilogue, type; candidates offered, "
          "matching the first; kept; us first / kept; auto: us fused / "
-         "unfused in a graph, choice)\n",
+         "unfused [/ split, for DRELU_BGRAD and DGELU_BGRAD] in a graph, "
+         "choice)\n",
          count);
   for (int i = 0; i < count; i++) {
     lt_plan_info p = lt_plan_info_at(ctx, i);
@@ -68,9 +69,16 @@ void train_report_plans(const gpu_context *ctx) {
            p.tf32 ? "tf32" : lt_dtype_name(p.shape.type), p.offered, p.matched,
            p.chosen);
     if (p.first_us > 0) printf(", %.1f / %.1f us", p.first_us, p.chosen_us);
+    if (p.auto_choice) printf("; auto %.2f / %.2f", p.fused_us, p.unfused_us);
+    if (p.auto_choice && p.split_us > 0.0f) printf(" / %.2f", p.split_us);
     if (p.auto_choice)
-      printf("; auto %.2f / %.2f us: %s", p.fused_us, p.unfused_us,
-             p.auto_choice == 2 ? "unfused" : "fused");
+      printf(" us: %s%s",
+             p.auto_choice == LT_AUTO_SPLIT     ? "split"
+             : p.auto_choice == LT_AUTO_UNFUSED ? "unfused"
+                                                : "fused",
+             p.split_us == LT_SPLIT_REFUSED
+                 ? " (split: cuBLASLt has no plan for its DRELU/DGELU GEMM)"
+                 : "");
     printf("\n");
   }
 }

@@ -108,6 +108,7 @@ int bench_json_add_training(bench_json *doc, const bench_training_record *r) {
   add_int(doc, o, "repeats", r->repeats);
   add_bool(doc, o, "pad_units", r->pad_units);
   add_string(doc, o, "activation", r->activation);
+  if (r->chain) add_string(doc, o, "chain", r->chain);
   return doc->failed ? -1 : 0;
 }
 
@@ -129,6 +130,7 @@ int bench_json_add_call(bench_json *doc, const bench_call_record *r) {
     add_number(doc, o, "unfused_us", r->unfused_us, 3);
     add_number(doc, o, "unfused_over_fused", r->unfused_us / r->fused_us, 4);
   }
+  if (r->split_us > 0) add_number(doc, o, "split_us", r->split_us, 3);
   return doc->failed ? -1 : 0;
 }
 

@@ -26,17 +26,20 @@ typedef struct bench_training_record {
   int repeats;
   int pad_units;
   const char *activation;
+  const char *chain; /* the step's --chain, resolved (gpu_chain_format) */
 } bench_training_record;
 
 /* One "calls" entry: a call of one step. fused_us = 0: a DEFAULT call,
- * which has no fused or unfused time (nor their ratio) in the document. */
+ * which has no fused or unfused time (nor their ratio) in the document.
+ * split_us > 0: the split way's time (DRELU_BGRAD, DGELU_BGRAD, where
+ * cuBLASLt plans it), written as "split_us"; else no such key. */
 typedef struct bench_call_record {
   const char *network, *precision, *activation;
   const char *call; /* "forward 1", "data grad 2->1", "weights 1" */
   const char *lane; /* "main" or "side" */
   int m, n, k;
   const char *epilogue;
-  double matmul_us, fused_us, unfused_us;
+  double matmul_us, fused_us, unfused_us, split_us;
 } bench_call_record;
 
 /* An empty document (no peaks, rows or calls) for GPU `gpu`. Returns 0, or

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "bench/bench_timing.h"
+#include "gpu/lt_split.h"
 #include "gpu/lt_unfused.h"
 #include "train/trainer.h"
 
@@ -21,23 +22,26 @@ static void call_label(char *out, size_t size, const mlp_call *c) {
 }
 
 /* us[0]: the matmul alone (DEFAULT epilogue, same operands); us[1] the
- * fused call; us[2] its unfused twin. A DEFAULT call has no twin: us[1]
- * and us[2] stay 0. */
+ * fused call; us[2] its unfused twin; us[3] the split way (lt_split.h) of
+ * a DRELU_BGRAD / DGELU_BGRAD call, LT_SPLIT_REFUSED where cuBLASLt has no
+ * plan for its DRELU / DGELU GEMM, else 0. A DEFAULT call has no twin:
+ * us[1..3] stay 0. */
 static int time_call(gpu_context *ctx, const lt_matmul_call *call,
-                     float us[3]) {
-  lt_matmul_call plain = {.shape = call->shape,
-                          .d_a = call->d_a,
-                          .d_b = call->d_b,
-                          .d_d = call->d_d};
-  plain.shape.epilogue = LT_EPILOGUE_DEFAULT;
-  plain.shape.aux_ld = 0;
-  us[1] = us[2] = 0.0f;
+                     float us[4]) {
+  lt_matmul_call plain = lt_call_plain(call);
+  us[1] = us[2] = us[3] = 0.0f;
   if (bench_time_op(ctx, lt_matmul, &plain, &us[0]) != 0) return -1;
   if (call->shape.epilogue == LT_EPILOGUE_DEFAULT) return 0;
   if (bench_time_op(ctx, lt_matmul, call, &us[1]) != 0 ||
       bench_time_op(ctx, lt_matmul_unfused, call, &us[2]) != 0)
     return -1;
-  return 0;
+  if (!lt_epilogue_has_split(call->shape.epilogue)) return 0;
+  lt_matmul_call gemm = lt_call_split(call);
+  if (lt_matmul_plannable(ctx, &gemm) != 0) {
+    us[3] = LT_SPLIT_REFUSED;
+    return 0;
+  }
+  return bench_time_op(ctx, lt_matmul_split, call, &us[3]);
 }
 
 /* The table's title and header. */
@@ -47,10 +51,11 @@ static void print_header(void) {
       "the network's own\nbuffers after one epoch of training): us per call, "
       "median of CUDA-graph replays;\nlane: where the step runs it "
       "(side: beside the main chain); unfused / fused > 1: fused is "
-      "faster\n");
-  printf("%-18s %-5s %-4s %-15s %-4s %5s %5s %5s  %-14s %9s %9s %9s %8s\n",
+      "faster;\nsplit: DRELU / DGELU in the GEMM, then the row sums "
+      "(DRELU_BGRAD, DGELU_BGRAD only)\n");
+  printf("%-18s %-5s %-4s %-15s %-4s %5s %5s %5s  %-14s %9s %9s %9s %8s %9s\n",
          "network", "prec", "act", "call", "lane", "m", "n", "k", "epilogue",
-         "matmul", "fused", "unfused", "un/fused");
+         "matmul", "fused", "unfused", "un/fused", "split");
 }
 
 /* Times and prints the calls of one step of the network that `t` trains
@@ -64,7 +69,7 @@ static int time_step_calls(bench_json *json, trainer *t, gpu_context *ctx,
   int count = trainer_step_calls(t, calls);
   for (int i = 0; i < count; i++) {
     const lt_shape *s = &calls[i].call.shape;
-    float us[3];
+    float us[4];
     if (time_call(ctx, &calls[i].call, us) != 0) return -1;
     char label[32];
     call_label(label, sizeof label, &calls[i]);
@@ -74,9 +79,13 @@ static int time_step_calls(bench_json *json, trainer *t, gpu_context *ctx,
            precision, activation, label, lane, s->m, s->n, s->k, epilogue,
            us[0]);
     if (us[1] > 0)
-      printf(" %9.1f %9.1f %7.2fx\n", us[1], us[2], us[2] / us[1]);
+      printf(" %9.1f %9.1f %7.2fx", us[1], us[2], us[2] / us[1]);
     else
-      printf(" %9s %9s %8s\n", "-", "-", "-");
+      printf(" %9s %9s %8s", "-", "-", "-");
+    if (us[3] > 0)
+      printf(" %9.1f\n", us[3]);
+    else
+      printf(" %9s\n", us[3] == LT_SPLIT_REFUSED ? "refused" : "-");
     bench_call_record record = {.network = network,
                                 .precision = precision,
                                 .activation = activation,
@@ -88,7 +97,8 @@ static int time_step_calls(bench_json *json, trainer *t, gpu_context *ctx,
                                 .epilogue = epilogue,
                                 .matmul_us = us[0],
                                 .fused_us = us[1],
-                                .unfused_us = us[2]};
+                                .unfused_us = us[2],
+                                .split_us = us[3] > 0 ? us[3] : 0};
     if (json && bench_json_add_call(json, &record) != 0) return -1;
   }
   return 0;

@@ -2,27 +2,17 @@
  * with event record nodes in a copy of its graph (bench_trace.h). */
 #include "bench/bench_trace.h"
 
-#include <cuda.h>
-#include <cudaTypedefs.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/bench_kernel_names.h"
 #include "bench/bench_rows.h"
 #include "bench/bench_trace_table.h"
 #include "gpu/gpu_check.h"
 #include "gpu/sample_stats.h"
 #include "train/graph_count.h"
 #include "train/trainer.h"
-
-/* The driver's name queries, looked up at run time: cuBLASLt launches its
- * kernels through the driver API, which the runtime may not name, and
- * linking libcuda would stop the programs starting without a driver. */
-typedef struct driver_names {
-  PFN_cuGraphKernelNodeGetParams_v12000 node_params;
-  PFN_cuFuncGetName_v12030 func_name;
-  PFN_cuKernelGetName_v12030 kernel_name;
-} driver_names;
 
 /* One step's graph as captured and its instrumented copy. Samples: row 0
  * the untraced step, row 1 the traced step, rows 2 + 2k and 3 + 2k kernel
@@ -38,57 +28,6 @@ typedef struct step_trace {
   trace_kernel *rows; /* [kernels], topological order */
   float *samples;     /* [2 + 2 kernels][BENCH_TRACE_REPLAYS] */
 } step_trace;
-
-static void *driver_entry(const char *symbol, unsigned int version) {
-  void *fn = NULL;
-  enum cudaDriverEntryPointQueryResult found;
-  if (cudaGetDriverEntryPointByVersion(symbol, &fn, version, cudaEnableDefault,
-                                       &found) != cudaSuccess ||
-      found != cudaDriverEntryPointSuccess)
-    return NULL;
-  return fn;
-}
-
-static void driver_names_init(driver_names *d) {
-  d->node_params = (PFN_cuGraphKernelNodeGetParams_v12000)driver_entry(
-      "cuGraphKernelNodeGetParams", 12000);
-  d->func_name = (PFN_cuFuncGetName_v12030)driver_entry("cuFuncGetName", 12030);
-  d->kernel_name =
-      (PFN_cuKernelGetName_v12030)driver_entry("cuKernelGetName", 12030);
-}
-
-const char *bench_trace_runtime_name(cudaGraphNode_t node) {
-  /* A failing runtime call overwrites the last-error slot: an error
-   * pending before (an earlier call's, left for its check) would be lost,
-   * so with one pending nothing is asked. */
-  if (cudaPeekAtLastError() != cudaSuccess) return NULL;
-  const char *name = NULL;
-  struct cudaKernelNodeParams rp;
-  if (cudaGraphKernelNodeGetParams(node, &rp) != cudaSuccess || !rp.func ||
-      cudaFuncGetName(&name, rp.func) != cudaSuccess) {
-    cudaGetLastError(); /* only the query's own failure: none was pending */
-    name = NULL;
-  }
-  return name;
-}
-
-/* The kernel's name through the driver (whose calls leave the runtime's
- * last-error slot alone), else the runtime, else a note. */
-static void kernel_name(char *out, const driver_names *d, cudaGraphNode_t n) {
-  const char *name = NULL;
-  CUDA_KERNEL_NODE_PARAMS p;
-  memset(&p, 0, sizeof p);
-  if (d->node_params && d->node_params((CUgraphNode)n, &p) == CUDA_SUCCESS) {
-    if (p.func && d->func_name && d->func_name(&name, p.func) != CUDA_SUCCESS)
-      name = NULL;
-    else if (!p.func && p.kern && d->kernel_name &&
-             d->kernel_name(&name, p.kern) != CUDA_SUCCESS)
-      name = NULL;
-  } else {
-    name = bench_trace_runtime_name(n);
-  }
-  trace_short_name(out, name ? name : "(name not available)");
-}
 
 static void trace_destroy(step_trace *s) {
   if (s->traced) cudaGraphExecDestroy(s->traced);
@@ -111,7 +50,7 @@ static void trace_destroy(step_trace *s) {
 
 /* s->rows: the kernel nodes in topological order, named, with the kernels
  * each waits for as row indices. */
-static int trace_rows(step_trace *s, const driver_names *names) {
+static int trace_rows(step_trace *s, const bench_namer *names) {
   const graph_table *g = &s->table;
   int *order = calloc((size_t)g->count + 1, sizeof *order);
   int *row_of = calloc((size_t)g->count + 1, sizeof *row_of);
@@ -124,7 +63,7 @@ static int trace_rows(step_trace *s, const driver_names *names) {
   for (int k = 0; status == 0 && k < s->kernels; k++) {
     trace_kernel *row = &s->rows[k];
     int v = s->row_node[k];
-    kernel_name(row->name, names, g->node[v]);
+    bench_kernel_name(row->name, names, g->node[v]);
     row->pred_count = graph_kernel_preds(
         g, v, row->pred, row->pred_programmatic, TRACE_MAX_PREDS);
     if (row->pred_count < 0) status = -1;
@@ -175,7 +114,7 @@ static int trace_add_events(step_trace *s) {
  * it): the copy, its rows, its event nodes, both graphs instantiated with
  * `flags` (gpu_graph_flags). */
 static int trace_build(step_trace *s, cudaGraph_t step,
-                       const driver_names *names, unsigned long long flags) {
+                       const bench_namer *names, unsigned long long flags) {
   CUDA_CHECK(cudaGraphClone(&s->copy, step));
   if (graph_table_read(&s->table, s->copy) != 0) return -1;
   size_t n = (size_t)s->table.count + 1;
@@ -278,8 +217,8 @@ static int trace_trainer(trainer *t, const gpu_context *ctx,
   if (trainer_kernels_per_step(t, &counted, &chain) != 0) return -1;
   cudaGraph_t step = NULL;
   if (trainer_capture_step(t, &step) != 0) return -1;
-  driver_names names;
-  driver_names_init(&names);
+  bench_namer names;
+  bench_namer_init(&names);
   step_trace s;
   memset(&s, 0, sizeof s);
   status = trace_build(&s, step, &names, gpu_graph_flags(ctx));

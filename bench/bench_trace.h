@@ -33,13 +33,4 @@ int bench_trace_steps(const mnist_dataset *data, gpu_context *ctx,
                       lt_activation activation, int only_network,
                       int pad_multiple);
 
-/* The name of the kernel a graph kernel node launches, asked of the
- * runtime (cudaGraphKernelNodeGetParams, cudaFuncGetName; --trace-step
- * asks the driver first and comes here when it cannot): NULL when a query
- * fails. The runtime's last-error slot is left as found: a query's own
- * failure is cleared, and with an error already pending (an earlier
- * call's, for its own check) nothing is asked, since a failing query
- * would overwrite it: NULL. */
-const char *bench_trace_runtime_name(cudaGraphNode_t node);
-
 #endif

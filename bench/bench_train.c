@@ -35,7 +35,7 @@ static int row_wanted(const bench_run *run, const bench_row *row) {
 
 void bench_train_header(const bench_run *run) {
   char chain[128];
-  gpu_chain_format(chain, sizeof chain, run->contexts[0]->options.chain);
+  gpu_chain_format(chain, sizeof chain, run->chain);
   printf("%d timed epochs per row after one warm-up epoch, rows interleaved "
          "round-robin; median (min-max); autotune %s; chain %s; +pad: "
          "widths padded to a multiple of %d.\n"
@@ -67,6 +67,9 @@ static int report_row(const bench_run *run, const bench_row *row,
   char label[32];
   bench_row_label(label, sizeof label, row);
   const char *precision = gpu_precision_name(row->precision);
+  char chain[128];
+  gpu_chain_format(chain, sizeof chain,
+                   run->contexts[row->precision]->options.chain);
   printf("%-18s %6d  %-8s %-5s %-4s %9.2f (%.2f-%.2f) %9.1f %4d/%-3d %7.2f "
          "%8.1f %6.1f%% %8.2f%%",
          name, batch, label, precision, row->graphs ? "on" : "off", r->median,
@@ -94,7 +97,8 @@ static int report_row(const bench_run *run, const bench_row *row,
                                   .repeats = run->repeats,
                                   .pad_units = row->pad_units,
                                   .activation =
-                                      lt_activation_name(row->activation)};
+                                      lt_activation_name(row->activation),
+                                  .chain = chain};
   return bench_json_add_training(run->json, &record);
 }
 

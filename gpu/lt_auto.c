@@ -1,30 +1,34 @@
-/* lt_auto.c: the per-call choice between fused and unfused (lt_auto.h). */
+/* lt_auto.c: the per-call choice between fused, unfused and split
+ * (lt_auto.h). */
 #include "gpu/lt_auto.h"
 
 #include "gpu/gpu_check.h"
 #include "gpu/gpu_graph.h"
 #include "gpu/lt_plan.h"
 #include "gpu/lt_refuse.h"
+#include "gpu/lt_split.h"
 #include "gpu/lt_unfused.h"
 #include "gpu/sample_stats.h"
 
 /* Calls per graph and replays timed (the median counts). */
 enum { LT_AUTO_REPS = 20, LT_AUTO_REPLAYS = 5 };
-/* The unfused twin must beat the fused call by this factor to be chosen:
+/* Another way must beat the fused call by this factor to be chosen:
  * near-ties stay fused, so timing noise rarely flips a choice between
  * runs (a flip changes the last bits of the results). */
 #define LT_AUTO_MARGIN 1.03f
 
+/* Enqueues the call the way `way` (an lt_auto_choice) says. */
 static int run(gpu_context *ctx, int lane, const lt_matmul_call *call,
-               int unfused) {
-  return unfused ? lt_matmul_unfused_on(ctx, lane, call)
-                 : lt_matmul_on(ctx, lane, call);
+               int way) {
+  return way == LT_AUTO_UNFUSED ? lt_matmul_unfused_on(ctx, lane, call)
+         : way == LT_AUTO_SPLIT ? lt_matmul_split_on(ctx, lane, call)
+                                : lt_matmul_on(ctx, lane, call);
 }
 
-/* The timed graph's body: LT_AUTO_REPS calls, fused or unfused. */
+/* The timed graph's body: LT_AUTO_REPS calls, one way. */
 typedef struct auto_reps {
   gpu_context *ctx;
-  int lane, unfused;
+  int lane, way;
   const lt_matmul_call *call;
 } auto_reps;
 
@@ -32,14 +36,14 @@ static int enqueue_reps(void *arg) {
   const auto_reps *r = arg;
   int status = 0;
   for (int i = 0; i < LT_AUTO_REPS && status == 0; i++)
-    status = run(r->ctx, r->lane, r->call, r->unfused);
+    status = run(r->ctx, r->lane, r->call, r->way);
   return status;
 }
 
 /* Captures LT_AUTO_REPS calls on the lane's stream into a graph. */
 static int capture_reps(gpu_context *ctx, int lane, const lt_matmul_call *call,
-                        int unfused, cudaGraphExec_t *exec) {
-  auto_reps reps = {ctx, lane, unfused, call};
+                        int way, cudaGraphExec_t *exec) {
+  auto_reps reps = {ctx, lane, way, call};
   ctx->last_error[0] = '\0';
   if (gpu_graph_capture_exec(exec, gpu_lane_stream(ctx, lane), 0, enqueue_reps,
                              &reps) == 0)
@@ -52,12 +56,12 @@ static int capture_reps(gpu_context *ctx, int lane, const lt_matmul_call *call,
 
 /* Median time of one call (microseconds), run as graph replays. */
 static int time_call(gpu_context *ctx, int lane, const lt_matmul_call *call,
-                     int unfused, float *us) {
+                     int way, float *us) {
   cudaStream_t stream = gpu_lane_stream(ctx, lane);
   cudaGraphExec_t exec = NULL;
   cudaEvent_t ev[2] = {NULL, NULL};
   float times[LT_AUTO_REPLAYS];
-  int status = capture_reps(ctx, lane, call, unfused, &exec);
+  int status = capture_reps(ctx, lane, call, way, &exec);
   if (status == 0 && (cudaEventCreate(&ev[0]) != cudaSuccess ||
                       cudaEventCreate(&ev[1]) != cudaSuccess))
     status = lt_refuse(ctx, &call->shape, "could not create timing events");
@@ -82,8 +86,10 @@ static int time_call(gpu_context *ctx, int lane, const lt_matmul_call *call,
   return 0;
 }
 
+/* Times each way of the call on its lane into info (fused_us, unfused_us,
+ * split_us). */
 static int decide(gpu_context *ctx, int lane, const lt_matmul_call *given,
-                  float *fused_us, float *unfused_us) {
+                  lt_plan_info *info) {
   /* Timed on the lane alone, whatever the chain (GPU_CHAIN_SIDE_PARTIALS
    * would fork the timed graph to the side lane and leave it unjoined):
    * the choice does not depend on --chain. */
@@ -96,14 +102,39 @@ static int decide(gpu_context *ctx, int lane, const lt_matmul_call *given,
     return lt_refuse(ctx, &call->shape,
                      "--mode auto decides outside graph capture; run the "
                      "step once before capturing it");
-  /* Both ways once (builds the unfused twin's plain plan), and an idle
-   * device: the other lane's work must not share the timing. */
-  if (run(ctx, lane, call, 0) != 0 || run(ctx, lane, call, 1) != 0) return -1;
+  /* The split way only where cuBLASLt plans its DRELU / DGELU GEMM (its
+   * refusal is printed once, here, and kept as LT_SPLIT_REFUSED). */
+  int split = lt_epilogue_has_split(call->shape.epilogue);
+  lt_matmul_call gemm = lt_call_split(call);
+  if (split && lt_matmul_plannable(ctx, &gemm) != 0) {
+    split = 0;
+    info->split_us = LT_SPLIT_REFUSED;
+  }
+  /* Every way once (builds the plans it uses), and an idle device: the
+   * other lane's work must not share the timing. */
+  if (run(ctx, lane, call, LT_AUTO_FUSED) != 0 ||
+      run(ctx, lane, call, LT_AUTO_UNFUSED) != 0 ||
+      (split && run(ctx, lane, call, LT_AUTO_SPLIT) != 0))
+    return -1;
   CUDA_CHECK(cudaDeviceSynchronize());
-  if (time_call(ctx, lane, call, 0, fused_us) != 0 ||
-      time_call(ctx, lane, call, 1, unfused_us) != 0)
+  if (time_call(ctx, lane, call, LT_AUTO_FUSED, &info->fused_us) != 0 ||
+      time_call(ctx, lane, call, LT_AUTO_UNFUSED, &info->unfused_us) != 0 ||
+      (split &&
+       time_call(ctx, lane, call, LT_AUTO_SPLIT, &info->split_us) != 0))
     return -1;
   return 0;
+}
+
+/* Fused unless the faster of unfused and split (where it was timed) beats
+ * it by LT_AUTO_MARGIN. */
+static lt_auto_choice choose(const lt_plan_info *info) {
+  lt_auto_choice other = LT_AUTO_UNFUSED;
+  float other_us = info->unfused_us;
+  if (info->split_us > 0.0f && info->split_us < other_us) {
+    other = LT_AUTO_SPLIT;
+    other_us = info->split_us;
+  }
+  return other_us * LT_AUTO_MARGIN < info->fused_us ? other : LT_AUTO_FUSED;
 }
 
 int lt_matmul_auto_on(gpu_context *ctx, int lane, const lt_matmul_call *call) {
@@ -111,12 +142,14 @@ int lt_matmul_auto_on(gpu_context *ctx, int lane, const lt_matmul_call *call) {
     return lt_matmul_on(ctx, lane, call);
   lt_plan *p = lt_plan_for(ctx, lane, call);
   if (!p) return -1;
-  if (p->info.auto_choice == 0) {
-    float fused_us = 0.0f, unfused_us = 0.0f;
-    if (decide(ctx, lane, call, &fused_us, &unfused_us) != 0) return -1;
-    p->info.fused_us = fused_us;
-    p->info.unfused_us = unfused_us;
-    p->info.auto_choice = unfused_us * LT_AUTO_MARGIN < fused_us ? 2 : 1;
+  if (p->info.auto_choice == LT_AUTO_UNDECIDED) {
+    lt_plan_info timed = p->info;
+    timed.split_us = 0.0f;
+    if (decide(ctx, lane, call, &timed) != 0) return -1;
+    p->info.fused_us = timed.fused_us;
+    p->info.unfused_us = timed.unfused_us;
+    p->info.split_us = timed.split_us;
+    p->info.auto_choice = choose(&timed);
   }
-  return run(ctx, lane, call, p->info.auto_choice == 2);
+  return run(ctx, lane, call, p->info.auto_choice);
 }

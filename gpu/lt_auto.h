@@ -1,18 +1,23 @@
-/* lt_auto.h: --mode auto: for each call, the faster of the fused epilogue
- * and its unfused twin (lt_unfused.h), measured on this GPU.
+/* lt_auto.h: --mode auto: for each call, the fastest of the fused
+ * epilogue, its unfused twin (lt_unfused.h) and, for DRELU_BGRAD and
+ * DGELU_BGRAD, the split way (lt_split.h: the GEMM with plain DRELU /
+ * DGELU, then the project's row sums), measured on this GPU.
  *
  * The first time a call's plan is used in auto mode (outside graph
- * capture), the call runs fused and unfused, each LT_AUTO_REPS times in a
- * row inside a CUDA graph (how training launches them; a host-launched
- * call would time the launch, not the GPU), on its real buffers, with the
- * device otherwise idle; the median of a few replays counts. The choice is
- * kept on the plan (lt_plan_info: fused_us, unfused_us, auto_choice), so
- * every later call of that shape goes the same way and --show-plans
- * prints both times. The twin is chosen only when it is 3 % faster. The
- * choice follows timing, so two runs are bitwise identical only when they
- * choose alike (near-ties are what the margin keeps fused). Both ways compute
- * the same numbers within rounding (summation order), and write the same mask
- * layout, so layers may mix them. DEFAULT calls have no twin: they run fused.
+ * capture), the call runs each way, LT_AUTO_REPS times in a row inside a
+ * CUDA graph (how training launches them; a host-launched call would time
+ * the launch, not the GPU), on its real buffers, with the device otherwise
+ * idle; the median of a few replays counts. The split way is a candidate
+ * only where cuBLASLt plans its DRELU / DGELU GEMM for that shape and
+ * precision (else split_us = LT_SPLIT_REFUSED, the refusal printed once).
+ * The times and the choice are kept on the plan (lt_plan_info: fused_us,
+ * unfused_us, split_us, auto_choice), so every later call of that shape
+ * goes the same way and --show-plans prints them. Fused stays unless the
+ * faster of the other ways is 3 % faster. The choice follows timing, so
+ * two runs are bitwise identical only when they choose alike (near-ties
+ * are what the margin keeps fused). Every way computes the same numbers
+ * within rounding (summation order), and writes the same mask layout, so
+ * layers may mix them. DEFAULT calls have no twin: they run fused.
  */
 #ifndef MNIST_EPILOGS_LT_AUTO_H
 #define MNIST_EPILOGS_LT_AUTO_H

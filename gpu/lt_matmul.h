@@ -27,6 +27,10 @@
  *                  D = GELU(Z) (the tanh form, gpu/lt_gelu.h)
  *   DGELU_BGRAD    G = op(A) op(B); D = G * GELU'(aux);
  *                  bias_grad[i] = sum_j D[i, j]   (written, length m)
+ *   DRELU, DGELU   as DRELU_BGRAD, DGELU_BGRAD without the bias gradient
+ *                  (same aux and aux_ld; no bias-gradient pointer)
+ *   BGRADA         D = op(A) op(B); bias_grad[i] = sum_p op(A)[i, p]
+ *                  (written, length m); needs transa = N
  *
  * Bias gradients are written, never accumulated, whatever beta is. The
  * aux bit-mask is column-major: bit (i, j) is bit i % 8 of byte
@@ -58,15 +62,18 @@ typedef struct lt_matmul_call {
   const void *d_b;    /* op(B) (k, n): stored (ldb, n) if N, (ldb, k) if T */
   void *d_d;          /* D (m, n) col-major, ld = ldd, written */
   const void *d_bias; /* BIAS, RELU_AUX_BIAS: [m], read; else NULL */
-  void *d_bias_grad;  /* DRELU_BGRAD: [m], BGRADB: [n], written; else NULL */
+  void *d_bias_grad;  /* DRELU_BGRAD, DGELU_BGRAD, BGRADA: [m], BGRADB: [n],
+                         written; else NULL */
   void *d_aux;        /* RELU_AUX_BIAS / GELU_AUX_BIAS: written,
-                         DRELU_BGRAD / DGELU_BGRAD: read; lt_call_aux_bytes
-                         (a bit-mask, or the GELU input); else NULL */
-  float *d_partials;  /* unfused DRELU_BGRAD / DGELU_BGRAD on the main lane
-                         only, else ignored: when set, the row sums' partials
-                         go here (lt_row_sums_scratch bytes, the caller's
-                         own) and the bias gradient is finished on the side
-                         lane (gpu/lt_unfused.h); NULL: all on the lane */
+                         DRELU(_BGRAD) / DGELU(_BGRAD): read;
+                         lt_call_aux_bytes (a bit-mask, or the GELU input);
+                         else NULL */
+  float *d_partials;  /* unfused or split DRELU_BGRAD / DGELU_BGRAD on the
+                         main lane only, else ignored: when set, the row
+                         sums' partials go here (lt_row_sums_scratch bytes,
+                         the caller's own) and the bias gradient is finished
+                         on the side lane (gpu/lt_unfused.h); NULL: all on
+                         the lane */
 } lt_matmul_call;
 
 /* The vector the epilogue reads or writes through cuBLASLt's one
@@ -88,11 +95,25 @@ typedef struct lt_plan_info {
   int chosen;      /* index of the kept candidate (0: heuristic's first) */
   float chosen_us; /* median time of the kept one (autotune only) */
   float first_us;  /* median time of the first working candidate */
-  /* --mode auto (lt_auto.h): the call timed fused and as its unfused twin,
-   * each in a CUDA graph, and the choice (0 until decided). */
-  float fused_us, unfused_us;
-  int auto_choice; /* 0: not decided, 1: fused, 2: unfused */
+  /* --mode auto (lt_auto.h): the call timed fused, as its unfused twin and
+   * (DRELU_BGRAD, DGELU_BGRAD) the split way, each in a CUDA graph, and the
+   * choice (LT_AUTO_UNDECIDED until decided). split_us: 0 where the split
+   * way does not apply, LT_SPLIT_REFUSED where cuBLASLt has no plan for its
+   * DRELU / DGELU GEMM (then it is no candidate). */
+  float fused_us, unfused_us, split_us;
+  int auto_choice; /* an lt_auto_choice */
 } lt_plan_info;
+
+/* lt_plan_info.auto_choice. */
+typedef enum lt_auto_choice {
+  LT_AUTO_UNDECIDED = 0,
+  LT_AUTO_FUSED = 1,
+  LT_AUTO_UNFUSED = 2,
+  LT_AUTO_SPLIT = 3 /* lt_split.h: DRELU / DGELU GEMM, then row sums */
+} lt_auto_choice;
+
+/* lt_plan_info.split_us of a call whose split GEMM cuBLASLt refused. */
+#define LT_SPLIT_REFUSED (-1.0f)
 
 /* Enqueues the call on a lane (GPU_LANE_MAIN or GPU_LANE_SIDE: its stream
  * and its workspace), building its plan on first use. Returns 0, or -1

@@ -12,6 +12,9 @@ const char *lt_epilogue_name(lt_epilogue epilogue) {
   case LT_EPILOGUE_BGRADB: return "BGRADB";
   case LT_EPILOGUE_GELU_AUX_BIAS: return "GELU_AUX_BIAS";
   case LT_EPILOGUE_DGELU_BGRAD: return "DGELU_BGRAD";
+  case LT_EPILOGUE_DRELU: return "DRELU";
+  case LT_EPILOGUE_DGELU: return "DGELU";
+  case LT_EPILOGUE_BGRADA: return "BGRADA";
   case LT_EPILOGUE_COUNT: break;
   }
   return "(unknown epilogue)";
@@ -53,18 +56,37 @@ int lt_epilogue_reads_bias(lt_epilogue epilogue) {
 
 int lt_epilogue_writes_bias_grad(lt_epilogue epilogue) {
   return epilogue == LT_EPILOGUE_DRELU_BGRAD ||
-         epilogue == LT_EPILOGUE_DGELU_BGRAD || epilogue == LT_EPILOGUE_BGRADB;
+         epilogue == LT_EPILOGUE_DGELU_BGRAD ||
+         epilogue == LT_EPILOGUE_BGRADB || epilogue == LT_EPILOGUE_BGRADA;
 }
 
 int lt_epilogue_aux_is_mask(lt_epilogue epilogue) {
   return epilogue == LT_EPILOGUE_RELU_AUX_BIAS ||
-         epilogue == LT_EPILOGUE_DRELU_BGRAD;
+         epilogue == LT_EPILOGUE_DRELU_BGRAD || epilogue == LT_EPILOGUE_DRELU;
 }
 
 int lt_epilogue_uses_aux(lt_epilogue epilogue) {
   return lt_epilogue_aux_is_mask(epilogue) ||
          epilogue == LT_EPILOGUE_GELU_AUX_BIAS ||
+         epilogue == LT_EPILOGUE_DGELU_BGRAD || epilogue == LT_EPILOGUE_DGELU;
+}
+
+int lt_epilogue_is_alternative(lt_epilogue epilogue) {
+  return epilogue == LT_EPILOGUE_DRELU || epilogue == LT_EPILOGUE_DGELU ||
+         epilogue == LT_EPILOGUE_BGRADA;
+}
+
+int lt_epilogue_has_split(lt_epilogue epilogue) {
+  return epilogue == LT_EPILOGUE_DRELU_BGRAD ||
          epilogue == LT_EPILOGUE_DGELU_BGRAD;
+}
+
+lt_shape lt_shape_split(lt_shape shape) {
+  if (shape.epilogue == LT_EPILOGUE_DRELU_BGRAD)
+    shape.epilogue = LT_EPILOGUE_DRELU;
+  else if (shape.epilogue == LT_EPILOGUE_DGELU_BGRAD)
+    shape.epilogue = LT_EPILOGUE_DGELU;
+  return shape;
 }
 
 int lt_bias_grad_length(const lt_shape *shape) {
@@ -181,6 +203,11 @@ int lt_shape_check(const lt_shape *s, char *why, size_t why_size) {
     snprintf(why, why_size,
              "BGRADB sums op(B) and needs transb = T (cuBLASLt returns "
              "NOT_SUPPORTED otherwise); use transb = 1");
+  else if (s->epilogue == LT_EPILOGUE_BGRADA && s->transa)
+    snprintf(why, why_size,
+             "BGRADA sums op(A) and needs transa = N (BGRADB's rule "
+             "mirrored: cublasLt.h states none; test_lt_facts measures "
+             "it); use transa = 0");
   else
     return 0;
   return -1;

@@ -35,6 +35,13 @@ typedef enum lt_epilogue {
                                 type) */
   LT_EPILOGUE_DGELU_BGRAD,   /* D = op(A) op(B) * GELU'(aux);
                                 bias_grad[m] = row sums of D */
+  /* The alternatives (docs/backprop.md section 11): no training step calls
+   * them fused; --mode auto's split way runs DRELU / DGELU, and
+   * mnist_bench --alternatives times all three. */
+  LT_EPILOGUE_DRELU,  /* D = op(A) op(B) masked by aux (no bias gradient) */
+  LT_EPILOGUE_DGELU,  /* D = op(A) op(B) * GELU'(aux) (no bias gradient) */
+  LT_EPILOGUE_BGRADA, /* D = op(A) op(B); bias_grad[m] = row sums of op(A)
+                         over k; needs transa = N */
   LT_EPILOGUE_COUNT
 } lt_epilogue;
 
@@ -80,8 +87,8 @@ typedef struct lt_shape {
 const char *lt_epilogue_name(lt_epilogue epilogue);
 
 /* 1 when the epilogue reads a bias[m], writes a bias gradient (length
- * m for DRELU_BGRAD, n for BGRADB: lt_bias_grad_length), or reads or writes
- * the ReLU aux. */
+ * m for DRELU_BGRAD, DGELU_BGRAD and BGRADA, n for BGRADB:
+ * lt_bias_grad_length), or reads or writes an aux (mask or GELU input). */
 int lt_epilogue_reads_bias(lt_epilogue epilogue);
 int lt_epilogue_writes_bias_grad(lt_epilogue epilogue);
 int lt_epilogue_uses_aux(lt_epilogue epilogue);
@@ -89,6 +96,16 @@ int lt_epilogue_uses_aux(lt_epilogue epilogue);
  * the pre-activation itself, a (aux_ld, n) matrix in the storage type. */
 int lt_epilogue_aux_is_mask(lt_epilogue epilogue);
 int lt_bias_grad_length(const lt_shape *shape);
+/* 1 for DRELU, DGELU and BGRADA: epilogues no training step calls fused
+ * (so the start-up probe does not ask for them). */
+int lt_epilogue_is_alternative(lt_epilogue epilogue);
+
+/* The split way's GEMM of a DRELU_BGRAD / DGELU_BGRAD call: the same shape
+ * and aux with DRELU / DGELU, whose D the caller then sums by rows for the
+ * bias gradient (gpu/lt_split.h). Other shapes are returned as they are;
+ * lt_epilogue_has_split says which have one. */
+lt_shape lt_shape_split(lt_shape shape);
+int lt_epilogue_has_split(lt_epilogue epilogue);
 
 /* Leading dimension (elements) of a matrix with `rows` rows: rows rounded
  * up to a multiple of 8. */
@@ -136,8 +153,8 @@ lt_shape lt_shape_backward_weights(int in, int out, int n, int with_bias_grad);
 /* Checks the shape against cuBLASLt's rules (a known type; m, n, k >= 1;
  * leading dimensions; aux_ld, only where the epilogue has an aux: for ReLU
  * a multiple of 128 bits and >= m, for GELU a multiple of 8 elements and
- * >= m; BGRADB's transb = T). Returns 0, or -1 with the broken rule in
- * `why`. */
+ * >= m; BGRADB's transb = T; BGRADA's transa = N). Returns 0, or -1 with
+ * the broken rule in `why`. */
 int lt_shape_check(const lt_shape *shape, char *why, size_t why_size);
 
 /* "RELU_AUX_BIAS bf16 m=100 n=256 k=784 transa=T transb=N" */

@@ -9,20 +9,30 @@ int lt_matmul_unfused(gpu_context *ctx, const lt_matmul_call *call) {
   return lt_matmul_unfused_on(ctx, GPU_LANE_MAIN, call);
 }
 
-/* The bias-gradient step of DRELU_BGRAD / DGELU_BGRAD: the row sums of
- * D (m, n) on the lane; their partials added on the same lane from its
- * workspace, or (call->d_partials on the main lane) from the caller's
- * buffer on the side lane, which waits for the row sums (ctx->side_fork).
- * The same kernels and sums either way. */
-static int bias_grad_sums(gpu_context *ctx, int lane,
-                          const lt_matmul_call *call, lt_act_kernel act) {
+/* 0 when the row sums of a (rows, cols) matrix keep their partials within
+ * the lane's workspace, else -1 (refused, naming both sizes). */
+static int scratch_fits(gpu_context *ctx, const lt_shape *s, int rows,
+                        int cols) {
+  size_t need = lt_row_sums_scratch(rows, cols);
+  if (need <= GPU_WORKSPACE_BYTES) return 0;
+  return lt_refuse(ctx, s,
+                   "expected the row sums' scratch to fit the %zu-byte "
+                   "workspace, found %zu bytes needed",
+                   (size_t)GPU_WORKSPACE_BYTES, need);
+}
+
+/* The same kernels and sums whichever lane adds the partials. */
+int lt_unfused_bias_grad(gpu_context *ctx, int lane, const lt_matmul_call *call,
+                         lt_act_kernel act) {
   const lt_shape *s = &call->shape;
   cudaStream_t stream = gpu_lane_stream(ctx, lane);
-  if (!call->d_partials || lane != GPU_LANE_MAIN)
+  if (!call->d_partials || lane != GPU_LANE_MAIN) {
+    if (scratch_fits(ctx, s, s->m, s->n) != 0) return -1;
     return lt_row_sums(s->type, call->d_bias_grad, call->d_d, s->ldd, act,
                        call->d_aux, s->aux_ld, s->m, s->n,
                        (float *)gpu_lane_workspace(ctx, lane), &ctx->early,
                        stream);
+  }
   if (lt_row_sums_partials(s->type, call->d_d, s->ldd, act, call->d_aux,
                            s->aux_ld, s->m, s->n, call->d_partials, &ctx->early,
                            stream) != 0)
@@ -41,15 +51,14 @@ int lt_matmul_unfused_on(gpu_context *ctx, int lane,
   const lt_shape *s = &call->shape;
   cudaStream_t stream = gpu_lane_stream(ctx, lane);
   float *scratch = (float *)gpu_lane_workspace(ctx, lane);
-  int sum_rows = s->epilogue == LT_EPILOGUE_BGRADB ? s->n : s->m;
-  int sum_cols = s->epilogue == LT_EPILOGUE_BGRADB ? s->k : s->n;
-  if (lt_epilogue_writes_bias_grad(s->epilogue) &&
-      lt_row_sums_scratch(sum_rows, sum_cols) > GPU_WORKSPACE_BYTES)
-    return lt_refuse(ctx, s,
-                     "expected the row sums' scratch to fit the %zu-byte "
-                     "workspace, found %zu bytes needed",
-                     (size_t)GPU_WORKSPACE_BYTES,
-                     lt_row_sums_scratch(sum_rows, sum_cols));
+  /* The row sums of BGRADB (op(B) by columns), BGRADA (op(A)) and the
+   * DRELU / DGELU pass (D) keep their partials in the workspace. */
+  lt_epilogue e = s->epilogue;
+  if ((e == LT_EPILOGUE_BGRADB && scratch_fits(ctx, s, s->n, s->k) != 0) ||
+      (e == LT_EPILOGUE_BGRADA && scratch_fits(ctx, s, s->m, s->k) != 0) ||
+      ((e == LT_EPILOGUE_DRELU || e == LT_EPILOGUE_DGELU) &&
+       scratch_fits(ctx, s, s->m, s->n) != 0))
+    return -1;
   switch (s->epilogue) {
   case LT_EPILOGUE_BIAS:
     return lt_bias_act_forward(s->type, call->d_d, s->ldd, call->d_bias,
@@ -63,9 +72,23 @@ int lt_matmul_unfused_on(gpu_context *ctx, int lane,
         call->d_aux, s->aux_ld, s->m, s->n, &ctx->early, stream);
   case LT_EPILOGUE_DRELU_BGRAD:
   case LT_EPILOGUE_DGELU_BGRAD:
-    return bias_grad_sums(ctx, lane, call,
-                          s->epilogue == LT_EPILOGUE_DGELU_BGRAD ? LT_ACT_GELU
-                                                                 : LT_ACT_RELU);
+    return lt_unfused_bias_grad(
+        ctx, lane, call,
+        s->epilogue == LT_EPILOGUE_DGELU_BGRAD ? LT_ACT_GELU : LT_ACT_RELU);
+  case LT_EPILOGUE_DRELU:
+  case LT_EPILOGUE_DGELU:
+    /* The row sums' first kernel is the mask / GELU' pass over D (m, n)
+     * in place; its partial sums, unused, land in the workspace. */
+    return lt_row_sums_partials(
+        s->type, call->d_d, s->ldd,
+        s->epilogue == LT_EPILOGUE_DGELU ? LT_ACT_GELU : LT_ACT_RELU,
+        call->d_aux, s->aux_ld, s->m, s->n, scratch, &ctx->early, stream);
+  case LT_EPILOGUE_BGRADA:
+    /* op(A) (m, k) is A stored (lda, k) (transa = N, checked):
+     * bias_grad[i] = sum over A's row i, A only read. */
+    return lt_row_sums(s->type, call->d_bias_grad, (void *)call->d_a, s->lda,
+                       LT_ACT_NONE, NULL, 0, s->m, s->k, scratch, &ctx->early,
+                       stream);
   case LT_EPILOGUE_BGRADB:
     /* op(B) (k, n) is B stored (n, k) (transb = T, checked): bias_grad[j]
      * = sum over B's row j. Without an activation B is only read. */

@@ -9,6 +9,9 @@
  *   DRELU_BGRAD     DEFAULT, lt_row_sums (mask, then row sums: 2 kernels)
  *   DGELU_BGRAD     DEFAULT, lt_row_sums (times GELU', then row sums)
  *   BGRADB          DEFAULT, lt_row_sums over op(B) (2 kernels)
+ *   DRELU, DGELU    DEFAULT, the row sums' mask / GELU' pass alone
+ *                   (lt_row_sums_partials: 1 kernel, its sums unused)
+ *   BGRADA          DEFAULT, lt_row_sums over op(A) (2 kernels)
  *
  * The row sums keep their partial sums in the lane's cuBLASLt workspace,
  * free once the DEFAULT matmul before them (same stream) has finished.
@@ -22,6 +25,7 @@
 #define MNIST_EPILOGS_LT_UNFUSED_H
 
 #include "gpu/lt_matmul.h"
+#include "gpu/lt_unfused_kernels.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -36,6 +40,16 @@ int lt_matmul_unfused_on(gpu_context *ctx, int lane,
 
 /* lt_matmul_unfused_on(ctx, GPU_LANE_MAIN, call). */
 int lt_matmul_unfused(gpu_context *ctx, const lt_matmul_call *call);
+
+/* The bias-gradient step of a DRELU_BGRAD / DGELU_BGRAD call whose D (m,
+ * n) holds the product: call->d_bias_grad[i] = sum_j D[i, j] after `act`
+ * (RELU: the mask, GELU: times GELU', NONE: D as it is, the split way's
+ * sum), in place on D. Partials added on the lane from its workspace, or
+ * (call->d_partials on the main lane) from the caller's buffer on the side
+ * lane, which waits for the row sums (ctx->side_fork). The caller has
+ * checked that the scratch fits. Returns 0 or -1. */
+int lt_unfused_bias_grad(gpu_context *ctx, int lane, const lt_matmul_call *call,
+                         lt_act_kernel act);
 
 #ifdef __cplusplus
 }

@@ -55,8 +55,9 @@ int linear_forward(gpu_context *ctx, linear_layer *layer, const void *d_x,
  * below's ReLU bits, and below->d_db = its sum over the batch: one call
  * with DRELU_BGRAD (lt_shape_backward_data). Reads layer->d_dz (out, n).
  * Under GPU_CHAIN_SIDE_PARTIALS (ctx->options.chain) on the main lane, an
- * unfused call finishes below->d_db on the side lane (below->d_partials):
- * join the side lane before reading it. */
+ * unfused call (or --mode auto's split way, gpu/lt_split.h) finishes
+ * below->d_db on the side lane (below->d_partials): join the side lane
+ * before reading it. */
 int linear_backward_data(gpu_context *ctx, int lane, const linear_layer *layer,
                          linear_layer *below, int n, mlp_mode mode);
 

@@ -61,6 +61,7 @@ void oracle_matmul(const oracle_call *c) {
         break;
       }
       case LT_EPILOGUE_DRELU_BGRAD:
+      case LT_EPILOGUE_DRELU:
         *d = oracle_mask_bit(c->aux, s->aux_ld, i, j) ? g : 0.0;
         break;
       case LT_EPILOGUE_GELU_AUX_BIAS: {
@@ -70,6 +71,7 @@ void oracle_matmul(const oracle_call *c) {
         break;
       }
       case LT_EPILOGUE_DGELU_BGRAD:
+      case LT_EPILOGUE_DGELU:
         *d = g * oracle_gelu_grad(c->gelu_input[(size_t)j * s->aux_ld + i]);
         break;
       default: *d = g; break;
@@ -83,12 +85,15 @@ void oracle_matmul(const oracle_call *c) {
         sum += c->d[(size_t)j * s->ldd + i];
       c->bias_grad[i] = sum;
     }
-  if (s->epilogue == LT_EPILOGUE_BGRADB)
-    for (int j = 0; j < s->n; j++) {
+  /* BGRADB: sums of op(B) (k, n) over k, one per column; BGRADA: of
+   * op(A) (m, k) over k, one per row. */
+  int bgrada = s->epilogue == LT_EPILOGUE_BGRADA;
+  if (s->epilogue == LT_EPILOGUE_BGRADB || bgrada)
+    for (int v = 0; v < lt_bias_grad_length(s); v++) {
       double sum = 0.0;
       for (int p = 0; p < s->k; p++)
-        sum += op_b(c, p, j);
-      c->bias_grad[j] = sum;
+        sum += bgrada ? op_a(c, v, p) : op_b(c, p, v);
+      c->bias_grad[v] = sum;
     }
 }
 

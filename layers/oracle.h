@@ -22,10 +22,11 @@ typedef struct oracle_call {
   const double *b;    /* op(B) (k, n) */
   double *d;          /* D (m, n), written */
   const double *bias; /* BIAS, RELU_AUX_BIAS: [m], read */
-  double *bias_grad;  /* DRELU_BGRAD: [m], BGRADB: [n], written */
-  uint8_t *aux;       /* RELU_AUX_BIAS: written; DRELU_BGRAD: read */
+  double *bias_grad;  /* DRELU_BGRAD, DGELU_BGRAD, BGRADA: [m], BGRADB: [n],
+                         written */
+  uint8_t *aux;       /* RELU_AUX_BIAS: written; DRELU(_BGRAD): read */
   double *gelu_input; /* GELU_AUX_BIAS: Z written, (aux_ld, n);
-                         DGELU_BGRAD: read */
+                         DGELU(_BGRAD): read */
 } oracle_call;
 
 /* Computes what lt_matmul computes for the same call (see lt_matmul.h):

@@ -119,18 +119,20 @@ static bench_training_record training_of(const cJSON *o) {
 /* The writer's record of a "calls" entry of a parsed document. */
 static bench_call_record call_of(const cJSON *o) {
   int twin = cJSON_HasObjectItem(o, "fused_us");
-  return (bench_call_record){.network = str(o, "network"),
-                             .precision = str(o, "precision"),
-                             .activation = str(o, "activation"),
-                             .call = str(o, "call"),
-                             .lane = str(o, "lane"),
-                             .m = (int)num(o, "m"),
-                             .n = (int)num(o, "n"),
-                             .k = (int)num(o, "k"),
-                             .epilogue = str(o, "epilogue"),
-                             .matmul_us = num(o, "matmul_us"),
-                             .fused_us = twin ? num(o, "fused_us") : 0,
-                             .unfused_us = twin ? num(o, "unfused_us") : 0};
+  return (bench_call_record){
+      .network = str(o, "network"),
+      .precision = str(o, "precision"),
+      .activation = str(o, "activation"),
+      .call = str(o, "call"),
+      .lane = str(o, "lane"),
+      .m = (int)num(o, "m"),
+      .n = (int)num(o, "n"),
+      .k = (int)num(o, "k"),
+      .epilogue = str(o, "epilogue"),
+      .matmul_us = num(o, "matmul_us"),
+      .fused_us = twin ? num(o, "fused_us") : 0,
+      .unfused_us = twin ? num(o, "unfused_us") : 0,
+      .split_us = cJSON_HasObjectItem(o, "split_us") ? num(o, "split_us") : 0};
 }
 
 START_TEST(recorded_run_rebuilt_through_cjson) {
@@ -214,8 +216,13 @@ START_TEST(fixed_records_read_back) {
   plain.lane = "side";
   plain.epilogue = "DEFAULT";
   plain.fused_us = plain.unfused_us = 0;
+  bench_call_record split = fused;
+  split.call = "data grad 2->1";
+  split.epilogue = "DGELU_BGRAD";
+  split.split_us = 9.25;
   ck_assert_int_eq(bench_json_add_call(doc, &fused), 0);
   ck_assert_int_eq(bench_json_add_call(doc, &plain), 0);
+  ck_assert_int_eq(bench_json_add_call(doc, &split), 0);
   ck_assert_int_eq(bench_json_write(doc, path), 0);
   bench_json_destroy(doc);
 
@@ -240,9 +247,10 @@ START_TEST(fixed_records_read_back) {
   ck_assert_str_eq(str(row, "mode"), "unfused");
   ck_assert_str_eq(str(row, "activation"), "gelu");
   const cJSON *calls = cJSON_GetObjectItem(got, "calls");
-  ck_assert_int_eq(cJSON_GetArraySize(calls), 2);
+  ck_assert_int_eq(cJSON_GetArraySize(calls), 3);
   const cJSON *call = cJSON_GetArrayItem(calls, 0);
   ck_assert_double_eq(num(call, "matmul_us"), 8.762);
+  ck_assert(!cJSON_HasObjectItem(call, "split_us")); /* not split: no key */
   ck_assert_double_eq(num(call, "unfused_over_fused"), 1.25);
   ck_assert_str_eq(str(call, "call"), "forward 1");
   call = cJSON_GetArrayItem(calls, 1);
@@ -250,6 +258,9 @@ START_TEST(fixed_records_read_back) {
   ck_assert(!cJSON_HasObjectItem(call, "fused_us"));
   ck_assert(!cJSON_HasObjectItem(call, "unfused_over_fused"));
   ck_assert_int_eq(cJSON_GetArraySize(call), 10);
+  call = cJSON_GetArrayItem(calls, 2); /* the split time, a key added */
+  ck_assert_double_eq(num(call, "split_us"), 9.25);
+  ck_assert_double_eq(num(call, "fused_us"), 10);
   cJSON_Delete(got);
 }
 END_TEST

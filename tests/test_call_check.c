@@ -94,7 +94,10 @@ int test_check_call(const test_call_result *r, const char *label) {
                          ? (size_t)s->aux_ld / 8 * (size_t)n
                          : 0;
   int gelu_fwd = s->epilogue == LT_EPILOGUE_GELU_AUX_BIAS;
-  int gelu_bwd = s->epilogue == LT_EPILOGUE_DGELU_BGRAD;
+  int gelu_bwd = s->epilogue == LT_EPILOGUE_DGELU_BGRAD ||
+                 s->epilogue == LT_EPILOGUE_DGELU;
+  int relu_bwd = s->epilogue == LT_EPILOGUE_DRELU_BGRAD ||
+                 s->epilogue == LT_EPILOGUE_DRELU;
   double *ref_gelu =
       gelu_fwd ? calloc((size_t)s->aux_ld * n, sizeof(double)) : NULL;
   if (aux_bytes) {
@@ -158,8 +161,7 @@ int test_check_call(const test_call_result *r, const char *label) {
                         "%s %s: mask bit (%d,%d) wrong for z = %g", label, what,
                         i, j, z);
       }
-      if (s->epilogue == LT_EPILOGUE_DRELU_BGRAD &&
-          !oracle_mask_bit(r->aux_in, s->aux_ld, i, j))
+      if (relu_bwd && !oracle_mask_bit(r->aux_in, s->aux_ld, i, j))
         ck_assert_msg(r->d[at] == 0.0,
                       "%s %s: D(%d,%d) = %g where the mask "
                       "is 0",
@@ -173,7 +175,8 @@ int test_check_call(const test_call_result *r, const char *label) {
                     label, what, lt_dtype_name(s->type), m, n, k, i, j,
                     r->d[at], ref[at], bound);
     }
-  if (s->epilogue == LT_EPILOGUE_DRELU_BGRAD || gelu_bwd)
+  if (s->epilogue == LT_EPILOGUE_DRELU_BGRAD ||
+      s->epilogue == LT_EPILOGUE_DGELU_BGRAD)
     for (int i = 0; i < m; i++) {
       /* Each summed element is within e of exact: DRELU: one rounding of
        * the product (us |g| + acc), and only where the mask is 1 (masked
@@ -195,12 +198,15 @@ int test_check_call(const test_call_result *r, const char *label) {
                     "%s %s: db[%d] = %.9g, oracle %.9g, bound %.3g", label,
                     what, i, r->bias_grad[i], ref_bias_grad[i], bound);
     }
-  if (s->epilogue == LT_EPILOGUE_BGRADB)
-    for (int j = 0; j < n; j++) {
+  /* BGRADB sums op(B) (k, n) over k, BGRADA op(A) (m, k): exact inputs
+   * summed in FP32, rounded once. */
+  int bgrada = s->epilogue == LT_EPILOGUE_BGRADA;
+  if (s->epilogue == LT_EPILOGUE_BGRADB || bgrada)
+    for (int j = 0; j < (bgrada ? m : n); j++) {
       double sum = 0;
       for (int p = 0; p < k; p++)
-        sum += fabs(r->b[(size_t)p * s->ldb + j]);
-      /* Exact inputs summed in FP32, rounded once. */
+        sum += fabs(bgrada ? r->a[(size_t)p * s->lda + j]
+                           : r->b[(size_t)p * s->ldb + j]);
       double bound = 2.0 * (k + 2) * U32 * sum * (1.0 + us) +
                      us * fabs(ref_bias_grad[j]) + eta;
       ck_assert_msg(fabs(r->bias_grad[j] - ref_bias_grad[j]) <= bound,

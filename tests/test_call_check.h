@@ -16,11 +16,13 @@ typedef struct test_call_result {
   lt_shape shape;
   const double *a, *b;     /* op(A), op(B) as stored (lda, ldb) */
   const double *bias;      /* BIAS, RELU_AUX_BIAS: [m]; else NULL */
-  const uint8_t *aux_in;   /* DRELU_BGRAD: the mask it read; else NULL */
+  const uint8_t *aux_in;   /* DRELU(_BGRAD): the mask it read; else NULL */
   const double *d;         /* D as written, ld = ldd */
-  const double *bias_grad; /* DRELU_BGRAD [m], BGRADB [n]; else NULL */
+  const double *bias_grad; /* DRELU_BGRAD, DGELU_BGRAD, BGRADA [m], BGRADB
+                              [n]; else NULL */
   const uint8_t *aux_out;  /* RELU_AUX_BIAS: the mask written; else NULL */
-  const double *gelu_in;   /* DGELU_BGRAD: the GELU input read, (aux_ld, n) */
+  const double *gelu_in;   /* DGELU(_BGRAD): the GELU input read, (aux_ld,
+                              n) */
   const double *gelu_out;  /* GELU_AUX_BIAS: the GELU input written */
 } test_call_result;
 

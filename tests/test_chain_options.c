@@ -176,6 +176,9 @@ START_TEST(bench_refuses_combinations_that_do_nothing) {
       {{"--trace-step", "--json", "x.json", NULL}, "--json with --trace-step"},
       {{"--profile-step", "--json", "x.json", NULL},
        "--json with --profile-step"},
+      {{"--alternatives", "--json", "x.json", NULL},
+       "--json with --alternatives"},
+      {{"--alternatives", "--trace-step", NULL}, "at most one of them"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     char *argv[5] = {"mnist_bench"};
@@ -191,6 +194,11 @@ START_TEST(bench_refuses_combinations_that_do_nothing) {
   bench_options o;
   char err[512] = "";
   ck_assert_int_eq(bench_options_parse(&o, 4, fine, err, sizeof err), 0);
+  char *alternatives[] = {"mnist_bench", "--alternatives", "--precision",
+                          "fp16"};
+  ck_assert_int_eq(bench_options_parse(&o, 4, alternatives, err, sizeof err),
+                   0);
+  ck_assert(o.alternatives == 1 && o.trace == 0 && o.profile == 0);
 }
 END_TEST
 

@@ -9,7 +9,7 @@
 #include <check.h>
 #include <cuda_runtime_api.h>
 
-#include "bench/bench_trace.h"
+#include "bench/bench_kernel_names.h"
 #include "gpu/gpu_early.h"
 #include "gpu/gpu_graph.h"
 #include "tests/test_gpu.h"
@@ -85,12 +85,12 @@ START_TEST(trace_name_query_keeps_a_pending_error) {
   ck_assert_int_eq(cudaGraphAddEmptyNode(&node, graph, NULL, 0), cudaSuccess);
   cudaGetLastError(); /* a clean slot to start from */
   /* No error pending: the query's own failure is cleared. */
-  ck_assert_ptr_null(bench_trace_runtime_name(node));
+  ck_assert_ptr_null(bench_kernel_runtime_name(node));
   ck_assert_int_eq(cudaPeekAtLastError(), cudaSuccess);
   /* An earlier call's error is left pending, the same error (the query
    * used to clear it whatever it was). */
   make_pending_error();
-  ck_assert_ptr_null(bench_trace_runtime_name(node));
+  ck_assert_ptr_null(bench_kernel_runtime_name(node));
   ck_assert_int_eq(cudaGetLastError(), cudaErrorMemoryAllocation);
   ck_assert_int_eq(cudaGetLastError(), cudaSuccess);
   ck_assert_int_eq(cudaGraphDestroy(graph), cudaSuccess);

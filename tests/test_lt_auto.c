@@ -1,9 +1,10 @@
 /* test_lt_auto.c: the wrapper's data types and --mode auto: a storage type
  * has its own plans and runs with FP32 accumulation; auto times a call
- * fused and unfused once per plan, keeps the faster, and refuses to decide
- * during graph capture. (The numbers of every epilogue in 16-bit, fused,
- * unfused and auto: test_lt_precision.c.) GPU only: skips (77) without
- * one. */
+ * fused and unfused (and DRELU_BGRAD / DGELU_BGRAD split) once per plan,
+ * keeps the fastest by its rule, and refuses to decide during graph
+ * capture; the split way computes what the fused call does. (The numbers of
+ * every epilogue in 16-bit, fused, unfused and auto: test_lt_precision.c.) GPU
+ * only: skips (77) without one. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +12,10 @@
 
 #include "gpu/lt_auto.h"
 #include "gpu/lt_matmul.h"
+#include "gpu/lt_split.h"
+#include "tests/test_call_check.h"
 #include "tests/test_gpu.h"
+#include "tests/test_types.h"
 #include "tests/test_util.h"
 
 static gpu_context *ctx_off;
@@ -143,6 +147,102 @@ START_TEST(auto_decides_once_per_plan) {
 }
 END_TEST
 
+/* One DRELU_BGRAD (act 0) or DGELU_BGRAD (act 1) call on random FP32 data
+ * (in 129, out 64, batch 96), run by `run` (0: fused, 1: split, 2: auto)
+ * on `ctx`, its D and bias gradient held to the oracle under
+ * test_call_check's bound (D exactly 0 where the mask is 0). */
+static void check_backward_way(gpu_context *ctx, int act, int run) {
+  enum { IN = 129, OUT = 64, N = 96 };
+  lt_shape s = lt_shape_activation(lt_shape_backward_data(IN, OUT, N),
+                                   (lt_activation)act);
+  size_t a_count = (size_t)s.lda * OUT, b_count = (size_t)s.ldb * N;
+  size_t d_count = (size_t)s.ldd * N, z_count = (size_t)lt_ld(IN) * N;
+  test_rng rng;
+  test_rng_init(&rng, test_seed("lt_auto") + (uint64_t)(3 * act + run));
+  float *h = malloc((a_count + b_count + z_count) * sizeof(float));
+  double *x = malloc((a_count + b_count + z_count) * sizeof(double));
+  for (size_t i = 0; i < a_count + b_count + z_count; i++)
+    x[i] = h[i] = (float)test_rng_uniform(&rng, i < a_count + b_count ? -1 : -3,
+                                          i < a_count + b_count ? 1 : 3);
+  static uint8_t mask[(IN + 127) / 128 * 16 * N]; /* lt_aux_bytes(IN, N) */
+  for (size_t i = 0; i < sizeof mask; i++)
+    mask[i] = (uint8_t)test_rng_next(&rng);
+  float *d_in = test_upload(h, (a_count + b_count + z_count) * sizeof(float));
+  void *d_aux =
+      act ? (void *)(d_in + a_count + b_count) : test_upload(mask, sizeof mask);
+  float *d_d = test_upload(NULL, d_count * sizeof(float));
+  float *d_db = test_upload(NULL, IN * sizeof(float));
+  test_fill_device(d_db, 0xFF, IN * sizeof(float)); /* NaN: overwritten */
+  lt_matmul_call call = {.shape = s,
+                         .d_a = d_in,
+                         .d_b = d_in + a_count,
+                         .d_d = d_d,
+                         .d_bias_grad = d_db,
+                         .d_aux = d_aux};
+  int status = run == 0   ? lt_matmul(ctx, &call)
+               : run == 1 ? lt_matmul_split(ctx, &call)
+                          : lt_matmul_auto_on(ctx, GPU_LANE_MAIN, &call);
+  ck_assert_msg(status == 0, "%s", lt_last_error(ctx));
+  double *d = test_download_as(LT_DTYPE_F32, d_d, d_count);
+  double *db = test_download_as(LT_DTYPE_F32, d_db, IN);
+  char label[64];
+  snprintf(label, sizeof label, "%s, way %d", lt_epilogue_name(s.epilogue),
+           run);
+  test_call_result r = {.shape = s,
+                        .a = x,
+                        .b = x + a_count,
+                        .aux_in = act ? NULL : mask,
+                        .d = d,
+                        .bias_grad = db,
+                        .gelu_in = act ? x + a_count + b_count : NULL};
+  test_check_call(&r, label);
+  if (!act) test_free(d_aux);
+  test_free(d_in);
+  test_free(d_d);
+  test_free(d_db);
+  free(h);
+  free(x);
+  free(d);
+  free(db);
+}
+
+/* The split way computes what the fused call computes (both held to the
+ * oracle under the same bound), on its own and through --mode auto. */
+START_TEST(split_way_matches_the_fused_call) {
+  check_backward_way(ctx_off, _i, 0);
+  check_backward_way(ctx_off, _i, 1);
+}
+END_TEST
+
+/* Auto on DRELU_BGRAD / DGELU_BGRAD times three ways: all recorded, the
+ * split time or its refusal, the choice one of the three by the rule
+ * (fused unless the faster other way is 3 % faster), outputs right. */
+START_TEST(auto_chooses_among_three_ways) {
+  gpu_context *ctx = test_context(GPU_AUTOTUNE_OFF, GPU_PRECISION_FP32);
+  ck_assert_ptr_nonnull(ctx);
+  check_backward_way(ctx, _i, 2);
+  lt_epilogue e = _i ? LT_EPILOGUE_DGELU_BGRAD : LT_EPILOGUE_DRELU_BGRAD;
+  lt_plan_info p = {0};
+  for (int i = 0; i < lt_plan_count(ctx); i++)
+    if (lt_plan_info_at(ctx, i).shape.epilogue == e)
+      p = lt_plan_info_at(ctx, i);
+  printf("auto %s: fused %.2f, unfused %.2f, split %.2f us: choice %d\n",
+         lt_epilogue_name(e), p.fused_us, p.unfused_us, p.split_us,
+         p.auto_choice);
+  ck_assert(p.auto_choice == LT_AUTO_FUSED ||
+            p.auto_choice == LT_AUTO_UNFUSED || p.auto_choice == LT_AUTO_SPLIT);
+  ck_assert(p.fused_us > 0.0f && p.unfused_us > 0.0f);
+  ck_assert(p.split_us > 0.0f || p.split_us == LT_SPLIT_REFUSED);
+  int split = p.split_us > 0.0f && p.split_us < p.unfused_us;
+  float other = split ? p.split_us : p.unfused_us;
+  lt_auto_choice want = other * 1.03f >= p.fused_us ? LT_AUTO_FUSED
+                        : split                     ? LT_AUTO_SPLIT
+                                                    : LT_AUTO_UNFUSED;
+  ck_assert_int_eq(p.auto_choice, want);
+  gpu_context_destroy(ctx);
+}
+END_TEST
+
 int main(void) {
   test_require_gpu("lt_auto");
   ctx_off = test_context(GPU_AUTOTUNE_OFF, GPU_PRECISION_FP32);
@@ -155,6 +255,8 @@ int main(void) {
   tcase_set_timeout(tc, 300);
   tcase_add_test(tc, types_have_their_own_plans);
   tcase_add_test(tc, auto_decides_once_per_plan);
+  tcase_add_loop_test(tc, split_way_matches_the_fused_call, 0, 2);
+  tcase_add_loop_test(tc, auto_chooses_among_three_ways, 0, 2);
   suite_add_tcase(suite, tc);
   int status = test_run_suite(suite, 1);
   gpu_context_destroy(ctx_off);

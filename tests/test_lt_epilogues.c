@@ -1,5 +1,6 @@
-/* test_lt_epilogues.c: every epilogue of the cuBLASLt wrapper, fused
- * (autotuned and heuristic-first) and unfused, against the plain-C oracle
+/* test_lt_epilogues.c: every ReLU epilogue of the cuBLASLt wrapper (the
+ * step's and the alternatives DRELU and BGRADA), fused (autotuned and
+ * heuristic-first) and unfused, against the plain-C oracle
  * on random data at odd sizes; the ReLU bit-mask layout, its >= 0 rule and
  * its padding; bias gradients overwrite what was there. (The wrapper's
  * rules and plans: test_lt_rules.c.) GPU only: skips (77) without one. */
@@ -27,7 +28,14 @@ static uint64_t seed;
 /* One context per autotune mode; the unfused variant uses the exact one. */
 static gpu_context *ctx_exact, *ctx_fast, *ctx_off;
 
-enum { EPILOGUES = 5, VARIANTS = 4 };
+/* The ReLU step's epilogues and the alternatives that fit FP32 bounds
+ * (DRELU, BGRADA; DGELU, whose GELU' cuBLASLt evaluates approximately, is
+ * held by test_lt_precision's bound). */
+enum { EPILOGUES = 7, VARIANTS = 4 };
+static const lt_epilogue epilogues[EPILOGUES] = {
+    LT_EPILOGUE_DEFAULT,     LT_EPILOGUE_BIAS,   LT_EPILOGUE_RELU_AUX_BIAS,
+    LT_EPILOGUE_DRELU_BGRAD, LT_EPILOGUE_BGRADB, LT_EPILOGUE_DRELU,
+    LT_EPILOGUE_BGRADA};
 static const char *variant_names[VARIANTS] = {
     "fused, autotune exact", "fused, autotune fast",
     "fused, first heuristic choice", "unfused"};
@@ -48,7 +56,7 @@ static float *random_floats(test_rng *rng, size_t count) {
 
 START_TEST(epilogue_matches_oracle) {
   int variant = _i % VARIANTS;
-  lt_epilogue epilogue = (lt_epilogue)(_i / VARIANTS % EPILOGUES);
+  lt_epilogue epilogue = epilogues[_i / VARIANTS % EPILOGUES];
   test_shape s = test_shapes[_i / VARIANTS / EPILOGUES];
   gpu_context *ctx = variant == 1   ? ctx_fast
                      : variant == 2 ? ctx_off
@@ -59,7 +67,8 @@ START_TEST(epilogue_matches_oracle) {
   int ta = 0, tb = 0;
   if (epilogue == LT_EPILOGUE_BIAS || epilogue == LT_EPILOGUE_RELU_AUX_BIAS)
     ta = 1;
-  if (epilogue == LT_EPILOGUE_BGRADB) tb = 1;
+  /* BGRADA as mnist_bench --alternatives calls it: dW (out, in) = dZ X^T. */
+  if (epilogue == LT_EPILOGUE_BGRADB || epilogue == LT_EPILOGUE_BGRADA) tb = 1;
   if (epilogue == LT_EPILOGUE_DEFAULT) {
     ta = (_i / VARIANTS / EPILOGUES) & 1;
     tb = (_i / VARIANTS / EPILOGUES) >> 1 & 1;
@@ -71,11 +80,11 @@ START_TEST(epilogue_matches_oracle) {
   int bias_len = epilogue == LT_EPILOGUE_BGRADB ? n : m;
   int aux_ld = lt_aux_ld(m);
   size_t aux_bytes = lt_aux_bytes(m, n);
-  int has_bias = epilogue != LT_EPILOGUE_DEFAULT;
-  int bias_in =
-      epilogue == LT_EPILOGUE_BIAS || epilogue == LT_EPILOGUE_RELU_AUX_BIAS;
-  int has_aux = epilogue == LT_EPILOGUE_RELU_AUX_BIAS ||
-                epilogue == LT_EPILOGUE_DRELU_BGRAD;
+  int bias_in = lt_epilogue_reads_bias(epilogue);
+  int has_bias = bias_in || lt_epilogue_writes_bias_grad(epilogue);
+  int has_aux = lt_epilogue_uses_aux(epilogue);
+  /* DRELU_BGRAD and DRELU read a random mask. */
+  int masked = has_aux && epilogue != LT_EPILOGUE_RELU_AUX_BIAS;
 
   test_rng rng;
   test_rng_init(&rng, seed + (uint64_t)_i);
@@ -84,9 +93,7 @@ START_TEST(epilogue_matches_oracle) {
   float *h_bias = random_floats(&rng, (size_t)bias_len);
   uint8_t *h_aux = malloc(aux_bytes);
   for (size_t i = 0; i < aux_bytes; i++)
-    h_aux[i] = epilogue == LT_EPILOGUE_DRELU_BGRAD
-                   ? (uint8_t)test_rng_next(&rng)
-                   : 0xA5;
+    h_aux[i] = masked ? (uint8_t)test_rng_next(&rng) : 0xA5;
 
   float *d_a = test_upload(h_a, a_count * sizeof(float));
   float *d_b = test_upload(h_b, b_count * sizeof(float));
@@ -173,8 +180,7 @@ START_TEST(epilogue_matches_oracle) {
                             oracle_mask_bit(ref_aux, aux_ld, i, j),
                         "%s: mask bit (%d,%d) wrong for z = %g", what, i, j, z);
       }
-      if (epilogue == LT_EPILOGUE_DRELU_BGRAD &&
-          !oracle_mask_bit(h_aux, aux_ld, i, j))
+      if (masked && !oracle_mask_bit(h_aux, aux_ld, i, j))
         ck_assert_msg(got_d[at] == 0.0f,
                       "%s: D(%d,%d) = %g where the mask is 0", what, i, j,
                       got_d[at]);
@@ -203,11 +209,14 @@ START_TEST(epilogue_matches_oracle) {
                     "%s %s: db[%d] = %.9g, oracle %.9g", variant_names[variant],
                     what, i, got_bias[i], ref_bias_grad[i]);
     }
-  if (epilogue == LT_EPILOGUE_BGRADB)
-    for (int j = 0; j < n; j++) {
+  /* BGRADB: op(B) (k, n) stored (n, k) summed over k; BGRADA: op(A)
+   * (m, k) stored (m, k). */
+  int bgrada = epilogue == LT_EPILOGUE_BGRADA;
+  if (epilogue == LT_EPILOGUE_BGRADB || bgrada)
+    for (int j = 0; j < bias_len; j++) {
       double size = 0;
       for (int p = 0; p < k; p++)
-        size += fabs(b[(size_t)p * ldb + j]);
+        size += fabs(bgrada ? a[(size_t)p * lda + j] : b[(size_t)p * ldb + j]);
       double bound = 2.0 * (k + 2) * UNIT_ROUNDOFF * size;
       ck_assert_msg(fabs(got_bias[j] - ref_bias_grad[j]) <= bound,
                     "%s %s: db[%d] = %.9g, oracle %.9g", variant_names[variant],

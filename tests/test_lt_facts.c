@@ -5,7 +5,7 @@
  *     passes as NaN with its bit set, -inf is cut;
  *   - the bit order: row i is bit i % 8 of byte i / 8 of its column;
  *   - BGRADB with TRANSB = N is refused (no candidate, or NOT_SUPPORTED),
- *     not run on the wrong operand.
+ *     not run on the wrong operand; BGRADA likewise with TRANSA = T.
  * GPU only: skips (77) without one. */
 #include <check.h>
 #include <cublasLt.h>
@@ -116,25 +116,47 @@ START_TEST(relu_bit_rule_and_order) {
 }
 END_TEST
 
-/* BGRADB sums op(B) and needs TRANSB = T; with TRANSB = N cuBLASLt must
- * refuse (a silent sum of the wrong operand would be the danger). */
-START_TEST(bgradb_needs_transb_t) {
+/* A bias-gradient epilogue with zeroed 16 x 8 x 32 FP32 operands, the
+ * summed operand transposed the way named first (`ok`: must run) and then
+ * the other way (must be refused, not run on the wrong operand). */
+static void check_transpose_rule(cublasLtEpilogue_t epilogue, const char *name,
+                                 const cublasOperation_t ok[2],
+                                 const cublasOperation_t wrong[2]) {
   enum { M = 16, N = 8, K = 32 };
   float *buf = test_upload(NULL, sizeof(float) * 4096);
   test_fill_device(buf, 0, sizeof(float) * 4096);
-  cublasStatus_t ok =
-      run(M, N, K, CUBLAS_OP_N, CUBLAS_OP_T, CUBLASLT_EPILOGUE_BGRADB, buf, M,
-          buf + 1024, N, buf + 2048, buf + 3072, NULL, 0);
-  ck_assert_msg(ok == CUBLAS_STATUS_SUCCESS, "TRANSB = T: %s",
-                cublasLtGetStatusName(ok));
-  cublasStatus_t wrong =
-      run(M, N, K, CUBLAS_OP_N, CUBLAS_OP_N, CUBLASLT_EPILOGUE_BGRADB, buf, M,
-          buf + 1024, K, buf + 2048, buf + 3072, NULL, 0);
-  printf("BGRADB with TRANSB = N: %s\n", cublasLtGetStatusName(wrong));
-  ck_assert_msg(wrong != CUBLAS_STATUS_SUCCESS,
-                "BGRADB with TRANSB = N ran (%s)",
-                cublasLtGetStatusName(wrong));
+  const cublasOperation_t *ops[2] = {ok, wrong};
+  cublasStatus_t got[2];
+  for (int w = 0; w < 2; w++) {
+    int ta = ops[w][0] == CUBLAS_OP_T, tb = ops[w][1] == CUBLAS_OP_T;
+    got[w] = run(M, N, K, ops[w][0], ops[w][1], epilogue, buf, ta ? K : M,
+                 buf + 1024, tb ? N : K, buf + 2048, buf + 3072, NULL, 0);
+    printf("%s with TRANSA = %c, TRANSB = %c: %s\n", name, ta ? 'T' : 'N',
+           tb ? 'T' : 'N', cublasLtGetStatusName(got[w]));
+  }
+  ck_assert_msg(got[0] == CUBLAS_STATUS_SUCCESS, "%s the right way: %s", name,
+                cublasLtGetStatusName(got[0]));
+  ck_assert_msg(got[1] != CUBLAS_STATUS_SUCCESS,
+                "%s the wrong way ran (%s): check which operand it sums", name,
+                cublasLtGetStatusName(got[1]));
   test_free(buf);
+}
+
+/* BGRADB sums op(B) and needs TRANSB = T; with TRANSB = N cuBLASLt must
+ * refuse (a silent sum of the wrong operand would be the danger). */
+START_TEST(bgradb_needs_transb_t) {
+  const cublasOperation_t ok[2] = {CUBLAS_OP_N, CUBLAS_OP_T};
+  const cublasOperation_t wrong[2] = {CUBLAS_OP_N, CUBLAS_OP_N};
+  check_transpose_rule(CUBLASLT_EPILOGUE_BGRADB, "BGRADB", ok, wrong);
+}
+END_TEST
+
+/* BGRADA: the header states no transpose rule; BGRADB's (TRANSB = T)
+ * mirrored is TRANSA = N, which the wrapper enforces: measured here. */
+START_TEST(bgrada_needs_transa_n) {
+  const cublasOperation_t ok[2] = {CUBLAS_OP_N, CUBLAS_OP_T};
+  const cublasOperation_t wrong[2] = {CUBLAS_OP_T, CUBLAS_OP_T};
+  check_transpose_rule(CUBLASLT_EPILOGUE_BGRADA, "BGRADA", ok, wrong);
 }
 END_TEST
 
@@ -149,6 +171,7 @@ int main(void) {
   TCase *tc = tcase_create("facts");
   tcase_add_test(tc, relu_bit_rule_and_order);
   tcase_add_test(tc, bgradb_needs_transb_t);
+  tcase_add_test(tc, bgrada_needs_transa_n);
   suite_add_tcase(suite, tc);
   int status = test_run_suite(suite, 1);
   cudaFree(workspace);

@@ -1,4 +1,5 @@
-/* test_lt_precision.c: every epilogue, the GELU ones included, in FP32,
+/* test_lt_precision.c: every epilogue, the GELU ones and the alternatives
+ * (DRELU, DGELU, BGRADA: docs/backprop.md section 11) included, in FP32,
  * BF16 and FP16, fused, unfused and auto, against the plain-C oracle on random
  * data at odd sizes (the sizes of test_lt_epilogues), with leading dimensions
  * padded to 8 as the layers use them. Inputs are rounded to the storage type on
@@ -24,11 +25,8 @@
 static uint64_t seed;
 static gpu_context *ctx;
 
-enum {
-  EPILOGUES = 7,
-  /* LT_EPILOGUE_DEFAULT .. DGELU_BGRAD */ TYPES = 3,
-  VARIANTS = 3
-};
+/* Every epilogue, DEFAULT .. BGRADA (the alternatives included). */
+enum { EPILOGUES = LT_EPILOGUE_COUNT, TYPES = 3, VARIANTS = 3 };
 static const lt_dtype types[TYPES] = {LT_DTYPE_F32, LT_DTYPE_BF16,
                                       LT_DTYPE_F16};
 static const char *variant_names[VARIANTS] = {"fused", "unfused", "auto"};
@@ -117,6 +115,11 @@ static void check_case(int index, int variant, lt_dtype type,
   int has_aux = lt_epilogue_uses_aux(epilogue);
   int bias_in = lt_epilogue_reads_bias(epilogue);
   int bias_out = lt_epilogue_writes_bias_grad(epilogue);
+  /* The backward epilogues read a random mask or GELU input. */
+  int relu_bwd =
+      epilogue == LT_EPILOGUE_DRELU_BGRAD || epilogue == LT_EPILOGUE_DRELU;
+  int gelu_bwd =
+      epilogue == LT_EPILOGUE_DGELU_BGRAD || epilogue == LT_EPILOGUE_DGELU;
   lt_shape s = {.type = type,
                 .m = m,
                 .n = n,
@@ -145,9 +148,7 @@ static void check_case(int index, int variant, lt_dtype type,
   float *h_bias = inputs(&rng, type, (size_t)bias_len, exact);
   uint8_t *h_aux = malloc(aux_bytes);
   for (size_t i = 0; i < aux_bytes; i++)
-    h_aux[i] = epilogue == LT_EPILOGUE_DRELU_BGRAD
-                   ? (uint8_t)test_rng_next(&rng)
-                   : 0xA5;
+    h_aux[i] = relu_bwd ? (uint8_t)test_rng_next(&rng) : 0xA5;
   void *d_a = test_upload_as(type, h_a, a_count);
   void *d_b = test_upload_as(type, h_b, b_count);
   void *d_d = test_upload(NULL, d_count * lt_dtype_size(type));
@@ -155,7 +156,7 @@ static void check_case(int index, int variant, lt_dtype type,
   void *d_bias = test_upload_as(type, h_bias, (size_t)bias_len);
   if (bias_out) /* NaN: it must be overwritten */
     test_fill_device(d_bias, 0xFF, (size_t)bias_len * lt_dtype_size(type));
-  /* GELU input: read by DGELU_BGRAD (random in [-3, 3], rounded), written
+  /* GELU input: read by DGELU(_BGRAD) (random in [-3, 3], rounded), written
    * by GELU_AUX_BIAS (poisoned with NaN first). */
   float *h_gelu = random_rounded(&rng, type, gelu_count);
   for (size_t i = 0; i < gelu_count; i++)
@@ -191,11 +192,11 @@ static void check_case(int index, int variant, lt_dtype type,
       .a = a,
       .b = b,
       .bias = bias_in ? bias : NULL,
-      .aux_in = epilogue == LT_EPILOGUE_DRELU_BGRAD ? h_aux : NULL,
+      .aux_in = relu_bwd ? h_aux : NULL,
       .d = got_d,
       .bias_grad = bias_out ? got_bias : NULL,
       .aux_out = epilogue == LT_EPILOGUE_RELU_AUX_BIAS ? got_aux : NULL,
-      .gelu_in = epilogue == LT_EPILOGUE_DGELU_BGRAD ? gelu_in : NULL,
+      .gelu_in = gelu_bwd ? gelu_in : NULL,
       .gelu_out = epilogue == LT_EPILOGUE_GELU_AUX_BIAS ? gelu_out : NULL};
   int skipped = test_check_call(&r, label);
   if (exact) check_exact(&r, label);
