@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # ab_rows.sh [--rounds N] [--chains "A B ..."] [--networks "seed mid big"]
-#            [--precisions "bf16 fp32"] [--log DIR]: every benchmark row
-# (fused, unfused, auto, each with and without +pad; ReLU) under several
+#            [--precisions "bf16 fp32"] [--activations "relu"] [--log DIR]:
+# every benchmark row (fused, unfused, auto, each with and without +pad)
+# of those networks, precisions and activations under several
 # --chain values, in one GPU call, from the repository root with a built
 # build/mnist_bench and the data in data/mnist (or $MNIST_DIR). Each round
-# runs `mnist_bench --no-layers --activation relu --repeats 5 --network NET
+# runs `mnist_bench --no-layers --activation A --repeats 5 --network NET
 # --precision P --chain C` for every chain in turn (alternated, so drift
 # hits all alike), N rounds (default 3). The first chain is the baseline.
 # Prints, per row, each chain's median ms/epoch over the rounds with its
@@ -20,6 +21,7 @@ rounds=3
 chains="none all"
 networks="seed mid big"
 precisions="bf16 fp32"
+activations="relu"
 logs="${OUT:-/tmp/ab_rows}"
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -28,7 +30,8 @@ while [ $# -gt 0 ]; do
     --networks) networks="${2-}"; shift ;;
     --precisions) precisions="${2-}"; shift ;;
     --log) logs="${2-}"; shift ;;
-    -h | --help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --activations) activations="${2-}"; shift ;;
+    -h | --help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "ab_rows.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -42,30 +45,32 @@ if [ ! -x "$bench" ]; then
   exit 2
 fi
 mkdir -p "$logs" || { echo "ab_rows.sh: cannot create the log folder $logs" >&2; exit 2; }
-results="$logs/rows.tsv" # chain round network mode precision ms
+results="$logs/rows.tsv" # chain round network mode precision ms activation
 : >"$results"
 failures=0
 started=$SECONDS
 for r in $(seq 1 "$rounds"); do
   for net in $networks; do
     for p in $precisions; do
-      for c in $chains; do
-        out="$logs/bench-$c-$net-$p-r$r.txt"
-        if ! "$bench" --no-layers --activation relu --repeats 5 --network "$net" \
-          --precision "$p" --chain "$c" >"$out" 2>&1; then
-          echo "ab_rows.sh: mnist_bench --chain $c --network $net --precision $p failed: see $out" >&2
-          failures=$((failures + 1))
-          continue
-        fi
-        awk -v c="$c" -v r="$r" '$1 ~ /^784-/ && $4 ~ /^(fp32|tf32|bf16|fp16)$/ {
-            print c "\t" r "\t" $1 "\t" $3 "\t" $4 "\t" $6 }' \
-          "$out" >>"$results"
+      for a in $activations; do
+        for c in $chains; do
+          out="$logs/bench-$c-$net-$p-$a-r$r.txt"
+          if ! "$bench" --no-layers --activation "$a" --repeats 5 --network "$net" \
+            --precision "$p" --chain "$c" >"$out" 2>&1; then
+            echo "ab_rows.sh: mnist_bench --chain $c --network $net --precision $p --activation $a failed: see $out" >&2
+            failures=$((failures + 1))
+            continue
+          fi
+          awk -v c="$c" -v r="$r" -v a="$a" '$1 ~ /^784-/ && $4 ~ /^(fp32|tf32|bf16|fp16)$/ {
+              print c "\t" r "\t" $1 "\t" $3 "\t" $4 "\t" $6 "\t" a }' \
+            "$out" >>"$results"
+        done
       done
     done
   done
 done
 echo
-echo "chain A/B of every row on $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1), ReLU; $rounds rounds alternated; baseline: $(echo "$chains" | cut -d' ' -f1)"
+echo "chain A/B of every row on $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1), $activations; $rounds rounds alternated; baseline: $(echo "$chains" | cut -d' ' -f1)"
 echo "ms/epoch: median over rounds (min-max); ratio: baseline / chain per round, median (min-max), > 1 faster"
 echo
 python3 - "$results" "$chains" <<'EOF'
@@ -74,15 +79,15 @@ from collections import defaultdict
 path, chains = sys.argv[1], sys.argv[2].split()
 ms = defaultdict(dict)  # (net, mode, prec) -> {(chain, round): ms}
 for line in open(path):
-    c, r, net, mode, prec, v = line.rstrip("\n").split("\t")
-    ms[(net, prec, mode)][(c, r)] = float(v)
+    c, r, net, mode, prec, v, act = line.rstrip("\n").split("\t")
+    ms[(net, prec, act, mode)][(c, r)] = float(v)
 def med(xs):
     xs = sorted(xs); n = len(xs)
     return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
 base = chains[0]
-head = "| network | prec | mode | " + " | ".join(chains) + " |"
+head = "| network | prec | act | mode | " + " | ".join(chains) + " |"
 print(head)
-print("|" + "---|" * (3 + len(chains)))
+print("|" + "---|" * (4 + len(chains)))
 for key in ms:
     cells = []
     for c in chains:
@@ -98,7 +103,7 @@ for key in ms:
                 word = "faster" if lo > 1 else "slower" if hi < 1 else "noise"
                 cell += " %.3fx (%.3f-%.3f) %s" % (med(ratios), lo, hi, word)
         cells.append(cell)
-    print("| %s | %s | %s | %s |" % (key[0], key[1], key[2], " | ".join(cells)))
+    print("| %s | %s |" % (" | ".join(key), " | ".join(cells)))
 EOF
 echo
 echo "$((SECONDS - started)) s; logs in $logs; failures: $failures"
