@@ -80,7 +80,6 @@ int bench_options_parse(bench_options *out, int argc, char **argv, char *err,
   out->precision = -1;
   out->activation = -1;
   out->autotune = (int)GPU_AUTOTUNE_EXACT;
-  out->chain = GPU_CHAIN_AUTO;
   const cli_flag flags[] = {
       {.name = "repeats",
        .kind = CLI_INT,

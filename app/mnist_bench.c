@@ -21,7 +21,6 @@
 #include "bench/bench_trace.h"
 #include "bench/bench_train.h"
 #include "gpu/gpu_precision.h"
-#include "layers/mlp_layout.h"
 #include "train/data_source.h"
 
 #ifndef MNIST_SOURCE_DIR
@@ -65,43 +64,23 @@ static int start_json(bench_json **json, const bench_run *run) {
   return 0;
 }
 
-/* Matmul GFLOP of one training step of network `n` (mlp_step_gflop);
- * its widths, "784-100-10", into name[0..size) when name is not NULL. */
-static double network_gflop(int n, char *name, size_t size) {
-  int count;
-  const bench_net *net = &bench_nets(&count)[n];
-  int widths[MLP_MAX_LAYERS + 1] = {784}, depth = net->hidden_count + 1;
-  for (int l = 0; l < net->hidden_count; l++)
-    widths[l + 1] = net->hidden[l];
-  widths[depth] = 10;
-  for (int l = 0, at = 0; name && l <= depth && at < (int)size; l++)
-    at += snprintf(name + at, size - (size_t)at, l ? "-%d" : "%d", widths[l]);
-  return mlp_step_gflop(widths, depth, net->batch);
-}
-
-/* (Re)creates contexts[p] for every usable precision p with `chain`
- * (resolved); destroys what was there first. Returns 0 or -1. */
+/* Creates contexts[p] for every usable precision p. Returns 0 or -1. */
 static int open_contexts(gpu_context **contexts, const int *usable,
-                         const bench_options *o, unsigned chain) {
+                         const bench_options *o) {
   for (int p = 0; p < GPU_PRECISION_COUNT; p++) {
-    gpu_context_destroy(contexts[p]);
-    contexts[p] = NULL;
     if (!usable[p]) continue;
     gpu_options options = gpu_options_defaults();
     options.device = o->device;
     options.precision = (gpu_precision)p;
     options.autotune = (gpu_autotune)o->autotune;
-    options.chain = chain;
+    options.chain = o->chain;
     if (gpu_context_create(&contexts[p], &options) != 0) return -1;
   }
   return 0;
 }
 
-/* The rows, the calls and the JSON, once the contexts exist (made with
- * the chain of the last network; --chain auto reopens them per network
- * when its chain differs). */
-static int measure(const bench_options *o, bench_run *run,
-                   gpu_context **contexts, const int *usable) {
+/* The rows, the calls and the JSON, once the contexts exist. */
+static int measure(const bench_options *o, bench_run *run) {
   double peaks[GPU_PRECISION_COUNT] = {0};
   run->peaks = peaks;
   if (measure_ceilings(run->contexts, &run->selection, peaks, &run->launch_us))
@@ -111,21 +90,10 @@ static int measure(const bench_options *o, bench_run *run,
   bench_row rows[BENCH_MAX_ROWS];
   int count = bench_rows_build(rows), net_count;
   bench_nets(&net_count);
-  for (int n = 0; n < net_count; n++) {
-    if (o->network != 0 && n != o->network - 1) continue;
-    char name[64];
-    double gflop = network_gflop(n, name, sizeof name);
-    unsigned chain = gpu_chain_resolve(o->chain, gflop);
-    if (chain != contexts[0]->options.chain &&
-        open_contexts(contexts, usable, o, chain) != 0)
+  for (int n = 0; n < net_count; n++)
+    if ((o->network == 0 || n == o->network - 1) &&
+        bench_train_network(run, n, rows, count) != 0)
       return -1;
-    if (o->chain == GPU_CHAIN_AUTO) {
-      char text[128];
-      gpu_chain_format(text, sizeof text, chain);
-      printf("%s: %.2f GFLOP per step, chain %s\n", name, gflop, text);
-    }
-    if (bench_train_network(run, n, rows, count) != 0) return -1;
-  }
   if (!o->skip_layers && bench_layers_run(run) != 0) return -1;
   return o->json_path ? bench_json_write(run->json, o->json_path) : 0;
 }
@@ -181,8 +149,7 @@ static int run_bench(const bench_options *o, const mnist_dataset *data) {
                    .selection = {.only_network = o->network,
                                  .precision = o->precision,
                                  .activation = o->activation}};
-  int status = 0, usable[GPU_PRECISION_COUNT] = {0}, net_count;
-  bench_nets(&net_count);
+  int status = 0, usable[GPU_PRECISION_COUNT] = {0};
   /* A context for FP32 (the ceilings and the launch cost use it) and for
    * each precision asked for that the GPU can run. */
   for (int p = 0; p < GPU_PRECISION_COUNT && status == 0; p++) {
@@ -205,12 +172,7 @@ static int run_bench(const bench_options *o, const mnist_dataset *data) {
     if (check > 0) printf("mnist_bench: note: %s\n", why);
     usable[p] = 1;
   }
-  /* --chain auto: the traced networks (784-100-10 and 784-1024-1024-10,
-   * batch 256) are small steps; --profile-step's include the large one, so
-   * none. measure() reopens the contexts per network. */
-  unsigned chain = gpu_chain_resolve(
-      o->chain, network_gflop(o->trace ? 0 : net_count - 1, NULL, 0));
-  if (status == 0) status = open_contexts(contexts, usable, o, chain);
+  if (status == 0) status = open_contexts(contexts, usable, o);
   int profiled = o->precision >= 0 ? o->precision
                  : o->trace        ? (int)GPU_PRECISION_BF16
                                    : 0;
@@ -226,7 +188,7 @@ static int run_bench(const bench_options *o, const mnist_dataset *data) {
     status = bench_trace_steps(data, contexts[profiled], activation, o->network,
                                o->pad_multiple);
   else if (status == 0)
-    status = measure(o, &run, contexts, usable);
+    status = measure(o, &run);
   if (status != 0) fprintf(stderr, "mnist_bench: failed (see above)\n");
   bench_json_destroy(run.json);
   for (int p = GPU_PRECISION_COUNT - 1; p >= 0; p--)

@@ -297,11 +297,6 @@ int main(int argc, char **argv) {
     fprintf(stderr, "mnist_train: %s\n", err);
     return EXIT_FAILURE;
   }
-  /* --chain auto: the schedule for this network's step size. */
-  options.gpu.chain = gpu_chain_resolve(options.gpu.chain,
-                                        mlp_step_gflop(options.config.widths,
-                                                       options.config.depth,
-                                                       options.config.batch));
   /* Evaluating a checkpoint that records its normalisation needs only the
    * test split. */
   int test_only = options.config.epochs == 0 && !options.check_data &&

@@ -13,7 +13,6 @@ void train_options_defaults(train_options *out) {
   out->config = trainer_config_defaults();
   out->steps = -1;
   out->gpu = gpu_options_defaults();
-  out->gpu.chain = GPU_CHAIN_AUTO;
 }
 
 /* "1024,1024" (or "none"): the hidden widths of `c`. */
@@ -78,16 +77,15 @@ void train_options_usage(FILE *out, const char *program) {
       "                     GEMM kernels that need 16-byte widths\n"
       "  --pad-to N         --pad-units to a multiple of N: 8, 16 or 32\n"
       "                     (784-104-16, 784-112-16, 784-128-32)\n"
-      "  --chain LIST       how the step's kernels are chained (the\n"
-      "                     numbers stay bit for bit the same): auto (all\n"
-      "                     for a step under %g GFLOP, else none), none,\n"
-      "                     all, or a comma-separated list of\n"
-      "                     side-partials (unfused bias-gradient sums\n"
+      "  --chain LIST       how the step's kernels are chained, for A/B\n"
+      "                     timing (the numbers stay bit for bit the\n"
+      "                     same): none, all, or a comma-separated list\n"
+      "                     of side-partials (unfused bias-gradient sums\n"
       "                     finished on the side lane), sgd-lane (first\n"
       "                     layer's weight gradient on SGD's lane),\n"
       "                     priorities (main lane first, graph node\n"
       "                     priorities), trigger (kernels let the next one\n"
-      "                     launch early) (default auto)\n"
+      "                     launch early) (default none)\n"
       "  --data-dir DIR     MNIST-format files (default $MNIST_DIR, else\n"
       "                     data/mnist)\n"
       "  --device N         CUDA device (default %d)\n"
@@ -120,8 +118,7 @@ void train_options_usage(FILE *out, const char *program) {
       program, c.epochs, c.batch, c.lr, c.cosine ? "cosine" : "constant",
       c.momentum, MLP_MAX_LAYERS - 1, MLP_MAX_WIDTH, hidden, c.seed,
       mlp_mode_name(c.mode), gpu_precision_name(g.precision),
-      (double)GPU_FP16_LOSS_SCALE, GPU_CHAIN_AUTO_GFLOP, g.device,
-      gpu_autotune_name(g.autotune));
+      (double)GPU_FP16_LOSS_SCALE, g.device, gpu_autotune_name(g.autotune));
 }
 
 int train_options_parse_chain(void *target, const char *value, char *err,

@@ -21,7 +21,7 @@ typedef struct bench_run {
   int repeats;                  /* timed epochs per row, 1..BENCH_MAX_REPEATS */
   bench_selection selection;
   int pad_multiple; /* the "+pad" rows' padding multiple (0: 8) */
-  unsigned chain;   /* --chain as asked (GPU_CHAIN_AUTO: per network) */
+  unsigned chain;   /* --chain (gpu_options.chain) */
   bench_json *json; /* NULL: no JSON */
 } bench_run;
 

@@ -68,11 +68,6 @@ static int context_init(gpu_context *ctx) {
 
 int gpu_context_create(gpu_context **out, const gpu_options *options) {
   *out = NULL;
-  if (options->chain & GPU_CHAIN_AUTO) {
-    fprintf(stderr, "gpu: expected a resolved chain (gpu_chain_resolve), "
-                    "found --chain auto\n");
-    return -1;
-  }
   gpu_context *ctx = calloc(1, sizeof *ctx);
   if (!ctx) {
     fprintf(stderr, "gpu: out of host memory creating the context\n");

@@ -71,14 +71,12 @@ static int chain_bit(const char *name, size_t length) {
 int gpu_chain_parse(unsigned *chain, const char *text, char *err,
                     size_t err_size) {
   static const char *const expected =
-      "auto, none, all, or a comma-separated list of side-partials, "
-      "sgd-lane, priorities, trigger";
+      "none, all, or a comma-separated list of side-partials, sgd-lane, "
+      "priorities, trigger";
   static const struct {
     const char *name;
     unsigned bits;
-  } words[] = {{"none", GPU_CHAIN_NONE},
-               {"all", GPU_CHAIN_ALL},
-               {"auto", GPU_CHAIN_AUTO}};
+  } words[] = {{"none", GPU_CHAIN_NONE}, {"all", GPU_CHAIN_ALL}};
   for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
     if (strcmp(text, words[i].name) == 0) {
       *chain = words[i].bits;
@@ -106,10 +104,6 @@ int gpu_chain_parse(unsigned *chain, const char *text, char *err,
 void gpu_chain_format(char *out, size_t size, unsigned chain) {
   if (size == 0) return;
   out[0] = '\0';
-  if (chain == GPU_CHAIN_AUTO) {
-    snprintf(out, size, "auto");
-    return;
-  }
   if ((chain & GPU_CHAIN_ALL) == 0) {
     snprintf(out, size, "none");
     return;
@@ -122,9 +116,4 @@ void gpu_chain_format(char *out, size_t size, unsigned chain) {
     if (wrote < 0 || (size_t)wrote >= size - used) return;
     used += (size_t)wrote;
   }
-}
-
-unsigned gpu_chain_resolve(unsigned chain, double step_gflop) {
-  if (chain != GPU_CHAIN_AUTO) return chain;
-  return step_gflop < GPU_CHAIN_AUTO_GFLOP ? GPU_CHAIN_ALL : GPU_CHAIN_NONE;
 }

@@ -66,11 +66,11 @@ typedef enum gpu_autotune {
  *   TRIGGER        the project's kernels call
  *                  cudaTriggerProgrammaticLaunchCompletion (gpu_launch.cuh)
  * Measured on the H200 (docs/performance.md, "The step's chain"): all four
- * shorten the small networks' steps (784-100-10 and 784-1024-1024-10,
- * batch 256: every row faster or within noise) and slow the large one
- * (784-4096-4096-10, batch 4096: auto 1 % slower), so the programs'
- * default, GPU_CHAIN_AUTO, takes all of them for a small step and none for
- * a large one (gpu_chain_resolve).
+ * together shorten most small-network rows (784-100-10 and
+ * 784-1024-1024-10 at batch 256: ReLU BF16 auto+pad 1.09x and 1.07x, the
+ * default run 1.12x) but slow others (784-1024-1024-10 FP16 auto 0.95x,
+ * FP32 GELU 0.93-0.98x; 784-4096-4096-10 BF16 auto 0.99x), so the default
+ * stays GPU_CHAIN_NONE: no row of the benchmark slower.
  */
 enum {
   GPU_CHAIN_NONE = 0,
@@ -78,42 +78,24 @@ enum {
   GPU_CHAIN_SGD_LANE = 1 << 1,
   GPU_CHAIN_PRIORITIES = 1 << 2,
   GPU_CHAIN_TRIGGER = 1 << 3,
-  GPU_CHAIN_ALL = (1 << 4) - 1,
-  /* --chain auto: not a schedule but a request, resolved by
-     gpu_chain_resolve before a context is created (gpu_context_create
-     refuses it) */
-  GPU_CHAIN_AUTO = 1u << 31
+  GPU_CHAIN_ALL = (1 << 4) - 1
 };
-
-/* The step size (matmul GFLOP per training step: 6 x batch x the weights)
- * below which --chain auto takes GPU_CHAIN_ALL. Between the measured
- * points: 784-1024-1024-10 at batch 256 (2.9 GFLOP, all faster) and
- * 784-4096-4096-10 at batch 4096 (493 GFLOP, all slower); see
- * docs/performance.md for where it sits between them. */
-#define GPU_CHAIN_AUTO_GFLOP 16.0
-
-/* `chain` itself, or for GPU_CHAIN_AUTO the chain for a step of
- * `step_gflop` (GPU_CHAIN_ALL below GPU_CHAIN_AUTO_GFLOP, else
- * GPU_CHAIN_NONE). */
-unsigned gpu_chain_resolve(unsigned chain, double step_gflop);
 
 typedef struct gpu_options {
   int device; /* CUDA device ordinal */
   gpu_precision precision;
   gpu_autotune autotune;
-  unsigned chain; /* GPU_CHAIN_* bits; default GPU_CHAIN_NONE (the
-                     programs' default is GPU_CHAIN_AUTO, resolved) */
+  unsigned chain; /* GPU_CHAIN_* bits; default GPU_CHAIN_NONE */
 } gpu_options;
 
-/* Parses a --chain value: "auto", "none", "all", or a comma-separated list
- * of "side-partials", "sgd-lane", "priorities", "trigger" (each at most
- * once).
+/* Parses a --chain value: "none", "all", or a comma-separated list of
+ * "side-partials", "sgd-lane", "priorities", "trigger" (each at most once).
  * Returns 0 with *chain set, or -1 with `err` naming what was found. */
 int gpu_chain_parse(unsigned *chain, const char *text, char *err,
                     size_t err_size);
 
-/* The --chain spelling of `chain` ("auto", "none", or the names joined
- * by commas, in the order above) into out[0..size). */
+/* The --chain spelling of `chain` ("none", or the names joined by
+ * commas, in the order above) into out[0..size). */
 void gpu_chain_format(char *out, size_t size, unsigned chain);
 
 /* Device 0, FP32, autotune exact, chain none. */

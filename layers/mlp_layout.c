@@ -54,10 +54,3 @@ void mlp_layout_copy_params(const mlp_layout *dst_layout, float *dst,
     }
   }
 }
-
-double mlp_step_gflop(const int *widths, int depth, int batch) {
-  double weights = 0.0;
-  for (int l = 0; l < depth; l++)
-    weights += (double)widths[l] * widths[l + 1];
-  return 6.0 * batch * weights / 1e9;
-}

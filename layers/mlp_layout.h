@@ -42,11 +42,6 @@ int mlp_layout_init(mlp_layout *out, const int *widths, int depth, char *err,
 void mlp_layout_copy_params(const mlp_layout *dst_layout, float *dst,
                             const mlp_layout *src_layout, const float *src);
 
-/* Matmul GFLOP of one training step of widths[0..depth] on `batch`
- * samples: 6 x batch x the weights (2 forward, 2 for the data gradient,
- * 2 for the weight gradient, per weight and sample). */
-double mlp_step_gflop(const int *widths, int depth, int batch);
-
 /* `floats` (elements) rounded up to a multiple of MLP_ALIGN_FLOATS (256
  * bytes in 16-bit, 512 in FP32): the
  * spacing of every tensor in the slabs and of every batch in a buffer. */

@@ -2,8 +2,10 @@
  * data: for each small network the table lists as many kernel nodes as
  * trainer_kernels_per_step counts, in order, each on a lane, with
  * 0 <= ready <= end (measured from the start event) and its duration;
- * the critical path is the main lane; the step times are positive. Skips
- * (77) without a GPU, or without MNIST (naming MNIST_DIR). */
+ * the critical path is the main lane; the step times are positive. And
+ * --alternatives: every row either timed with its kernels named (a call
+ * captured alone is a graph without edges) or refused with the reason.
+ * Skips (77) without a GPU, or without MNIST (naming MNIST_DIR). */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,6 +101,49 @@ START_TEST(trace_lists_every_kernel) {
 }
 END_TEST
 
+/* Every row of --alternatives: "call epilogue way m n k" then either
+ * "us ratio kernels" with us > 0 and at least one kernel named, or
+ * "refused: why"; the plain GEMM is timed in both shapes. */
+START_TEST(alternatives_time_every_call) {
+  char command[8192];
+  snprintf(command, sizeof command, "'%s' --alternatives --precision bf16",
+           MNIST_BENCH_PATH);
+  printf("+ %s\n", command);
+  fflush(stdout);
+  FILE *f = popen(command, "r");
+  ck_assert_ptr_nonnull(f);
+  char line[4096];
+  int timed = 0, refused = 0, plain = 0;
+  while (fgets(line, sizeof line, f)) {
+    fputs(line, stdout);
+    char call[16], epilogue[32], way[16];
+    int m, n, k, used = 0;
+    if (sscanf(line, "%15s %31s %15s %d %d %d %n", call, epilogue, way, &m, &n,
+               &k, &used) != 6 ||
+        used == 0)
+      continue;
+    const char *rest = line + used;
+    if (!strncmp(rest, "refused: ", 9)) {
+      refused++;
+      continue;
+    }
+    float us = 0;
+    ck_assert_msg(sscanf(rest, "%f", &us) == 1 && us > 0, "%s", line);
+    ck_assert_msg(strchr(rest, '_') || strstr(rest, "kernel"),
+                  "no kernel named: %s", line);
+    ck_assert_msg(!strstr(rest, "(name not available)"), "%s", line);
+    if (!strcmp(epilogue, "DEFAULT")) plain++;
+    timed++;
+  }
+  int status = pclose(f);
+  ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+                "mnist_bench --alternatives failed (status %d)", status);
+  ck_assert_int_ge(plain, 2);
+  ck_assert_int_ge(timed, 8);
+  printf("alternatives: %d rows timed, %d refused\n", timed, refused);
+}
+END_TEST
+
 int main(void) {
   test_require_gpu("bench_trace");
   char why[1024];
@@ -113,6 +158,7 @@ int main(void) {
   TCase *tc = tcase_create("bench_trace");
   tcase_set_timeout(tc, 600);
   tcase_add_test(tc, trace_lists_every_kernel);
+  tcase_add_test(tc, alternatives_time_every_call);
   suite_add_tcase(suite, tc);
   return test_run_suite(suite, 1);
 }

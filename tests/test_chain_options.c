@@ -9,7 +9,6 @@
 #include "app/train_options.h"
 #include "bench/bench_rows.h"
 #include "gpu/gpu_options.h"
-#include "layers/mlp_layout.h"
 #include "tests/test_util.h"
 
 typedef struct chain_case {
@@ -21,7 +20,6 @@ typedef struct chain_case {
 static const chain_case good[] = {
     {"none", GPU_CHAIN_NONE, "none"},
     {"all", GPU_CHAIN_ALL, "side-partials,sgd-lane,priorities,trigger"},
-    {"auto", GPU_CHAIN_AUTO, "auto"},
     {"side-partials", GPU_CHAIN_SIDE_PARTIALS, "side-partials"},
     {"sgd-lane", GPU_CHAIN_SGD_LANE, "sgd-lane"},
     {"priorities", GPU_CHAIN_PRIORITIES, "priorities"},
@@ -82,35 +80,12 @@ START_TEST(format_truncates_safely) {
 }
 END_TEST
 
-/* --chain auto: all four switches for the steps measured faster with
- * them (784-100-10 and 784-1024-1024-10 at batch 256), none for the one
- * measured slower (784-4096-4096-10 at batch 4096); a chain asked for by
- * name is kept whatever the step. */
-START_TEST(auto_chain_follows_the_step_size) {
-  const int seed_net[3] = {784, 100, 10}, mid[4] = {784, 1024, 1024, 10},
-            big[4] = {784, 4096, 4096, 10};
-  double seed_gflop = mlp_step_gflop(seed_net, 2, 256);
-  ck_assert_double_eq_tol(seed_gflop, 6.0 * 256 * (78400 + 1000) / 1e9, 1e-12);
-  ck_assert_uint_eq(gpu_chain_resolve(GPU_CHAIN_AUTO, seed_gflop),
-                    GPU_CHAIN_ALL);
-  ck_assert_uint_eq(
-      gpu_chain_resolve(GPU_CHAIN_AUTO, mlp_step_gflop(mid, 3, 256)),
-      GPU_CHAIN_ALL);
-  ck_assert_uint_eq(
-      gpu_chain_resolve(GPU_CHAIN_AUTO, mlp_step_gflop(big, 3, 4096)),
-      GPU_CHAIN_NONE);
-  ck_assert_uint_eq(gpu_chain_resolve(GPU_CHAIN_TRIGGER, 1e6),
-                    GPU_CHAIN_TRIGGER);
-  ck_assert_uint_eq(gpu_chain_resolve(GPU_CHAIN_NONE, 0.0), GPU_CHAIN_NONE);
-}
-END_TEST
-
 START_TEST(train_takes_chain_and_pad_to) {
   train_options o;
   char err[256] = "";
   char *none[] = {"mnist_train"};
   ck_assert_int_eq(train_options_parse(&o, 1, none, err, sizeof err), 0);
-  ck_assert_uint_eq(o.gpu.chain, GPU_CHAIN_AUTO); /* the default */
+  ck_assert_uint_eq(o.gpu.chain, GPU_CHAIN_NONE); /* the default */
   ck_assert_int_eq(o.config.pad_units, 0);
   char *argv[] = {"mnist_train", "--chain", "sgd-lane,trigger", "--pad-to",
                   "16"};
@@ -123,7 +98,7 @@ START_TEST(train_takes_chain_and_pad_to) {
   ck_assert_int_eq(train_options_parse(&o, 3, both, err, sizeof err), 0);
   ck_assert_int_eq(o.config.pad_multiple, 32);
   const char *bad[][3] = {
-      {"--chain", "fast", "--chain: expected auto, none, all, or"},
+      {"--chain", "fast", "--chain: expected none, all, or"},
       {"--chain", "", "--chain"},
       {"--pad-to", "12", "--pad-to: expected '8', '16' or '32'"},
       {"--pad-to", "64", "--pad-to"},
@@ -142,7 +117,7 @@ START_TEST(bench_takes_chain_network_pad_to) {
   char err[256] = "";
   char *none[] = {"mnist_bench"};
   ck_assert_int_eq(bench_options_parse(&o, 1, none, err, sizeof err), 0);
-  ck_assert_uint_eq(o.chain, GPU_CHAIN_AUTO);
+  ck_assert_uint_eq(o.chain, GPU_CHAIN_NONE);
   ck_assert_int_eq(o.network, 0);
   ck_assert_int_eq(o.pad_multiple, 0);
   char *argv[] = {"mnist_bench", "--chain",  "priorities", "--network",
@@ -235,7 +210,6 @@ int main(void) {
                       (int)(sizeof bad_chains / sizeof bad_chains[0]));
   tcase_add_test(tc, format_truncates_safely);
   tcase_add_test(tc, train_takes_chain_and_pad_to);
-  tcase_add_test(tc, auto_chain_follows_the_step_size);
   tcase_add_test(tc, bench_takes_chain_network_pad_to);
   tcase_add_test(tc, bench_refuses_combinations_that_do_nothing);
   tcase_add_test(tc, network_selects_rows);

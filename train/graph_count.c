@@ -26,8 +26,11 @@ static int table_fill(graph_table *g, cudaGraph_t graph, cudaGraphNode_t *from,
   size_t nodes = (size_t)g->count, edges = (size_t)g->edge_count;
   CUDA_CHECK(cudaGraphGetNodes(graph, g->node, &nodes));
   /* Edge data must be read too: cuBLASLt's sm90 kernels may be joined by
-   * programmatic-launch edges, and without it the query fails as lossy. */
-  CUDA_CHECK(cudaGraphGetEdges(graph, from, to, data, &edges));
+   * programmatic-launch edges, and without it the query fails as lossy.
+   * A graph without edges (one call captured alone) is not asked: the
+   * query refuses arrays for zero edges (cudaErrorInvalidValue, seen on
+   * the H200). */
+  if (edges > 0) CUDA_CHECK(cudaGraphGetEdges(graph, from, to, data, &edges));
   g->count = (int)nodes;
   g->edge_count = (int)edges;
   for (int i = 0; i < g->count; i++)
