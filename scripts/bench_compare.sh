@@ -10,7 +10,10 @@
 # per epoch with its range (min-max over the runs), and each speedup
 # (PyTorch graph / ours, taken within a run) as the median over the runs with
 # its range. The runs share one machine and one GPU; choose N so that they
-# fit the time you have (one run of every row takes minutes).
+# fit the time you have (one run of every row takes minutes), or give
+# --within SECONDS: run k + 1 starts only if the time so far plus the
+# longest run so far fits in SECONDS (at least one run always runs); the
+# table then covers the runs done, and says how many.
 # PyTorch is optional: without it (or without a GPU that PyTorch sees) only
 # mnist_bench's table is printed (with --runs N > 1: the table over the runs
 # of ours alone), with a line saying why.
@@ -26,11 +29,13 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 build="$here/build"
 runs=1
+within=0
 first=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) runs="${2-}"; shift; [ $# -gt 0 ] && shift ;;
     --runs=*) runs="${1#--runs=}"; shift ;;
+    --within) within="${2-}"; shift; [ $# -gt 0 ] && shift ;;
     --) shift; break ;;
     -*) break ;;
     *) [ "$first" = 1 ] || break; build="$1"; first=0; shift ;;
@@ -38,6 +43,10 @@ while [ $# -gt 0 ]; do
 done
 if ! [[ "$runs" =~ ^[1-9][0-9]*$ ]] || ((10#$runs > 100)); then
   echo "bench_compare.sh: --runs: expected a whole number of runs from 1 to 100, found '$runs'" >&2
+  exit 2
+fi
+if ! [[ "$within" =~ ^[0-9]+$ ]]; then
+  echo "bench_compare.sh: --within: expected whole seconds, found '$within'" >&2
   exit 2
 fi
 if [ -n "${BENCH_JSON_DIR:-}" ]; then
@@ -54,7 +63,15 @@ for ((i = 0; i < ${#args[@]}; i++)); do
 done
 missing=""
 ours=(); torch=()
+started=$SECONDS
+longest=0
 for ((k = 1; k <= runs; k++)); do
+  if ((k > 1 && within > 0 && SECONDS - started + longest > within)); then
+    echo "bench_compare.sh: stopped after $((k - 1)) of $runs runs: another (up to ${longest} s) would pass --within $within"
+    runs=$((k - 1))
+    break
+  fi
+  run_started=$SECONDS
   sfx=""
   if ((runs > 1)); then sfx="-$k"; echo "bench_compare.sh: run $k of $runs"; fi
   "$build/mnist_bench" --json "$out/ours$sfx.json" "$@"
@@ -69,11 +86,13 @@ for ((k = 1; k <= runs; k++)); do
       missing="PyTorch sees no CUDA GPU"
     fi
   fi
-  [ -z "$missing" ] || continue
-  # shellcheck disable=SC2086  # TORCH_BENCH_FLAGS is a list of words
-  python3 "$here/scripts/bench_pytorch.py" --json "$out/torch$sfx.json" \
-    ${torch_flags[@]+"${torch_flags[@]}"} ${TORCH_BENCH_FLAGS:-}
-  [ ! -f "$out/torch$sfx.json" ] || torch+=("$out/torch$sfx.json")
+  if [ -z "$missing" ]; then
+    # shellcheck disable=SC2086  # TORCH_BENCH_FLAGS is a list of words
+    python3 "$here/scripts/bench_pytorch.py" --json "$out/torch$sfx.json" \
+      ${torch_flags[@]+"${torch_flags[@]}"} ${TORCH_BENCH_FLAGS:-}
+    [ ! -f "$out/torch$sfx.json" ] || torch+=("$out/torch$sfx.json")
+  fi
+  ((SECONDS - run_started > longest)) && longest=$((SECONDS - run_started))
 done
 if [ -n "$missing" ]; then
   if ((runs == 1)); then

@@ -8,7 +8,8 @@
 # (and --repeats to PyTorch), and print each row's median and range over the
 # runs and each speedup as the median of the runs' speedups with its range;
 # --runs 1 prints the one-run table; --runs 0, x, 101 or none are refused
-# with exit 2 before anything runs. Needs python3 (exit 77 without it).
+# with exit 2 before anything runs; --within SECONDS stops starting runs
+# when the next would not fit (and says so), --within x is refused. Needs python3 (exit 77 without it).
 # shellcheck disable=SC2317 # functions called through check()
 set -u
 src="$1"
@@ -32,6 +33,7 @@ PY
 cat >"$work/build/mnist_bench" <<'SH2'
 #!/bin/sh
 k=$(($(cat "$WORK/count-ours" 2>/dev/null || echo 0) + 1)); echo "$k" >"$WORK/count-ours"
+[ -z "${SLEEP:-}" ] || sleep "$SLEEP"
 echo "ours: mnist_bench run $k: $*"
 fused=$(echo "10 12 11" | cut -d' ' -f"$k"); auto=$(echo "9 9.5 8" | cut -d' ' -f"$k")
 while [ $# -gt 0 ]; do
@@ -107,6 +109,21 @@ for bad in 0 x 101 -3 ""; do
 done
 run "$work/build" --runs
 check "--runs without a value: exit 2" test "$code" = 2
+
+# --within: runs of 2 s each (the stand-in sleeps) stop after the first
+# under --within 1, and all run under --within 600.
+SLEEP=2 run "$work/build" --runs 3 --within 1
+check "--within 1: exit 0" test "$code" = 0
+check "--within 1: one run only" test "$(cat "$work/count-ours")" = 1
+check "--within 1: says it stopped and why" \
+  has "bench_compare.sh: stopped after 1 of 3 runs: another (up to [0-9]* s) would pass --within 1"
+check "--within 1: the table of the run done" \
+  grep -Eq "^784-100-10 +256 fp32 +10.00 +9.00 +9.00 auto +90.00 +12.00 +1.33x\$" "$work/out"
+SLEEP=2 run "$work/build" --runs 2 --within 600
+check "--within 600: both runs" test "$(cat "$work/count-ours")" = 2
+run "$work/build" --runs 2 --within x
+check "--within x: exit 2, named" test "$code" = 2
+check "--within x: says what was expected" has "bench_compare.sh: --within: expected whole seconds, found 'x'"
 
 # The merge helper itself: a --torch list of another length is refused.
 (cd "$work" && python3 scripts/bench_runs.py --ours json/ours-1.json json/ours-2.json \
