@@ -113,7 +113,8 @@ static bench_training_record training_of(const cJSON *o) {
       .test_accuracy = num(o, "test_accuracy"),
       .repeats = (int)num(o, "repeats"),
       .pad_units = flag(o, "pad_units"),
-      .activation = str(o, "activation")};
+      .activation = str(o, "activation"),
+      .chain = cJSON_HasObjectItem(o, "chain") ? str(o, "chain") : NULL};
 }
 
 /* The writer's record of a "calls" entry of a parsed document. */
