@@ -112,7 +112,7 @@ static int check_precision(char *why, size_t size, const bench_options *o,
   lt_epilogue_set plain = LT_EPILOGUE_BIT(LT_EPILOGUE_DEFAULT), all = plain;
   for (int a = 0; asked && a < LT_ACTIVATION_COUNT; a++)
     if (o->activation < 0 || a == o->activation)
-      all |= lt_run_epilogues((lt_activation)a, 1);
+      all |= lt_run_epilogues((lt_activation)a, 1, LT_RUN_BOTH);
   int check = gpu_precision_check_device(why, size, o->device, p, all);
   if (check >= 0 || all == plain) return check;
   check = gpu_precision_check_device(why, size, o->device, p, plain);
@@ -121,9 +121,9 @@ static int check_precision(char *why, size_t size, const bench_options *o,
   for (int a = 0; a < LT_ACTIVATION_COUNT; a++) {
     if (o->activation >= 0 && a != o->activation) continue;
     char refusal[512];
-    if (gpu_precision_check_device(refusal, sizeof refusal, o->device, p,
-                                   lt_run_epilogues((lt_activation)a, 1)) >=
-        0) {
+    if (gpu_precision_check_device(
+            refusal, sizeof refusal, o->device, p,
+            lt_run_epilogues((lt_activation)a, 1, LT_RUN_BOTH)) >= 0) {
       runs = 1;
       continue;
     }

@@ -317,7 +317,8 @@ int main(int argc, char **argv) {
     fprintf(stderr, "mnist_predict: needs a CUDA GPU: %s\n", why);
   else if (gpu_precision_check_device(
                why, sizeof why, o.device, precision,
-               lt_run_epilogues(net_options.activation, 0)) < 0) {
+               lt_run_epilogues(net_options.activation, 0,
+                                mlp_mode_ways(o.mode))) < 0) {
     fprintf(stderr, "mnist_predict: %s\n", why);
     status = 2;
   } else {

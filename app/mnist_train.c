@@ -321,7 +321,8 @@ int main(int argc, char **argv) {
   } else if (gpu_precision_check_device(
                  why, sizeof why, options.gpu.device, options.gpu.precision,
                  lt_run_epilogues(options.config.activation,
-                                  options.config.epochs > 0)) < 0) {
+                                  options.config.epochs > 0,
+                                  mlp_mode_ways(options.config.mode))) < 0) {
     fprintf(stderr, "mnist_train: %s\n", why);
     status = EXIT_USAGE;
   } else if (options.config.epochs == 0) {

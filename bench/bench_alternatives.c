@@ -191,7 +191,14 @@ static int alt_print_row(gpu_context *ctx, const alt_buffers *b,
   const lt_shape *s = &call.shape;
   printf("%-9s %-12s %-8s %5d %5d %5d", kind_name(row->kind),
          lt_epilogue_name(row->epilogue), way_name(row->way), s->m, s->n, s->k);
+  ctx->last_error[0] = '\0';
   if (op(ctx, &call) != 0) {
+    /* A refusal names its rule in lt_last_error; anything else (a CUDA
+     * error) fails the run. */
+    if (!lt_last_error(ctx)[0] || cudaPeekAtLastError() != cudaSuccess) {
+      printf("  failed (see stderr)\n");
+      return -1;
+    }
     printf("  refused: %s\n", lt_last_error(ctx));
     CUDA_CHECK(cudaStreamSynchronize(ctx->stream));
     return 0;

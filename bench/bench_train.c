@@ -39,8 +39,8 @@ void bench_train_header(const bench_run *run) {
   printf("%d timed epochs per row after one warm-up epoch, rows interleaved "
          "round-robin; median (min-max); autotune %s; chain %s; +pad: "
          "widths padded to a multiple of %d.\n"
-         "auto: per call the faster of fused and unfused (--show-plans of "
-         "mnist_train lists the choices).\n\n",
+         "auto: per call the fastest of fused, unfused and (data gradients) "
+         "split (--show-plans of mnist_train lists the choices).\n\n",
          run->repeats, gpu_autotune_name(run->contexts[0]->options.autotune),
          chain, run->pad_multiple > 0 ? run->pad_multiple : 8);
   printf("kernels: per step / on its longest chain; floor: that chain x one "

@@ -20,11 +20,15 @@ enum {
   PROBE_SLICES = 5
 };
 
-lt_epilogue_set lt_run_epilogues(lt_activation activation, int training) {
+lt_epilogue_set lt_run_epilogues(lt_activation activation, int training,
+                                 lt_run_ways ways) {
   int gelu = activation == LT_ACTIVATION_GELU;
-  lt_epilogue_set set = LT_EPILOGUE_BIT(LT_EPILOGUE_BIAS) |
-                        LT_EPILOGUE_BIT(gelu ? LT_EPILOGUE_GELU_AUX_BIAS
-                                             : LT_EPILOGUE_RELU_AUX_BIAS);
+  lt_epilogue_set set = 0;
+  if (ways & LT_RUN_UNFUSED) set |= LT_EPILOGUE_BIT(LT_EPILOGUE_DEFAULT);
+  if (!(ways & LT_RUN_FUSED)) return set;
+  set |= LT_EPILOGUE_BIT(LT_EPILOGUE_BIAS) |
+         LT_EPILOGUE_BIT(gelu ? LT_EPILOGUE_GELU_AUX_BIAS
+                              : LT_EPILOGUE_RELU_AUX_BIAS);
   if (training)
     set |= LT_EPILOGUE_BIT(gelu ? LT_EPILOGUE_DGELU_BGRAD
                                 : LT_EPILOGUE_DRELU_BGRAD) |

@@ -20,14 +20,27 @@ extern "C" {
 typedef unsigned lt_epilogue_set;
 #define LT_EPILOGUE_BIT(e) (1u << (unsigned)(e))
 
-/* The epilogues a run with hidden layers of `activation` calls. Training
- * (training = 1): every call of its step (layers/linear.h): BIAS, the
- * activation's forward (RELU_AUX_BIAS or GELU_AUX_BIAS) and backward
- * (DRELU_BGRAD or DGELU_BGRAD), BGRADB and DEFAULT. Inference (training =
- * 0: mnist_predict, mnist_train --epochs 0): the forwards only, BIAS and
- * the activation's forward. Plain C, no GPU. No other epilogue is ever in
- * the set, so one added to lt_epilogue is probed only once a run asks. */
-lt_epilogue_set lt_run_epilogues(lt_activation activation, int training);
+/* Which ways a run makes its calls (--mode): fused (the epilogues), unfused
+ * (plain DEFAULT GEMMs and the project's kernels), or both (auto times
+ * both; mnist_bench runs both). */
+typedef enum lt_run_ways {
+  LT_RUN_FUSED = 1,
+  LT_RUN_UNFUSED = 2,
+  LT_RUN_BOTH = LT_RUN_FUSED | LT_RUN_UNFUSED
+} lt_run_ways;
+
+/* The epilogues a run with hidden layers of `activation` calls. Fused
+ * training (training = 1): every call of its step (layers/linear.h): BIAS,
+ * the activation's forward (RELU_AUX_BIAS or GELU_AUX_BIAS) and backward
+ * (DRELU_BGRAD or DGELU_BGRAD), BGRADB and DEFAULT; fused inference
+ * (training = 0: mnist_predict, mnist_train --epochs 0): the forwards only,
+ * BIAS and the activation's forward. Unfused, training or not: DEFAULT
+ * only. Both: the union. Plain C, no GPU. No other epilogue is ever in the
+ * set, so one added to lt_epilogue is probed only once a run asks (auto's
+ * split way is no such case: it is a candidate only where cuBLASLt plans
+ * it, lt_auto.h). */
+lt_epilogue_set lt_run_epilogues(lt_activation activation, int training,
+                                 lt_run_ways ways);
 
 /* The probe's call for `epilogue` in `type`, at m = n = k = 64, from the
  * lt_shape.h builders: 0, or -1 for an epilogue without a probe call (no

@@ -20,6 +20,8 @@ int lt_matmul_split_on(gpu_context *ctx, int lane, const lt_matmul_call *call) {
                      "the split way is for DRELU_BGRAD and DGELU_BGRAD, "
                      "found %s",
                      lt_epilogue_name(call->shape.epilogue));
+  /* Refused before the GEMM is enqueued, as the unfused twin is. */
+  if (lt_unfused_scratch_check(ctx, lane, call) != 0) return -1;
   lt_matmul_call gemm = lt_call_split(call);
   if (lt_matmul_on(ctx, lane, &gemm) != 0) return -1;
   /* D (m, n) already holds the masked / GELU'-scaled product: sum it as it

@@ -21,13 +21,31 @@ static int scratch_fits(gpu_context *ctx, const lt_shape *s, int rows,
                    (size_t)GPU_WORKSPACE_BYTES, need);
 }
 
+int lt_unfused_scratch_check(gpu_context *ctx, int lane,
+                             const lt_matmul_call *call) {
+  const lt_shape *s = &call->shape;
+  switch (s->epilogue) {
+  case LT_EPILOGUE_BGRADB: return scratch_fits(ctx, s, s->n, s->k);
+  case LT_EPILOGUE_BGRADA: return scratch_fits(ctx, s, s->m, s->k);
+  case LT_EPILOGUE_DRELU:
+  case LT_EPILOGUE_DGELU: return scratch_fits(ctx, s, s->m, s->n);
+  case LT_EPILOGUE_DRELU_BGRAD:
+  case LT_EPILOGUE_DGELU_BGRAD:
+    /* The caller's own partials buffer (side lane) or the workspace. */
+    return call->d_partials && lane == GPU_LANE_MAIN
+               ? 0
+               : scratch_fits(ctx, s, s->m, s->n);
+  default: return 0;
+  }
+}
+
 /* The same kernels and sums whichever lane adds the partials. */
 int lt_unfused_bias_grad(gpu_context *ctx, int lane, const lt_matmul_call *call,
                          lt_act_kernel act) {
   const lt_shape *s = &call->shape;
   cudaStream_t stream = gpu_lane_stream(ctx, lane);
+  if (lt_unfused_scratch_check(ctx, lane, call) != 0) return -1;
   if (!call->d_partials || lane != GPU_LANE_MAIN) {
-    if (scratch_fits(ctx, s, s->m, s->n) != 0) return -1;
     return lt_row_sums(s->type, call->d_bias_grad, call->d_d, s->ldd, act,
                        call->d_aux, s->aux_ld, s->m, s->n,
                        (float *)gpu_lane_workspace(ctx, lane), &ctx->early,
@@ -45,20 +63,16 @@ int lt_unfused_bias_grad(gpu_context *ctx, int lane, const lt_matmul_call *call,
 
 int lt_matmul_unfused_on(gpu_context *ctx, int lane,
                          const lt_matmul_call *call) {
-  if (lt_matmul_check(ctx, call) != 0) return -1;
+  /* Refused before anything is enqueued (inside a capture, a refusal
+   * after the GEMM would leave half a call). */
+  if (lt_matmul_check(ctx, call) != 0 ||
+      lt_unfused_scratch_check(ctx, lane, call) != 0)
+    return -1;
   lt_matmul_call plain = lt_call_plain(call);
   if (lt_matmul_on(ctx, lane, &plain) != 0) return -1;
   const lt_shape *s = &call->shape;
   cudaStream_t stream = gpu_lane_stream(ctx, lane);
   float *scratch = (float *)gpu_lane_workspace(ctx, lane);
-  /* The row sums of BGRADB (op(B) by columns), BGRADA (op(A)) and the
-   * DRELU / DGELU pass (D) keep their partials in the workspace. */
-  lt_epilogue e = s->epilogue;
-  if ((e == LT_EPILOGUE_BGRADB && scratch_fits(ctx, s, s->n, s->k) != 0) ||
-      (e == LT_EPILOGUE_BGRADA && scratch_fits(ctx, s, s->m, s->k) != 0) ||
-      ((e == LT_EPILOGUE_DRELU || e == LT_EPILOGUE_DGELU) &&
-       scratch_fits(ctx, s, s->m, s->n) != 0))
-    return -1;
   switch (s->epilogue) {
   case LT_EPILOGUE_BIAS:
     return lt_bias_act_forward(s->type, call->d_d, s->ldd, call->d_bias,

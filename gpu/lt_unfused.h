@@ -41,13 +41,20 @@ int lt_matmul_unfused_on(gpu_context *ctx, int lane,
 /* lt_matmul_unfused_on(ctx, GPU_LANE_MAIN, call). */
 int lt_matmul_unfused(gpu_context *ctx, const lt_matmul_call *call);
 
+/* 0 when the row sums the unfused twin (or the split way) of `call` on
+ * `lane` keeps in the lane's workspace fit it (or it keeps none), else -1
+ * (refused, naming both sizes): checked before anything is enqueued. */
+int lt_unfused_scratch_check(gpu_context *ctx, int lane,
+                             const lt_matmul_call *call);
+
 /* The bias-gradient step of a DRELU_BGRAD / DGELU_BGRAD call whose D (m,
  * n) holds the product: call->d_bias_grad[i] = sum_j D[i, j] after `act`
  * (RELU: the mask, GELU: times GELU', NONE: D as it is, the split way's
  * sum), in place on D. Partials added on the lane from its workspace, or
  * (call->d_partials on the main lane) from the caller's buffer on the side
- * lane, which waits for the row sums (ctx->side_fork). The caller has
- * checked that the scratch fits. Returns 0 or -1. */
+ * lane, which waits for the row sums (ctx->side_fork). Refuses (-1, with
+ * the reason in lt_last_error) when the row sums' scratch does not fit the
+ * lane's workspace. Returns 0 or -1. */
 int lt_unfused_bias_grad(gpu_context *ctx, int lane, const lt_matmul_call *call,
                          lt_act_kernel act);
 

@@ -1,6 +1,6 @@
 /* linear.h: one fully connected layer, forward and backward, fused
  * (cuBLASLt epilogues), unfused (plain matmul + one kernel per epilogue
- * step), or auto (the faster of the two per call, gpu/lt_auto.h). All modes
+ * step), or auto (the fastest way per call, gpu/lt_auto.h). All modes
  * compute the same numbers up to summation order. Each call's shape comes from
  * the builders in gpu/lt_shape.h, the same ones the oracle (oracle.h) uses.
  *

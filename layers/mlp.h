@@ -24,7 +24,7 @@
  * All work is enqueued on ctx->stream; inside mlp_backward the weight
  * gradients run on the side lane, overlapping the data gradients (joined
  * before it returns). Nothing waits for the host, except --mode auto's
- * first call of each shape, which times both ways (gpu/lt_auto.h).
+ * first call of each shape, which times each way (gpu/lt_auto.h).
  */
 #ifndef MNIST_EPILOGS_MLP_H
 #define MNIST_EPILOGS_MLP_H

@@ -250,19 +250,29 @@ END_TEST
 typedef struct set_case {
   lt_activation activation;
   int training;
+  lt_run_ways ways;
   lt_epilogue_set expected;
 } set_case;
 
 static const set_case set_cases[] = {
-    {LT_ACTIVATION_RELU, 1,
+    {LT_ACTIVATION_RELU, 1, LT_RUN_FUSED,
      BIT(BIAS) | BIT(RELU_AUX_BIAS) | BIT(DRELU_BGRAD) | BIT(BGRADB) |
          BIT(DEFAULT)},
-    {LT_ACTIVATION_GELU, 1,
+    {LT_ACTIVATION_GELU, 1, LT_RUN_FUSED,
      BIT(BIAS) | BIT(GELU_AUX_BIAS) | BIT(DGELU_BGRAD) | BIT(BGRADB) |
          BIT(DEFAULT)},
     /* mnist_predict, mnist_train --epochs 0: no backward call is made */
-    {LT_ACTIVATION_RELU, 0, BIT(BIAS) | BIT(RELU_AUX_BIAS)},
-    {LT_ACTIVATION_GELU, 0, BIT(BIAS) | BIT(GELU_AUX_BIAS)},
+    {LT_ACTIVATION_RELU, 0, LT_RUN_FUSED, BIT(BIAS) | BIT(RELU_AUX_BIAS)},
+    {LT_ACTIVATION_GELU, 0, LT_RUN_FUSED, BIT(BIAS) | BIT(GELU_AUX_BIAS)},
+    /* unfused: every call is a plain GEMM and the project's kernels */
+    {LT_ACTIVATION_RELU, 1, LT_RUN_UNFUSED, BIT(DEFAULT)},
+    {LT_ACTIVATION_GELU, 0, LT_RUN_UNFUSED, BIT(DEFAULT)},
+    /* auto times both ways: inference adds DEFAULT to the forwards */
+    {LT_ACTIVATION_RELU, 0, LT_RUN_BOTH,
+     BIT(BIAS) | BIT(RELU_AUX_BIAS) | BIT(DEFAULT)},
+    {LT_ACTIVATION_GELU, 1, LT_RUN_BOTH,
+     BIT(BIAS) | BIT(GELU_AUX_BIAS) | BIT(DGELU_BGRAD) | BIT(BGRADB) |
+         BIT(DEFAULT)},
 };
 
 /* The epilogues of one step's calls as layers/linear.c builds them: the
@@ -286,11 +296,14 @@ static lt_epilogue_set step_epilogues(lt_activation activation, int training) {
 
 START_TEST(run_probes_only_its_calls) {
   const set_case *c = &set_cases[_i];
-  lt_epilogue_set set = lt_run_epilogues(c->activation, c->training);
-  ck_assert_msg(set == c->expected, "%s training %d: 0x%x, expected 0x%x",
-                lt_activation_name(c->activation), c->training, set,
-                c->expected);
-  ck_assert_uint_eq(set, step_epilogues(c->activation, c->training));
+  lt_epilogue_set set = lt_run_epilogues(c->activation, c->training, c->ways);
+  ck_assert_msg(set == c->expected,
+                "%s training %d ways %d: 0x%x, expected 0x%x",
+                lt_activation_name(c->activation), c->training, (int)c->ways,
+                set, c->expected);
+  /* fused: exactly the epilogues of one step's calls */
+  if (c->ways == LT_RUN_FUSED)
+    ck_assert_uint_eq(set, step_epilogues(c->activation, c->training));
   /* nothing outside lt_epilogue (an epilogue added later is not in any
    * set until a run calls it and this table says so) */
   ck_assert_uint_eq(set & ~(LT_EPILOGUE_BIT(LT_EPILOGUE_COUNT) - 1u), 0);

@@ -13,6 +13,7 @@
 #include "gpu/lt_auto.h"
 #include "gpu/lt_matmul.h"
 #include "gpu/lt_split.h"
+#include "gpu/lt_unfused_kernels.h"
 #include "tests/test_call_check.h"
 #include "tests/test_gpu.h"
 #include "tests/test_types.h"
@@ -148,9 +149,11 @@ START_TEST(auto_decides_once_per_plan) {
 END_TEST
 
 /* One DRELU_BGRAD (act 0) or DGELU_BGRAD (act 1) call on random FP32 data
- * (in 129, out 64, batch 96), run by `run` (0: fused, 1: split, 2: auto)
- * on `ctx`, its D and bias gradient held to the oracle under
- * test_call_check's bound (D exactly 0 where the mask is 0). */
+ * (in 129, out 64, batch 96), run by `run` (0: fused, 1: split, 2: auto,
+ * 3: split with the caller's partials buffer, the bias gradient finished
+ * on the side lane as under GPU_CHAIN_SIDE_PARTIALS) on `ctx`, its D and
+ * bias gradient held to the oracle under test_call_check's bound (D exactly
+ * 0 where the mask is 0). */
 static void check_backward_way(gpu_context *ctx, int act, int run) {
   enum { IN = 129, OUT = 64, N = 96 };
   lt_shape s = lt_shape_activation(lt_shape_backward_data(IN, OUT, N),
@@ -173,16 +176,22 @@ static void check_backward_way(gpu_context *ctx, int act, int run) {
   float *d_d = test_upload(NULL, d_count * sizeof(float));
   float *d_db = test_upload(NULL, IN * sizeof(float));
   test_fill_device(d_db, 0xFF, IN * sizeof(float)); /* NaN: overwritten */
+  float *d_partials =
+      run == 3 ? test_upload(NULL, lt_row_sums_scratch_bound(IN, N)) : NULL;
   lt_matmul_call call = {.shape = s,
                          .d_a = d_in,
                          .d_b = d_in + a_count,
                          .d_d = d_d,
                          .d_bias_grad = d_db,
-                         .d_aux = d_aux};
+                         .d_aux = d_aux,
+                         .d_partials = d_partials};
   int status = run == 0   ? lt_matmul(ctx, &call)
                : run == 1 ? lt_matmul_split(ctx, &call)
-                          : lt_matmul_auto_on(ctx, GPU_LANE_MAIN, &call);
+               : run == 2 ? lt_matmul_auto_on(ctx, GPU_LANE_MAIN, &call)
+                          : lt_matmul_split_on(ctx, GPU_LANE_MAIN, &call);
   ck_assert_msg(status == 0, "%s", lt_last_error(ctx));
+  /* The side lane's partials are joined by nothing here: wait for both. */
+  ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
   double *d = test_download_as(LT_DTYPE_F32, d_d, d_count);
   double *db = test_download_as(LT_DTYPE_F32, d_db, IN);
   char label[64];
@@ -197,6 +206,7 @@ static void check_backward_way(gpu_context *ctx, int act, int run) {
                         .gelu_in = act ? x + a_count + b_count : NULL};
   test_check_call(&r, label);
   if (!act) test_free(d_aux);
+  test_free(d_partials);
   test_free(d_in);
   test_free(d_d);
   test_free(d_db);
@@ -207,10 +217,12 @@ static void check_backward_way(gpu_context *ctx, int act, int run) {
 }
 
 /* The split way computes what the fused call computes (both held to the
- * oracle under the same bound), on its own and through --mode auto. */
+ * oracle under the same bound), on its own, with its bias gradient
+ * finished on the side lane, and through --mode auto. */
 START_TEST(split_way_matches_the_fused_call) {
   check_backward_way(ctx_off, _i, 0);
   check_backward_way(ctx_off, _i, 1);
+  check_backward_way(ctx_off, _i, 3);
 }
 END_TEST
 

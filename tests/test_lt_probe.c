@@ -37,7 +37,8 @@ START_TEST(every_precision_passes_on_this_gpu) {
   for (int p = 0; p < GPU_PRECISION_COUNT; p++)
     for (int a = 0; a < LT_ACTIVATION_COUNT; a++)
       for (int training = 1; training >= 0; training--) {
-        lt_epilogue_set set = lt_run_epilogues((lt_activation)a, training);
+        lt_epilogue_set set =
+            lt_run_epilogues((lt_activation)a, training, LT_RUN_BOTH);
         char msg[1024] = "x";
         double start = seconds_now();
         int probe = lt_probe_precision(msg, sizeof msg, 0, prop.name,
