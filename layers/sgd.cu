@@ -48,7 +48,7 @@ template <typename T> struct __align__(4 * sizeof(T)) sgd_pack4 {
 /* Four elements per thread, one 16-byte load of each FP32 slab (the slab
  * is padded to a multiple of 128 elements and 256-byte aligned). Measured
  * on the H200 in the 784-4096-4096-10 BF16 step (ncu, docs/performance.md):
- * 95 us for 19.9 M parameters (400 MB, 4.2 TB/s); eight elements per
+ * 95 us for 20.04 M parameters (400 MB, 4.2 TB/s); eight elements per
  * thread took 117 us. */
 template <typename T>
 __global__ void
