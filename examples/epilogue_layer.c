@@ -13,12 +13,11 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-
 enum { I = 36, H = 52, O = 12, N = 33 }; /* inputs, hidden, outputs, batch */
 static const int64_t AUX_LD = (H + 127) / 128 * 128; /* mask (bits, N) */
 static const size_t WS = 32 << 20; /* workspace bytes, preference and matmul */
-#define TOL 1e-4 /* FP32 k-term sums err <= k 2^-24 sum|terms| <= 3.6e-5 */
-
+/* FP32 k-term sums err <= k 2^-24 sum|terms|: on this data <= 3.6e-5 (db1) */
+#define TOL 1e-4 /* 2.8x that; on this data only, not a worst-case bound */
 /* CHECK(call): a CUDA or cuBLASLt status != 0 prints where, what and why. */
 static void ok(int status, const char *call, int line, int cuda) {
   if (status == 0) return;
@@ -28,7 +27,6 @@ static void ok(int status, const char *call, int line, int cuda) {
 }
 #define CHECK(call)                                                            \
   ok(call, #call, __LINE__, _Generic((call), cudaError_t : 1, default : 0))
-
 /* D (m, n) = op(A) (m, k) op(B) (k, n), then epilogue ep; dense (ld = rows);
  * bias: read [m], or the gradient written ([m]; BGRADB: [n]). Then, for the
  * check, c (m, n) = the same product on the CPU in double (+ bias if read). */
@@ -36,7 +34,8 @@ static void matmul(cublasLtHandle_t lt, void *ws, cublasLtEpilogue_t ep,
                    cublasOperation_t ta, cublasOperation_t tb, int m, int n,
                    int k, const float *a, const float *b, float *d, float *bias,
                    void *aux, double *c) {
-  int ar = ta == CUBLAS_OP_T ? k : m, br = tb == CUBLAS_OP_T ? n : k, found = 0;
+  int ar = ta == CUBLAS_OP_T ? k : m, ac = ta == CUBLAS_OP_T ? m : k; /* A */
+  int br = tb == CUBLAS_OP_T ? n : k, bc = tb == CUBLAS_OP_T ? k : n, found = 0;
   const float one = 1.0f, zero = 0.0f;
   cublasLtMatmulDesc_t desc = NULL;
   cublasLtMatrixLayout_t la = NULL, lb = NULL, ld = NULL;
@@ -52,14 +51,16 @@ static void matmul(cublasLtHandle_t lt, void *ws, cublasLtEpilogue_t ep,
   SET(BIAS_POINTER, bias); /* before the heuristic: it reads the alignment */
   SET(EPILOGUE_AUX_POINTER, aux); /* a bit-mask: no AUX_DATA_TYPE for ReLU */
   SET(EPILOGUE_AUX_LD, AUX_LD);
-  CHECK(cublasLtMatrixLayoutCreate(&la, CUDA_R_32F, ar, m * k / ar, ar));
-  CHECK(cublasLtMatrixLayoutCreate(&lb, CUDA_R_32F, br, k * n / br, br));
+  CHECK(cublasLtMatrixLayoutCreate(&la, CUDA_R_32F, ar, ac, ar));
+  CHECK(cublasLtMatrixLayoutCreate(&lb, CUDA_R_32F, br, bc, br));
   CHECK(cublasLtMatrixLayoutCreate(&ld, CUDA_R_32F, m, n, m));
   CHECK(cublasLtMatmulPreferenceCreate(&pref));
   CHECK(cublasLtMatmulPreferenceSetAttribute(
       pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &WS, sizeof WS));
   CHECK(cublasLtMatmulAlgoGetHeuristic(lt, desc, la, lb, ld, ld, pref, 1, &best,
                                        &found));
+  if (found != 1) /* status SUCCESS, yet no algorithm: say which, then stop */
+    fprintf(stderr, "epilogue %d: expected 1 algorithm, found %d\n", ep, found);
   CHECK(found == 1 ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_NOT_SUPPORTED);
   CHECK(cublasLtMatmul(lt, desc, &one, a, la, b, lb, &zero, d, ld, d, ld,
                        &best.algo, ws, WS, 0));
@@ -77,7 +78,6 @@ static void matmul(cublasLtHandle_t lt, void *ws, cublasLtEpilogue_t ep,
                         b[tb == CUBLAS_OP_T ? j + p * n : p + j * k];
     }
 }
-
 /* Prints PASS if every |gpu - cpu| / (1 + |cpu|) <= TOL, else FAIL (1). */
 static int check(const char *name, const float *gpu, const double *cpu, int n) {
   double worst = 0.0;
@@ -88,7 +88,9 @@ static int check(const char *name, const float *gpu, const double *cpu, int n) {
   printf("%s %-6s max err %.1e\n", worst <= TOL ? "PASS" : "FAIL", name, worst);
   return !(worst <= TOL);
 }
-
+static int mask_bit(const unsigned char *mask, int i, int j) {
+  return (mask[j * (AUX_LD / 8) + i / 8] >> (i % 8)) & 1;
+}
 /* count floats, uniform in [-0.5, 0.5], in managed memory (CPU and GPU). */
 static void *alloc(int count) {
   float *p = NULL;
@@ -107,7 +109,8 @@ int main(void) {
   float *lg = alloc(O * N), *dw2t = alloc(H * O), *db2 = alloc(O);
   float *dz1 = alloc(H * N), *db1 = alloc(H), *dw1t = alloc(I * H);
   unsigned char *mask = alloc(AUX_LD / 32 * N);        /* AUX_LD / 8 N bytes */
-  double c[I * H], db1_cpu[H] = {0}, db2_cpu[O] = {0}; /* I H: the largest */
+  double c[I * H], db1_cpu[H] = {0}, db2_cpu[O] = {0}; /* c: every output */
+  _Static_assert(I * H >= H * N && I * H >= O * N && I * H >= H * O, "grow c");
   cublasLtHandle_t lt = NULL;
   void *ws = NULL;
   CHECK(cudaMalloc(&ws, WS));
@@ -115,9 +118,8 @@ int main(void) {
   /* Y1 (H, N) = ReLU(Z1), Z1 = W1 (H, I) X (I, N) + b1; mask bit = Z1 >= 0 */
   matmul(lt, ws, CUBLASLT_EPILOGUE_RELU_AUX_BIAS, CUBLAS_OP_T, CUBLAS_OP_N, H,
          N, I, w1t, x, y1, b1, mask, c);
-  for (int e = 0; e < H * N; e++) {
-    int bit = mask[e / H * AUX_LD / 8 + e % H / 8] >> e % H % 8 & 1;
-    flips += fabs(c[e]) > TOL && bit != (c[e] >= 0); /* near 0: either bit */
+  for (int e = 0; e < H * N; e++) { /* (i, j) = (e % H, e / H); near 0: any */
+    flips += fabs(c[e]) > TOL && mask_bit(mask, e % H, e / H) != (c[e] >= 0);
     c[e] = c[e] >= 0 ? c[e] : 0.0;
   }
   fail += check("Y1", y1, c, H * N) + (flips != 0);
@@ -135,10 +137,8 @@ int main(void) {
   /* dZ1 (H, N) = W2^T (H, O) dZ2 (O, N), masked; db1 (H) = dZ1's row sums */
   matmul(lt, ws, CUBLASLT_EPILOGUE_DRELU_BGRAD, CUBLAS_OP_N, CUBLAS_OP_N, H, N,
          O, w2t, dz2, dz1, db1, mask, c);
-  for (int e = 0; e < H * N; e++) {
-    c[e] *= mask[e / H * AUX_LD / 8 + e % H / 8] >> e % H % 8 & 1;
-    db1_cpu[e % H] += c[e];
-  }
+  for (int e = 0; e < H * N; e++) /* masked dZ1, and its row sums */
+    db1_cpu[e % H] += (c[e] *= mask_bit(mask, e % H, e / H));
   fail += check("dZ1", dz1, c, H * N) + check("db1", db1, db1_cpu, H);
   /* dW1t (I, H) = X (I, N) dZ1^T (N, H) */
   matmul(lt, ws, CUBLASLT_EPILOGUE_DEFAULT, CUBLAS_OP_N, CUBLAS_OP_T, I, H, N,
