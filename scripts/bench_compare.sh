@@ -49,6 +49,9 @@ if ! [[ "$within" =~ ^[0-9]+$ ]]; then
   echo "bench_compare.sh: --within: expected whole seconds, found '$within'" >&2
   exit 2
 fi
+# Base 10 from here on: in (( )) "08" is a bad octal number, an error that
+# makes the test false and the limit silently ignored.
+within=$((10#$within))
 if [ -n "${BENCH_JSON_DIR:-}" ]; then
   out="$BENCH_JSON_DIR"; mkdir -p "$out"
 else
@@ -92,7 +95,7 @@ for ((k = 1; k <= runs; k++)); do
       ${torch_flags[@]+"${torch_flags[@]}"} ${TORCH_BENCH_FLAGS:-}
     [ ! -f "$out/torch$sfx.json" ] || torch+=("$out/torch$sfx.json")
   fi
-  ((SECONDS - run_started > longest)) && longest=$((SECONDS - run_started))
+  if ((SECONDS - run_started > longest)); then longest=$((SECONDS - run_started)); fi
 done
 if [ -n "$missing" ]; then
   if ((runs == 1)); then

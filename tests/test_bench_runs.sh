@@ -9,7 +9,8 @@
 # runs and each speedup as the median of the runs' speedups with its range;
 # --runs 1 prints the one-run table; --runs 0, x, 101 or none are refused
 # with exit 2 before anything runs; --within SECONDS stops starting runs
-# when the next would not fit (and says so), --within x is refused. Needs python3 (exit 77 without it).
+# when the next would not fit (and says so), --within 08 is 8, --within x is
+# refused. Needs python3 (exit 77 without it).
 # shellcheck disable=SC2317 # functions called through check()
 set -u
 src="$1"
@@ -121,6 +122,13 @@ check "--within 1: the table of the run done" \
   grep -Eq "^784-100-10 +256 fp32 +10.00 +9.00 +9.00 auto +90.00 +12.00 +1.33x\$" "$work/out"
 SLEEP=2 run "$work/build" --runs 2 --within 600
 check "--within 600: both runs" test "$(cat "$work/count-ours")" = 2
+# --within 08 is 8 (base 10, not a bad octal number that drops the limit):
+# runs of 3 s stop before the third (at least 6 s done + 3 s > 8).
+SLEEP=3 run "$work/build" --runs 3 --within 08
+check "--within 08: exit 0" test "$code" = 0
+check "--within 08: read as 8, so no third run" test "$(cat "$work/count-ours")" -lt 3
+check "--within 08: says it stopped, with 8" \
+  has "bench_compare.sh: stopped after [12] of 3 runs: another (up to [0-9]* s) would pass --within 8\$"
 run "$work/build" --runs 2 --within x
 check "--within x: exit 2, named" test "$code" = 2
 check "--within x: says what was expected" has "bench_compare.sh: --within: expected whole seconds, found 'x'"

@@ -5,8 +5,9 @@
  * missing folder, a full disk, a folder in the way leave the target as it
  * was and no temporary behind); and the safetensors reader takes what the
  * format allows (tensors listed out of order, zero-size tensors, unpadded
- * headers). Malformed files: test_checkpoint_bad.c; random damage:
- * test_checkpoint_fuzz.c. */
+ * headers). The optional metadata and the description mnist_predict prints:
+ * test_checkpoint_meta.c; malformed files: test_checkpoint_bad.c; random
+ * damage: test_checkpoint_fuzz.c. */
 #include <check.h>
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -21,6 +22,7 @@
 #include "checkpoint/mlp_checkpoint.h"
 #include "checkpoint/safetensors.h"
 #include "gpu/lt_shape.h"
+#include "tests/test_checkpoint_util.h"
 #include "tests/test_util.h"
 
 static char dir[4096];
@@ -33,50 +35,6 @@ static void teardown(void) {
   test_remove_dir(dir);
 }
 
-/* A calloc'd slab for `widths` (its layout in *layout): random real
- * parameters, zero padding. */
-static float *random_slab(mlp_layout *layout, const int *widths, int depth,
-                          test_rng *rng) {
-  char why[256];
-  ck_assert_msg(mlp_layout_init(layout, widths, depth, why, sizeof why) == 0,
-                "%s", why);
-  float *slab = calloc(layout->slab_floats, sizeof *slab);
-  ck_assert_ptr_nonnull(slab);
-  for (int l = 0; l < depth; l++) {
-    int in = widths[l], out = widths[l + 1];
-    for (int o = 0; o < out; o++) {
-      for (int i = 0; i < in; i++)
-        slab[layout->w_offset[l] + (size_t)o * lt_ld(in) + i] =
-            (float)test_rng_uniform(rng, -1, 1);
-      slab[layout->b_offset[l] + o] = (float)test_rng_uniform(rng, -1, 1);
-    }
-  }
-  return slab;
-}
-
-static void full_meta(mlp_checkpoint_meta *meta) {
-  mlp_checkpoint_meta_init(meta);
-  snprintf(meta->activation, sizeof meta->activation, "gelu");
-  snprintf(meta->precision, sizeof meta->precision, "bf16");
-  snprintf(meta->version, sizeof meta->version, "test \"quoted\" 1.0");
-  meta->epochs = 5;
-  meta->batch = 128;
-  meta->seed = 18446744073709551615ull;
-  meta->has_seed = 1;
-  meta->test_accuracy = 98.32;
-  /* The run's settings scripts/replay_step_pytorch.py reads. */
-  snprintf(meta->lr, sizeof meta->lr, "0.0500000007");
-  snprintf(meta->momentum, sizeof meta->momentum, "0.899999976");
-  snprintf(meta->schedule, sizeof meta->schedule, "cosine");
-  snprintf(meta->order, sizeof meta->order, "file");
-  snprintf(meta->steps, sizeof meta->steps, "3");
-  snprintf(meta->pixel_scale, sizeof meta->pixel_scale, "0.0127407");
-  snprintf(meta->pixel_shift, sizeof meta->pixel_shift, "-0.424212");
-  /* How the run computed (read back, printed by mnist_predict). */
-  snprintf(meta->mode, sizeof meta->mode, "auto");
-  snprintf(meta->pad_to, sizeof meta->pad_to, "16");
-}
-
 /* Entries in `folder` whose names hold ".partial-": temporaries left. */
 static int count_partials(const char *folder) {
   DIR *d = opendir(folder);
@@ -87,28 +45,6 @@ static int count_partials(const char *folder) {
     count += strstr(entry->d_name, ".partial-") != NULL;
   closedir(d);
   return count;
-}
-
-/* random_slab of a 7-5-3 network, from the suite's seed. */
-static float *small_slab(mlp_layout *layout) {
-  test_rng rng;
-  test_rng_init(&rng, seed);
-  const int widths[3] = {7, 5, 3};
-  return random_slab(layout, widths, 2, &rng);
-}
-
-/* Saves `slab` with `meta` (NULL: none) to `path`, then loads it into
- * *loaded taking the file's widths. */
-static void save_and_load(mlp_checkpoint *loaded, const char *path,
-                          const mlp_layout *layout, const float *slab,
-                          const mlp_checkpoint_meta *meta) {
-  char err[1024];
-  ck_assert_msg(
-      mlp_checkpoint_save(path, layout, slab, meta, err, sizeof err) == 0, "%s",
-      err);
-  ck_assert_msg(mlp_checkpoint_load(path, NULL, 0, loaded, err, sizeof err) ==
-                    0,
-                "%s", err);
 }
 
 typedef struct layout_case {
@@ -127,9 +63,9 @@ START_TEST(round_trip_is_exact) {
   test_rng rng;
   test_rng_init(&rng, seed + (uint64_t)_i);
   mlp_layout layout;
-  float *slab = random_slab(&layout, c->widths, c->depth, &rng);
+  float *slab = test_checkpoint_random_slab(&layout, c->widths, c->depth, &rng);
   mlp_checkpoint_meta meta;
-  full_meta(&meta);
+  test_checkpoint_full_meta(&meta);
   char path[4200], err[1024];
   snprintf(path, sizeof path, "%s/model.safetensors", dir);
   ck_assert_msg(
@@ -178,11 +114,11 @@ END_TEST
 
 START_TEST(no_metadata_reads_as_unknown) {
   mlp_layout layout;
-  float *slab = small_slab(&layout);
+  float *slab = test_checkpoint_small_slab(&layout, seed);
   char path[4200], err[1024];
   snprintf(path, sizeof path, "%s/bare.safetensors", dir);
   mlp_checkpoint loaded;
-  save_and_load(&loaded, path, &layout, slab, NULL);
+  test_checkpoint_save_and_load(&loaded, path, &layout, slab, NULL);
   ck_assert_str_eq(loaded.meta.widths, "7-5-3");
   ck_assert_str_eq(loaded.meta.activation, "");
   ck_assert_str_eq(loaded.meta.mode, "");
@@ -206,36 +142,6 @@ START_TEST(no_metadata_reads_as_unknown) {
   free(slab);
 }
 END_TEST
-
-/* Reads the whole file at `path` into a malloc'd buffer. */
-static uint8_t *read_all(const char *path, size_t *size) {
-  FILE *f = fopen(path, "rb");
-  ck_assert_ptr_nonnull(f);
-  fseek(f, 0, SEEK_END);
-  *size = (size_t)ftell(f);
-  rewind(f);
-  uint8_t *bytes = malloc(*size + 1);
-  ck_assert_ptr_nonnull(bytes);
-  ck_assert_uint_eq(fread(bytes, 1, *size, f), *size);
-  fclose(f);
-  return bytes;
-}
-
-/* The JSON header of the safetensors file at `path` (length *n: a
- * multiple of 8, within the file); *bytes the whole file. The caller
- * frees both. */
-static cJSON *read_header(const char *path, uint8_t **bytes, uint64_t *n) {
-  size_t size;
-  *bytes = read_all(path, &size);
-  *n = 0;
-  for (int b = 7; b >= 0; b--)
-    *n = *n << 8 | (*bytes)[b];
-  ck_assert_uint_eq(*n % 8, 0);
-  ck_assert_uint_le(8 + *n, size);
-  cJSON *root = cJSON_ParseWithLength((const char *)*bytes + 8, (size_t)*n);
-  ck_assert_ptr_nonnull(root);
-  return root;
-}
 
 /* The little-endian float at `p`. */
 static float float_at(const uint8_t *p) {
@@ -264,7 +170,7 @@ START_TEST(file_is_a_pytorch_state_dict) {
       "%s", err);
   uint8_t *bytes = NULL;
   uint64_t n = 0;
-  cJSON *root = read_header(path, &bytes, &n);
+  cJSON *root = test_checkpoint_read_header(path, &bytes, &n);
   /* The reference pads with spaces after the JSON, fewer than 8. */
   size_t end = 8 + (size_t)n;
   while (bytes[end - 1] == ' ')
@@ -303,99 +209,13 @@ START_TEST(file_is_a_pytorch_state_dict) {
 }
 END_TEST
 
-/* The metadata every writer so far wrote: a file from before the mode and
- * padding were recorded loads as before, with both unknown, and the
- * description leaves them out; a new file's whole "__metadata__" is
- * strings (safetensors' rule: PyTorch's reader takes Dict[str, str]), mode
- * and pad_to among them. */
-START_TEST(mode_and_padding_are_optional_strings) {
-  mlp_layout layout;
-  float *slab = small_slab(&layout);
-  char path[4200], err[1024], text[512];
-  snprintf(path, sizeof path, "%s/old.safetensors", dir);
-  mlp_checkpoint_meta meta;
-  full_meta(&meta);
-  meta.mode[0] = meta.pad_to[0] = 0; /* an older writer's file */
-  mlp_checkpoint loaded;
-  save_and_load(&loaded, path, &layout, slab, &meta);
-  ck_assert_str_eq(loaded.meta.mode, "");
-  ck_assert_str_eq(loaded.meta.pad_to, "");
-  ck_assert_str_eq(loaded.meta.schedule, "cosine");
-  mlp_checkpoint_meta_describe(text, sizeof text, &loaded.meta);
-  ck_assert_str_eq(text, "7-5-3, gelu, bf16, 5 epochs of batch 128, test "
-                         "accuracy 98.32%");
-  mlp_checkpoint_destroy(&loaded);
-  full_meta(&meta);
-  ck_assert_msg(
-      mlp_checkpoint_save(path, &layout, slab, &meta, err, sizeof err) == 0,
-      "%s", err);
-  uint8_t *bytes = NULL;
-  uint64_t n = 0;
-  cJSON *root = read_header(path, &bytes, &n);
-  const cJSON *pairs = cJSON_GetObjectItem(root, "__metadata__");
-  int count = 0;
-  for (const cJSON *item = pairs ? pairs->child : NULL; item;
-       item = item->next, count++)
-    ck_assert_msg(cJSON_IsString(item), "metadata '%s' is not a string",
-                  item->string);
-  ck_assert_int_eq(count, MLP_CHECKPOINT_PAIRS); /* none dropped */
-  ck_assert_str_eq(cJSON_GetObjectItem(pairs, "mode")->valuestring, "auto");
-  ck_assert_str_eq(cJSON_GetObjectItem(pairs, "pad_to")->valuestring, "16");
-  cJSON_Delete(root);
-  free(bytes);
-  free(slab);
-}
-END_TEST
-
-typedef struct describe_case {
-  const char *mode, *pad_to;
-  int epochs, batch;
-  double accuracy;
-  const char *expected;
-} describe_case;
-
-static const describe_case describe_cases[] = {
-    {"fused", "none", 5, 256, 98.2,
-     "784-100-10, relu, fp32, fused mode, units not padded, 5 epochs of "
-     "batch 256, test accuracy 98.20%"},
-    {"unfused", "8", -1, 100, -1,
-     "784-100-10, relu, fp32, unfused mode, units padded to 8, batch 100"},
-    {"", "", 3, -1, -1, "784-100-10, relu, fp32, 3 epochs"},
-    /* the file's own text: control bytes and others not shown as such */
-    {"au\x1b[2Jto", "1\n6", -1, -1, -1,
-     "784-100-10, relu, fp32, au?[2Jto mode, units padded to 1?6"},
-};
-
-START_TEST(description_says_what_is_recorded) {
-  const describe_case *c = &describe_cases[_i];
-  mlp_checkpoint_meta meta;
-  mlp_checkpoint_meta_init(&meta);
-  char text[512];
-  mlp_checkpoint_meta_describe(text, sizeof text, &meta);
-  ck_assert_str_eq(text, ""); /* nothing recorded */
-  snprintf(meta.widths, sizeof meta.widths, "784-100-10");
-  snprintf(meta.activation, sizeof meta.activation, "relu");
-  snprintf(meta.precision, sizeof meta.precision, "fp32");
-  snprintf(meta.mode, sizeof meta.mode, "%s", c->mode);
-  snprintf(meta.pad_to, sizeof meta.pad_to, "%s", c->pad_to);
-  meta.epochs = c->epochs;
-  meta.batch = c->batch;
-  meta.test_accuracy = c->accuracy;
-  mlp_checkpoint_meta_describe(text, sizeof text, &meta);
-  ck_assert_str_eq(text, c->expected);
-  /* cut short, still terminated */
-  mlp_checkpoint_meta_describe(text, 12, &meta);
-  ck_assert_str_eq(text, "784-100-10,");
-}
-END_TEST
-
 /* Saves a 784-100-10 network to `path`; returns what save returned. */
 static int save_some(const char *path, char *err, size_t err_size) {
   test_rng rng;
   test_rng_init(&rng, seed);
   int widths[3] = {784, 100, 10};
   mlp_layout layout;
-  float *slab = random_slab(&layout, widths, 2, &rng);
+  float *slab = test_checkpoint_random_slab(&layout, widths, 2, &rng);
   int status = mlp_checkpoint_save(path, &layout, slab, NULL, err, err_size);
   free(slab);
   return status;
@@ -496,9 +316,6 @@ int main(void) {
   tcase_add_loop_test(tc, round_trip_is_exact, 0,
                       (int)(sizeof layouts / sizeof layouts[0]));
   tcase_add_test(tc, no_metadata_reads_as_unknown);
-  tcase_add_test(tc, mode_and_padding_are_optional_strings);
-  tcase_add_loop_test(tc, description_says_what_is_recorded, 0,
-                      sizeof describe_cases / sizeof describe_cases[0]);
   tcase_add_test(tc, file_is_a_pytorch_state_dict);
   tcase_add_test(tc, write_is_atomic);
   tcase_add_test(tc, reader_takes_what_the_format_allows);
