@@ -6,7 +6,7 @@
  * cuBLASLt is column-major: W[out][in] row-major is the column-major Wt (in,
  * out); activations (features, N) column-major are PyTorch's (N, features)
  * row-major. The ReLU mask has AUX_LD bits a column (a multiple of 128, >= m):
- * bit (i, j) is bit i % 8 of byte j AUX_LD / 8 + i / 8, set where z >= 0
+ * bit (i, j) is bit i % 8 of byte j * AUX_LD / 8 + i / 8, set where z >= 0
  * (measured: tests/test_lt_facts.c). */
 #include <cublasLt.h>
 #include <cuda_runtime.h>

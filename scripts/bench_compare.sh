@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# bench_compare.sh [BUILD_DIR] [--runs N] [-- mnist_bench flags]: runs
+# bench_compare.sh [BUILD_DIR] [--runs N] [--within SECONDS] [-- mnist_bench
+# flags]: runs
 # mnist_bench and scripts/bench_pytorch.py (PyTorch eager and CUDA-graphed,
 # fp32, tf32, bf16 and fp16; same networks, data and batch) in one go and
 # prints, for each network and precision, ours (graphs on) against PyTorch in
@@ -35,6 +36,9 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --runs) runs="${2-}"; shift; [ $# -gt 0 ] && shift ;;
     --runs=*) runs="${1#--runs=}"; shift ;;
+    -h | --help)
+      awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"
+      exit 0 ;;
     --within) within="${2-}"; shift; [ $# -gt 0 ] && shift ;;
     --) shift; break ;;
     -*) break ;;

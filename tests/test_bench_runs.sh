@@ -133,6 +133,11 @@ run "$work/build" --runs 2 --within x
 check "--within x: exit 2, named" test "$code" = 2
 check "--within x: says what was expected" has "bench_compare.sh: --within: expected whole seconds, found 'x'"
 
+run "$work/build" --help
+check "--help: exit 0" test "$code" = 0
+check "--help: the script's own flags" has "--within SECONDS"
+check "--help: nothing run" test ! -e "$work/count-ours"
+
 # The merge helper itself: a --torch list of another length is refused.
 (cd "$work" && python3 scripts/bench_runs.py --ours json/ours-1.json json/ours-2.json \
   --torch json/torch-1.json) >"$work/out" 2>&1
