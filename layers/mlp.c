@@ -222,6 +222,18 @@ void mlp_destroy(mlp *net) {
   free(net);
 }
 
+/* The SGD view of the slabs: mlp_init_params writes the 16-bit copy
+ * through it, mlp_step.c updates through it. */
+sgd_slabs mlp_sgd_slabs(const mlp *net) {
+  sgd_slabs s = {.d_params = net->d_params,
+                 .d_velocity = net->d_velocity,
+                 .d_grads = net->d_grads,
+                 .d_copy = net->d_params_copy,
+                 .type = net->type,
+                 .count = net->layout.slab_floats};
+  return s;
+}
+
 int mlp_init_params(mlp *net, gpu_context *ctx, unsigned long long seed) {
   const mlp_layout *lay = &net->layout;
   CURAND_CHECK(curandSetPseudoRandomGeneratorSeed(ctx->rng, seed));

@@ -83,16 +83,6 @@ int mlp_step_calls(const mlp *net, const void *d_x, int n, unsigned chain,
   return count;
 }
 
-sgd_slabs mlp_sgd_slabs(const mlp *net) {
-  sgd_slabs s = {.d_params = net->d_params,
-                 .d_velocity = net->d_velocity,
-                 .d_grads = net->d_grads,
-                 .d_copy = net->d_params_copy,
-                 .type = net->type,
-                 .count = net->layout.slab_floats};
-  return s;
-}
-
 int mlp_update(mlp *net, gpu_context *ctx, const float *d_lr, float momentum) {
   if (check_training(net, "mlp_update") != 0) return -1;
   sgd_slabs slabs = mlp_sgd_slabs(net);
