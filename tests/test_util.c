@@ -186,13 +186,10 @@ int test_run_suite(Suite *suite, int nofork) {
   return failed == 0 ? 0 : 1;
 }
 
-int test_run_program(char *out, size_t size, const char *dir,
-                     const char *mnist_dir, const char *program,
-                     const char *args) {
-  char command[8192];
-  snprintf(command, sizeof command, "cd '%s' && env %s%s '%s' %s 2>&1", dir,
-           mnist_dir ? "MNIST_DIR=" : "-u MNIST_DIR",
-           mnist_dir ? mnist_dir : "", program, args);
+/* Runs `command` through the shell; its output (up to size - 1 bytes) into
+ * out, NUL-terminated. Returns its exit code, or -1 (not started, or
+ * killed). */
+static int read_command(const char *command, char *out, size_t size) {
   FILE *pipe = popen(command, "r");
   if (!pipe) return -1;
   size_t got = fread(out, 1, size - 1, pipe);
@@ -201,15 +198,20 @@ int test_run_program(char *out, size_t size, const char *dir,
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+int test_run_program(char *out, size_t size, const char *dir,
+                     const char *mnist_dir, const char *program,
+                     const char *args) {
+  char command[8192];
+  snprintf(command, sizeof command, "cd '%s' && env %s%s '%s' %s 2>&1", dir,
+           mnist_dir ? "MNIST_DIR=" : "-u MNIST_DIR",
+           mnist_dir ? mnist_dir : "", program, args);
+  return read_command(command, out, size);
+}
+
 int test_capture(const char *command, char *out, size_t size) {
   printf("+ %s\n", command);
   fflush(stdout);
-  FILE *pipe = popen(command, "r");
-  if (!pipe) return -1;
-  size_t got = fread(out, 1, size - 1, pipe);
-  out[got] = '\0';
-  int status = pclose(pipe);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return read_command(command, out, size);
 }
 
 int test_count_entries(const char *folder) {
