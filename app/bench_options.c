@@ -29,6 +29,8 @@ void bench_options_usage(FILE *out) {
       "matmul alone, fused and unfused (--no-layers skips this part).\n"
       "--autotune exact|fast|off: how the plans pick algorithms (default\n"
       "exact, as mnist_train; see mnist_train --help).\n"
+      "--fp8-format F, --fp8-scaling S, --fp8-fast-accum G: the fp8 rows'\n"
+      "recipe (see mnist_train --help).\n"
       "--chain LIST: how the step's kernels are chained (none, all, or\n"
       "side-partials,sgd-lane,priorities,trigger; see mnist_train --help;\n"
       "default none). --network seed|mid|big: only that network's rows\n"
@@ -107,6 +109,21 @@ int bench_options_parse(bench_options *out, int argc, char **argv, char *err,
        .target = &out->autotune,
        .choices = gpu_autotune_choices(),
        .store = store_autotune},
+      {.name = "fp8-format",
+       .kind = CLI_CHOICE,
+       .target = &out->fp8,
+       .choices = gpu_fp8_format_choices(),
+       .store = flag_store_fp8_format},
+      {.name = "fp8-scaling",
+       .kind = CLI_CHOICE,
+       .target = &out->fp8,
+       .choices = gpu_fp8_scaling_choices(),
+       .store = flag_store_fp8_scaling},
+      {.name = "fp8-fast-accum",
+       .kind = CLI_CHOICE,
+       .target = &out->fp8,
+       .choices = gpu_fp8_fast_accum_choices(),
+       .store = flag_store_fp8_fast_accum},
       {.name = "chain",
        .kind = CLI_CUSTOM,
        .target = &out->chain,

@@ -74,6 +74,7 @@ static int open_contexts(gpu_context **contexts, const int *usable,
     options.precision = (gpu_precision)p;
     options.autotune = (gpu_autotune)o->autotune;
     options.chain = o->chain;
+    options.fp8 = o->fp8;
     if (gpu_context_create(&contexts[p], &options) != 0) return -1;
   }
   return 0;

@@ -228,6 +228,7 @@ static int run(const predict_options *o, const mnist_dataset *data,
   if (pred && prob && gpu_context_create(&ctx, &g) == 0) {
     mlp_options options = *net_options;
     options.type = gpu_precision_dtype(g.precision);
+    options.fp8 = g.precision == GPU_PRECISION_FP8;
     if (inference_network_create(&net, ctx, ck, &options, batch) == 0 &&
         inference_run(&totals, pred, prob, net, ctx, o->mode, &split, batch,
                       scale, shift) == 0)

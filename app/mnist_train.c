@@ -158,7 +158,9 @@ static int evaluate(const train_options *o, const mnist_dataset *data,
   mlp_options options = {.type = gpu_precision_dtype(o->gpu.precision),
                          .activation = c->activation,
                          .pad_units = c->pad_units,
-                         .pad_multiple = c->pad_multiple};
+                         .pad_multiple = c->pad_multiple,
+                         .fp8 = o->gpu.precision == GPU_PRECISION_FP8,
+                         .fp8_recipe = o->gpu.fp8};
   int status = pred && gpu_context_create(&ctx, &o->gpu) == 0 &&
                        inference_network_create(&net, ctx, checkpoint, &options,
                                                 batch) == 0 &&
@@ -234,6 +236,7 @@ static int train(const train_options *o, const mnist_dataset *data,
   }
   if (ran == 0) {
     if (o->show_plans) train_report_plans(ctx);
+    if (!o->quiet && train_report_fp8(ctx, t, o->show_plans) != 0) goto done;
     status = EXIT_SUCCESS;
     if (o->save_path &&
         checkpoint_io_save(t, o->save_path, &o->config, o->gpu.precision,
@@ -297,6 +300,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "mnist_train: %s\n", err);
     return EXIT_FAILURE;
   }
+  trainer_config_fit_precision(&options.config, options.gpu.precision);
   /* Evaluating a checkpoint that records its normalisation needs only the
    * test split. */
   int test_only = options.config.epochs == 0 && !options.check_data &&

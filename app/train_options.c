@@ -65,9 +65,18 @@ void train_options_usage(FILE *out, const char *program) {
       "                     data gradients, split (DRELU/DGELU in the\n"
       "                     GEMM, then row sums), timed on this GPU before\n"
       "                     training) (default %s)\n"
-      "  --precision P      matmul precision: fp32, tf32, bf16 or fp16;\n"
-      "                     bf16 and fp16 keep FP32 master weights and\n"
-      "                     momentum (default %s)\n"
+      "  --precision P      matmul precision: fp32, tf32, bf16, fp16 or\n"
+      "                     fp8; bf16, fp16 and fp8 keep FP32 master\n"
+      "                     weights and momentum (default %s)\n"
+      "  --fp8-format F     with fp8: hybrid (E4M3 weights and activations,\n"
+      "                     E5M2 gradients) or e4m3 (all E4M3) (default\n"
+      "                     hybrid)\n"
+      "  --fp8-scaling S    with fp8: delayed (scales from the amax of the\n"
+      "                     last 16 steps) or current (each tensor's own\n"
+      "                     amax, one more read) (default delayed)\n"
+      "  --fp8-fast-accum G with fp8: the GEMMs with cuBLASLt's fast FP8\n"
+      "                     accumulation: forward, all or none (default\n"
+      "                     forward)\n"
       "  --loss-scale S     loss-gradient scale, a power of two (default\n"
       "                     %g for fp16, 1 otherwise)\n"
       "  --activation A     hidden layers' activation: relu (RELU_AUX_BIAS,\n"
@@ -289,6 +298,24 @@ int train_options_parse(train_options *out, int argc, char **argv, char *err,
        .choices = flag_precision_names(),
        .store = store_precision,
        .given = &out->precision_given},
+      {.name = "fp8-format",
+       .kind = CLI_CHOICE,
+       .target = &out->gpu.fp8,
+       .choices = gpu_fp8_format_choices(),
+       .store = flag_store_fp8_format,
+       .given = &out->fp8_given},
+      {.name = "fp8-scaling",
+       .kind = CLI_CHOICE,
+       .target = &out->gpu.fp8,
+       .choices = gpu_fp8_scaling_choices(),
+       .store = flag_store_fp8_scaling,
+       .given = &out->fp8_given},
+      {.name = "fp8-fast-accum",
+       .kind = CLI_CHOICE,
+       .target = &out->gpu.fp8,
+       .choices = gpu_fp8_fast_accum_choices(),
+       .store = flag_store_fp8_fast_accum,
+       .given = &out->fp8_given},
       {.name = "loss-scale",
        .kind = CLI_CUSTOM,
        .target = &c->loss_scale,
@@ -376,6 +403,15 @@ int train_options_parse(train_options *out, int argc, char **argv, char *err,
              "--epochs 0 trains nothing: expected no --steps with it");
     return -1;
   }
+  if (out->fp8_given && out->gpu.precision != GPU_PRECISION_FP8) {
+    snprintf(err, err_size,
+             "--fp8-format, --fp8-scaling and --fp8-fast-accum apply to "
+             "--precision fp8 only, "
+             "found --precision %s",
+             gpu_precision_name(out->gpu.precision));
+    return -1;
+  }
+  trainer_config_fit_precision(c, out->gpu.precision);
   if (out->steps > 0) c->max_steps = out->steps;
   return 0;
 }

@@ -23,6 +23,7 @@ typedef struct train_options {
   int activation_given;  /* --activation was given (--load's must agree) */
   int batch_given;     /* --batch was given (else --epochs 0 takes --load's) */
   int precision_given; /* --precision was given (else, likewise) */
+  int fp8_given;       /* --fp8-format or --fp8-scaling was given */
   int quiet;
   int show_plans; /* list the cuBLASLt plans after training */
   int help;

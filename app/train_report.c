@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "gpu/lt_matmul.h"
+#include "layers/mlp_fp8.h"
 
 void train_report_data_line(const mnist_dataset *data, const char *dir,
                             int steps) {
@@ -44,6 +45,10 @@ void train_report_header(const gpu_context *ctx, const train_options *o,
          c->cosine ? "cosine" : "constant", c->momentum, c->seed, c->epochs,
          c->graphs ? "on" : "off", gpu_autotune_name(o->gpu.autotune));
   if (net->loss_scale != 1.0f) printf(", loss scale %g", net->loss_scale);
+  if (net->fp8)
+    printf(", fp8 %s (%s), %s scaling", o->gpu.fp8.all_e4m3 ? "e4m3" : "hybrid",
+           o->gpu.fp8.all_e4m3 ? "all E4M3" : "E4M3 forward, E5M2 gradients",
+           o->gpu.fp8.current ? "current" : "delayed");
   if (o->gpu.chain != GPU_CHAIN_NONE) {
     char chain[128];
     gpu_chain_format(chain, sizeof chain, o->gpu.chain);
@@ -64,10 +69,16 @@ void train_report_plans(const gpu_context *ctx) {
          count);
   for (int i = 0; i < count; i++) {
     lt_plan_info p = lt_plan_info_at(ctx, i);
-    printf("  %5d %5d %5d  %-14s %-4s %3d offered, %3d matching, kept #%d",
+    char type[40];
+    if (lt_shape_is_fp8(&p.shape))
+      snprintf(type, sizeof type, "%s*%s%s", lt_fp8_name(p.shape.a_fp8),
+               lt_fp8_name(p.shape.b_fp8), p.shape.fast_accum ? "+fast" : "");
+    else
+      snprintf(type, sizeof type, "%s",
+               p.tf32 ? "tf32" : lt_dtype_name(p.shape.type));
+    printf("  %5d %5d %5d  %-14s %-14s %3d offered, %3d matching, kept #%d",
            p.shape.m, p.shape.n, p.shape.k, lt_epilogue_name(p.shape.epilogue),
-           p.tf32 ? "tf32" : lt_dtype_name(p.shape.type), p.offered, p.matched,
-           p.chosen);
+           type, p.offered, p.matched, p.chosen);
     if (p.first_us > 0) printf(", %.1f / %.1f us", p.first_us, p.chosen_us);
     if (p.auto_choice) printf("; auto %.2f / %.2f", p.fused_us, p.unfused_us);
     if (p.auto_choice && p.split_us > 0.0f) printf(" / %.2f", p.split_us);
@@ -81,4 +92,40 @@ void train_report_plans(const gpu_context *ctx) {
                  : "");
     printf("\n");
   }
+}
+
+int train_report_fp8(gpu_context *ctx, const trainer *t, int per_tensor) {
+  const mlp *net = trainer_network(t);
+  if (!net->fp8) return 0;
+  fp8_meta meta[3 * MLP_MAX_LAYERS];
+  if (mlp_fp8_read_meta(net, ctx, meta) != 0) return -1;
+  int count = 3 * net->layout.depth;
+  unsigned long long saturated = 0, flushed = 0, nan = 0, bad = 0;
+  for (int i = 0; i < count; i++) {
+    saturated += meta[i].saturated;
+    flushed += meta[i].flushed;
+    nan += meta[i].nan;
+    bad += meta[i].bad_amax;
+  }
+  printf("fp8: %llu values saturated, %llu flushed to zero, %llu NaN, %llu "
+         "scales kept for an inf/NaN amax%s\n",
+         saturated, flushed, nan, bad,
+         per_tensor ? "" : " (--show-plans: per tensor)");
+  if (!per_tensor) return 0;
+  printf("fp8 tensors (format, casts, last scale, history amax, saturated, "
+         "flushed, NaN):\n");
+  for (int i = 0; i < count; i++) {
+    char name[16];
+    mlp_fp8_tensor_name(name, sizeof name, i);
+    float history = 0.0f;
+    for (int h = 0; h < FP8_HISTORY; h++)
+      if (meta[i].history[h] > history) history = meta[i].history[h];
+    int gradient = i % 3 == MLP_FP8_GRADIENT;
+    printf("  %-4s %s %8u casts  scale %-10g amax %-10g %u %u %u\n", name,
+           fp8_format_name(gradient ? mlp_fp8_gradient_format(net)
+                                    : FP8_FORMAT_E4M3),
+           meta[i].casts, meta[i].scale, history, meta[i].saturated,
+           meta[i].flushed, meta[i].nan);
+  }
+  return 0;
 }

@@ -24,4 +24,10 @@ void train_report_header(const gpu_context *ctx, const train_options *o,
  * mode, each call's fused and unfused times and the choice. */
 void train_report_plans(const gpu_context *ctx);
 
+/* An FP8 run (else nothing): one line with what the casts lost (values
+ * saturated, flushed to zero, NaN) over the run; per_tensor (--show-plans):
+ * each tensor's format, casts, last scale, amax history and counts. Waits
+ * for ctx->stream. Returns 0 or -1. */
+int train_report_fp8(gpu_context *ctx, const trainer *t, int per_tensor);
+
 #endif

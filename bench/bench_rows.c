@@ -13,7 +13,7 @@ static const bench_net nets[] = {
 
 static const gpu_precision every_precision[] = {
     GPU_PRECISION_FP32, GPU_PRECISION_TF32, GPU_PRECISION_BF16,
-    GPU_PRECISION_FP16};
+    GPU_PRECISION_FP16, GPU_PRECISION_FP8};
 static const gpu_precision bf16_only[] = {GPU_PRECISION_BF16};
 static const gpu_precision fp32_only[] = {GPU_PRECISION_FP32};
 /* Fused first in every list: the others are compared with it. */

@@ -7,6 +7,7 @@
 #include "gpu/gpu_check.h"
 #include "gpu/gpu_graph.h"
 #include "gpu/sample_stats.h"
+#include "layers/fp8_cast.h"
 #include "layers/sgd.h"
 
 enum { REPLAYS = 9 };
@@ -96,12 +97,50 @@ int bench_time_op(gpu_context *ctx, bench_op op, const lt_matmul_call *call,
   return time_graph(ctx, &work, 20, us);
 }
 
+/* The FP8 rate: E4M3 A and B cast from the random FP32 operands with their
+ * own scale (layers/fp8_cast.h), D in BF16, TN (the only FP8 layout), fast
+ * accumulation (as the FP8 step's forward GEMMs). */
+static int fp8_rate_call(gpu_context *ctx, const float *d, int size,
+                         lt_matmul_call *call, void **d_fp8) {
+  size_t count = (size_t)size * size;
+  CUDA_CHECK(
+      cudaMalloc(d_fp8, 2 * count + 2 * count * 2 + 2 * sizeof(fp8_meta)));
+  uint8_t *q = *d_fp8;
+  fp8_meta *meta = (fp8_meta *)(q + 2 * count + 2 * count * 2);
+  CUDA_CHECK(cudaMemsetAsync(meta, 0, 2 * sizeof(fp8_meta), ctx->stream));
+  for (int i = 0; i < 2; i++) {
+    fp8_cast_args a = {.src_type = LT_DTYPE_F32,
+                       .d_src = d + i * count,
+                       .ld_src = size,
+                       .rows = size,
+                       .cols = size,
+                       .d_out = q + i * count,
+                       .ld_out = size,
+                       .d_meta = meta + i,
+                       .format = FP8_FORMAT_E4M3,
+                       .current = 1};
+    if (fp8_cast(&a, NULL, ctx->stream) != 0) return -1;
+  }
+  lt_matmul_call c = {.shape = lt_shape_forward_fp8(size, size, size, 0,
+                                                    LT_FP8_E4M3, LT_FP8_E4M3),
+                      .d_a = q,
+                      .d_b = q + count,
+                      .d_d = q + 2 * count,
+                      .d_a_scale = &meta[0].scale_inv,
+                      .d_b_scale = &meta[1].scale_inv};
+  c.shape.epilogue = LT_EPILOGUE_DEFAULT;
+  c.shape.fast_accum = 1;
+  *call = c;
+  return 0;
+}
+
 int bench_matmul_rate(gpu_context *ctx, int size, double *tflops) {
   float *d = NULL;
   size_t count = (size_t)size * size;
   lt_dtype type = gpu_precision_dtype(ctx->options.precision);
+  int fp8 = ctx->options.precision == GPU_PRECISION_FP8;
   CUDA_CHECK(cudaMalloc((void **)&d, 3 * count * sizeof(float)));
-  /* Random operands; for 16-bit, rounded copies of them. */
+  /* Random operands; for 16-bit, rounded copies of them; for FP8, cast. */
   void *d16 = NULL;
   int status = 0;
   if (curandGenerateNormal(ctx->rng, d, 3 * count, 0.0f, 1.0f) !=
@@ -109,30 +148,36 @@ int bench_matmul_rate(gpu_context *ctx, int size, double *tflops) {
     fprintf(stderr, "bench: could not fill the matmul operands\n");
     status = -1;
   }
-  if (type != LT_DTYPE_F32 &&
-      cudaMalloc(&d16, 3 * count * lt_dtype_size(type)) != cudaSuccess) {
-    fprintf(stderr, "bench: out of GPU memory for the 16-bit operands\n");
-    d16 = NULL;
-    status = -1;
+  lt_matmul_call call;
+  if (fp8) {
+    if (status == 0) status = fp8_rate_call(ctx, d, size, &call, &d16);
+  } else {
+    if (type != LT_DTYPE_F32 &&
+        cudaMalloc(&d16, 3 * count * lt_dtype_size(type)) != cudaSuccess) {
+      fprintf(stderr, "bench: out of GPU memory for the 16-bit operands\n");
+      d16 = NULL;
+      status = -1;
+    }
+    if (d16) {
+      sgd_slabs convert = {
+          .d_params = d, .d_copy = d16, .type = type, .count = 3 * count};
+      if (status == 0) status = sgd_write_copy(&convert, ctx->stream);
+    }
+    size_t size_bytes = lt_dtype_size(type);
+    char *base = d16 ? (char *)d16 : (char *)d;
+    lt_matmul_call plain = {.shape = {.type = type,
+                                      .m = size,
+                                      .n = size,
+                                      .k = size,
+                                      .lda = size,
+                                      .ldb = size,
+                                      .ldd = size,
+                                      .epilogue = LT_EPILOGUE_DEFAULT},
+                            .d_a = base,
+                            .d_b = base + count * size_bytes,
+                            .d_d = base + 2 * count * size_bytes};
+    call = plain;
   }
-  if (d16) {
-    sgd_slabs convert = {
-        .d_params = d, .d_copy = d16, .type = type, .count = 3 * count};
-    if (status == 0) status = sgd_write_copy(&convert, ctx->stream);
-  }
-  size_t size_bytes = lt_dtype_size(type);
-  char *base = d16 ? (char *)d16 : (char *)d;
-  lt_matmul_call call = {.shape = {.type = type,
-                                   .m = size,
-                                   .n = size,
-                                   .k = size,
-                                   .lda = size,
-                                   .ldb = size,
-                                   .ldd = size,
-                                   .epilogue = LT_EPILOGUE_DEFAULT},
-                         .d_a = base,
-                         .d_b = base + count * size_bytes,
-                         .d_d = base + 2 * count * size_bytes};
   float us = 0;
   if (status == 0) status = bench_time_op(ctx, lt_matmul, &call, &us);
   cudaStreamSynchronize(ctx->stream);

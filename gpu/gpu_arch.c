@@ -159,6 +159,14 @@ int gpu_precision_check(char *msg, size_t msg_size, const char *device_name,
              name, device_name, cc);
     return -1;
   }
+  if (precision == GPU_PRECISION_FP8 && capability < 89) {
+    snprintf(msg, msg_size,
+             "--precision fp8: the %s (compute capability %s) has no FP8 "
+             "tensor cores (they need 8.9: Ada, Hopper or newer); choose "
+             "bf16 or fp16",
+             device_name, cc);
+    return -1;
+  }
   if (capability >= 80) return 0;
   if (precision == GPU_PRECISION_TF32) {
     snprintf(msg, msg_size,

@@ -38,6 +38,7 @@ const char *gpu_precision_name(gpu_precision precision) {
   case GPU_PRECISION_TF32: return "tf32";
   case GPU_PRECISION_BF16: return "bf16";
   case GPU_PRECISION_FP16: return "fp16";
+  case GPU_PRECISION_FP8: return "fp8";
   case GPU_PRECISION_COUNT: break;
   }
   return "(unknown)";
@@ -50,9 +51,25 @@ int gpu_precision_parse(const char *name) {
 }
 
 lt_dtype gpu_precision_dtype(gpu_precision precision) {
-  return precision == GPU_PRECISION_BF16   ? LT_DTYPE_BF16
+  return precision == GPU_PRECISION_BF16 || precision == GPU_PRECISION_FP8
+             ? LT_DTYPE_BF16
          : precision == GPU_PRECISION_FP16 ? LT_DTYPE_F16
                                            : LT_DTYPE_F32;
+}
+
+const char *const *gpu_fp8_format_choices(void) {
+  static const char *const names[] = {"hybrid", "e4m3", NULL};
+  return names;
+}
+
+const char *const *gpu_fp8_fast_accum_choices(void) {
+  static const char *const names[] = {"forward", "all", "none", NULL};
+  return names;
+}
+
+const char *const *gpu_fp8_scaling_choices(void) {
+  static const char *const names[] = {"delayed", "current", NULL};
+  return names;
 }
 
 /* The --chain names, bit i named chain_names[i]. */

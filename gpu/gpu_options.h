@@ -16,6 +16,9 @@ typedef enum gpu_precision {
   GPU_PRECISION_TF32, /* FP32 storage, CUBLAS_COMPUTE_32F_FAST_TF32 */
   GPU_PRECISION_BF16, /* BF16 storage, CUBLAS_COMPUTE_32F */
   GPU_PRECISION_FP16, /* FP16 storage, CUBLAS_COMPUTE_32F */
+  GPU_PRECISION_FP8,  /* FP8 matmul operands (E4M3 / E5M2, per-tensor
+                         scales), BF16 outputs and activations,
+                         CUBLAS_COMPUTE_32F: layers/mlp_fp8.h */
   GPU_PRECISION_COUNT
 } gpu_precision;
 
@@ -26,11 +29,12 @@ typedef enum gpu_precision {
  * zero below FP16's smallest subnormal. */
 #define GPU_FP16_LOSS_SCALE 1024.0f
 
-/* "fp32", "tf32", "bf16", "fp16" (the --precision values). */
+/* "fp32", "tf32", "bf16", "fp16", "fp8" (the --precision values). */
 const char *gpu_precision_name(gpu_precision precision);
 /* The value named `name`; -1 when none is. */
 int gpu_precision_parse(const char *name);
-/* The storage type of the precision's matrices. */
+/* The storage type of the precision's matrices (FP8: BF16, the type of
+ * its outputs, activations and gradients; the FP8 operands are copies). */
 lt_dtype gpu_precision_dtype(gpu_precision precision);
 
 /* How the wrapper picks an algorithm when it builds a plan. */
@@ -81,9 +85,30 @@ enum {
   GPU_CHAIN_ALL = (1 << 4) - 1
 };
 
+/* The FP8 recipe of --precision fp8 (layers/mlp_fp8.h). */
+typedef struct gpu_fp8_recipe {
+  int all_e4m3;   /* 0 (hybrid, the default): weights and activations E4M3,
+                     gradients E5M2; 1: gradients E4M3 too */
+  int current;    /* 0 (delayed, the default): each tensor's scale from the
+                     amax history of the steps before; 1 (current): from the
+                     tensor's own amax, one more read of it */
+  int fast_accum; /* CUBLASLT_MATMUL_DESC_FAST_ACCUM: 0 (the default) in the
+                     forward GEMMs only, as Transformer Engine; 1 in every
+                     GEMM; 2 in none */
+} gpu_fp8_recipe;
+
+/* "hybrid" / "e4m3" and "delayed" / "current" (the --fp8-format and
+ * --fp8-scaling values), NULL-terminated. */
+const char *const *gpu_fp8_format_choices(void);
+const char *const *gpu_fp8_scaling_choices(void);
+/* "forward", "all", "none" (the --fp8-fast-accum values, in the order of
+ * gpu_fp8_recipe.fast_accum). */
+const char *const *gpu_fp8_fast_accum_choices(void);
+
 typedef struct gpu_options {
   int device; /* CUDA device ordinal */
   gpu_precision precision;
+  gpu_fp8_recipe fp8; /* with GPU_PRECISION_FP8 */
   gpu_autotune autotune;
   unsigned chain; /* GPU_CHAIN_* bits; default GPU_CHAIN_NONE */
 } gpu_options;

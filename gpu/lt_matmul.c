@@ -53,6 +53,21 @@ int lt_matmul_check(gpu_context *ctx, const lt_matmul_call *c) {
                      c->d_bias_grad ? "%s takes no bias-gradient pointer"
                                     : "%s expects a bias-gradient pointer",
                      name);
+  int fp8 = lt_shape_is_fp8(s);
+  if (fp8 != (c->d_a_scale != NULL) || fp8 != (c->d_b_scale != NULL))
+    return lt_refuse(ctx, s,
+                     fp8 ? "an FP8 call expects both scale pointers (A_SCALE, "
+                           "B_SCALE: the scale_inv of each operand)"
+                         : "a %s call takes no scale pointers (FP8 only)",
+                     lt_dtype_name(s->type));
+  /* Measured on the H200 (CUDA 13.0): with a scale pointer 4 bytes past a
+   * 16-byte boundary the heuristic still plans the call, but cublasLtMatmul
+   * returns NOT_SUPPORTED. */
+  if (misaligned(c->d_a_scale) || misaligned(c->d_b_scale))
+    return lt_refuse(ctx, s,
+                     "expected the scale pointers 16-byte aligned (a 4-byte "
+                     "aligned one makes cublasLtMatmul return NOT_SUPPORTED, "
+                     "measured)");
   if (lt_epilogue_uses_aux(e) != (c->d_aux != NULL))
     return lt_refuse(ctx, s,
                      c->d_aux ? "%s takes no aux pointer"
@@ -83,8 +98,12 @@ const void *lt_call_bias_vector(const lt_matmul_call *c) {
 }
 
 lt_matmul_call lt_call_plain(const lt_matmul_call *c) {
-  lt_matmul_call plain = {
-      .shape = c->shape, .d_a = c->d_a, .d_b = c->d_b, .d_d = c->d_d};
+  lt_matmul_call plain = {.shape = c->shape,
+                          .d_a = c->d_a,
+                          .d_b = c->d_b,
+                          .d_d = c->d_d,
+                          .d_a_scale = c->d_a_scale,
+                          .d_b_scale = c->d_b_scale};
   plain.shape.epilogue = LT_EPILOGUE_DEFAULT;
   plain.shape.aux_ld = 0;
   return plain;
@@ -122,6 +141,12 @@ static cudaDataType_t to_cuda(lt_dtype type) {
                                 : CUDA_R_32F;
 }
 
+static cudaDataType_t to_cuda_fp8(lt_fp8 format, lt_dtype otherwise) {
+  return format == LT_FP8_E4M3   ? CUDA_R_8F_E4M3
+         : format == LT_FP8_E5M2 ? CUDA_R_8F_E5M2
+                                 : to_cuda(otherwise);
+}
+
 static int set_attr(cublasLtMatmulDesc_t op, cublasLtMatmulDescAttributes_t a,
                     const void *value, size_t size) {
   CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(op, a, value, size));
@@ -154,12 +179,25 @@ static int plan_describe(lt_plan *p, const lt_matmul_call *c) {
                  sizeof aux_ld))
       return -1;
   }
+  if (lt_shape_is_fp8(s)) {
+    int8_t fast = (int8_t)(s->fast_accum != 0);
+    if (set_attr(p->op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &c->d_a_scale,
+                 sizeof c->d_a_scale) ||
+        set_attr(p->op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &c->d_b_scale,
+                 sizeof c->d_b_scale) ||
+        set_attr(p->op, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast, sizeof fast))
+      return -1;
+  }
   p->bias_set = bias;
   p->aux_set = c->d_aux;
+  p->a_scale_set = c->d_a_scale;
+  p->b_scale_set = c->d_b_scale;
   cudaDataType_t type = to_cuda(s->type);
-  CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p->a, type, s->transa ? s->k : s->m,
+  CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p->a, to_cuda_fp8(s->a_fp8, s->type),
+                                          s->transa ? s->k : s->m,
                                           s->transa ? s->m : s->k, s->lda));
-  CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p->b, type, s->transb ? s->n : s->k,
+  CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p->b, to_cuda_fp8(s->b_fp8, s->type),
+                                          s->transb ? s->n : s->k,
                                           s->transb ? s->k : s->n, s->ldb));
   CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p->d, type, s->m, s->n, s->ldd));
   return 0;
@@ -316,6 +354,15 @@ int lt_matmul_on(gpu_context *ctx, int lane, const lt_matmul_call *call) {
                  sizeof call->d_aux) != 0)
       return lt_refuse(ctx, &call->shape, "setting the aux pointer failed");
     p->aux_set = call->d_aux;
+  }
+  if (call->d_a_scale != p->a_scale_set || call->d_b_scale != p->b_scale_set) {
+    if (set_attr(p->op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &call->d_a_scale,
+                 sizeof call->d_a_scale) != 0 ||
+        set_attr(p->op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &call->d_b_scale,
+                 sizeof call->d_b_scale) != 0)
+      return lt_refuse(ctx, &call->shape, "setting the scale pointers failed");
+    p->a_scale_set = call->d_a_scale;
+    p->b_scale_set = call->d_b_scale;
   }
   cublasStatus_t status = lt_plan_launch(ctx, lane, p, call, &p->algo);
   if (status != CUBLAS_STATUS_SUCCESS)

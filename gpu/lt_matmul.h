@@ -32,6 +32,13 @@
  *   BGRADA         D = op(A) op(B); bias_grad[i] = sum_p op(A)[i, p]
  *                  (written, length m); needs transa = N
  *
+ * FP8 (lt_shape.a_fp8 / b_fp8; docs/backprop.md, "The FP8 step"): A and B
+ * are E4M3 or E5M2 codes, read as decode(q) * *d_a_scale (and *d_b_scale;
+ * both pointers 16-byte aligned);
+ * D, bias and aux are BF16; only TN, lda and ldb multiples of 16, and no
+ * bias-gradient epilogue (lt_shape_check names each rule). fast_accum sets
+ * CUBLASLT_MATMUL_DESC_FAST_ACCUM.
+ *
  * Bias gradients are written, never accumulated, whatever beta is. The
  * aux bit-mask is column-major: bit (i, j) is bit i % 8 of byte
  * j * aux_ld / 8 + i / 8 (measured: tests/test_lt_facts.c; the header does
@@ -74,6 +81,12 @@ typedef struct lt_matmul_call {
                          the caller's own) and the bias gradient is finished
                          on the side lane (gpu/lt_unfused.h); NULL: all on
                          the lane */
+  /* FP8 calls (lt_shape.a_fp8, b_fp8), else NULL: one float each on the
+   * device, the scale_inv that multiplies the decoded A and B
+   * (CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, B_SCALE_POINTER; read by the
+   * GEMM when it runs, so a kernel before it in stream order may write
+   * them: the scales never cross to the host) */
+  const float *d_a_scale, *d_b_scale;
 } lt_matmul_call;
 
 /* The vector the epilogue reads or writes through cuBLASLt's one

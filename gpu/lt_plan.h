@@ -21,6 +21,7 @@ typedef struct lt_plan_key {
 typedef struct lt_plan {
   lt_plan_key key;
   const void *bias_set, *aux_set; /* pointers now set on the descriptor */
+  const float *a_scale_set, *b_scale_set; /* FP8: the scale pointers set */
   cublasLtMatmulDesc_t op;
   cublasLtMatrixLayout_t a, b, d;
   cublasLtMatmulAlgo_t algo;

@@ -46,7 +46,8 @@ static int same_shape(const lt_shape *x, const lt_shape *y) {
   return x->type == y->type && x->m == y->m && x->n == y->n && x->k == y->k &&
          x->transa == y->transa && x->transb == y->transb && x->lda == y->lda &&
          x->ldb == y->ldb && x->ldd == y->ldd && x->epilogue == y->epilogue &&
-         x->aux_ld == y->aux_ld;
+         x->aux_ld == y->aux_ld && x->a_fp8 == y->a_fp8 &&
+         x->b_fp8 == y->b_fp8 && x->fast_accum == y->fast_accum;
 }
 
 static int same_key(const lt_plan_key *x, const lt_plan_key *y) {

@@ -72,7 +72,30 @@ static lt_matmul_call probe_call(lt_shape shape, char *d_scratch) {
   if (lt_epilogue_reads_bias(e)) call.d_bias = d_vector;
   if (lt_epilogue_writes_bias_grad(e)) call.d_bias_grad = d_vector;
   if (lt_epilogue_uses_aux(e)) call.d_aux = d_scratch + 4 * PROBE_SLICE;
+  if (lt_shape_is_fp8(&shape)) /* read only at a launch, which never comes */
+    call.d_a_scale = call.d_b_scale =
+        (const float *)(d_scratch + 3 * PROBE_SLICE + PROBE_SLICE / 2);
   return call;
+}
+
+/* The FP8 run's call of `shape`'s epilogue (layers/mlp_fp8.h): forwards
+ * and DEFAULT in FP8 (E4M3 by E4M3, and the backward's E4M3 by E5M2);
+ * 1 for the bias-gradient epilogues, which an FP8 run never asks of
+ * cuBLASLt (its own kernels sum them), 0 otherwise. */
+static int probe_shape_fp8(lt_shape *shape) {
+  lt_shape s = *shape;
+  const int w = PROBE_SIZE;
+  if (lt_epilogue_writes_bias_grad(s.epilogue)) return 1;
+  lt_shape f;
+  if (s.epilogue == LT_EPILOGUE_DEFAULT)
+    f = lt_shape_backward_weights_fp8(w, w, w, LT_FP8_E4M3, LT_FP8_E5M2);
+  else
+    f = lt_shape_forward_fp8(w, w, w, s.epilogue != LT_EPILOGUE_BIAS,
+                             LT_FP8_E4M3, LT_FP8_E4M3);
+  f.epilogue = s.epilogue;
+  f.aux_ld = s.aux_ld;
+  *shape = f;
+  return 0;
 }
 
 /* Plans the probe call of each epilogue in `epilogues` on `ctx`: 0, or -1
@@ -87,6 +110,8 @@ static int probe_set(char *msg, size_t msg_size, gpu_context *ctx,
     lt_shape shape;
     const char *reason = "the start-up probe has no call for this epilogue";
     if (lt_probe_shape(&shape, (lt_epilogue)e, type) == 0) {
+      if (precision == GPU_PRECISION_FP8 && probe_shape_fp8(&shape) != 0)
+        continue;
       lt_matmul_call call = probe_call(shape, d_scratch);
       if (lt_matmul_plannable(ctx, &call) == 0) continue;
       reason = lt_last_error(ctx);

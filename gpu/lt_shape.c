@@ -44,6 +44,18 @@ int lt_ld(int rows) {
   return (rows + 7) / 8 * 8;
 }
 
+int lt_ld_fp8(int rows) {
+  return (rows + 15) / 16 * 16;
+}
+
+const char *lt_fp8_name(lt_fp8 format) {
+  return format == LT_FP8_E4M3 ? "e4m3" : format == LT_FP8_E5M2 ? "e5m2" : "";
+}
+
+int lt_shape_is_fp8(const lt_shape *shape) {
+  return shape->a_fp8 != LT_FP8_NONE || shape->b_fp8 != LT_FP8_NONE;
+}
+
 const char *lt_activation_name(lt_activation activation) {
   return activation == LT_ACTIVATION_GELU ? "gelu" : "relu";
 }
@@ -169,6 +181,106 @@ lt_shape lt_shape_backward_weights(int in, int out, int n, int with_bias_grad) {
   return s;
 }
 
+lt_shape lt_shape_forward_fp8(int in, int out, int n, int hidden, lt_fp8 a,
+                              lt_fp8 b) {
+  lt_shape s = lt_shape_forward(in, out, n, hidden);
+  s.type = LT_DTYPE_BF16;
+  s.lda = s.ldb = lt_ld_fp8(in);
+  s.a_fp8 = a;
+  s.b_fp8 = b;
+  return s;
+}
+
+lt_shape lt_shape_backward_data_fp8(int in, int out, int n, lt_fp8 a,
+                                    lt_fp8 b) {
+  lt_shape s = {.type = LT_DTYPE_BF16,
+                .m = in,
+                .n = n,
+                .k = out,
+                .transa = 1,
+                .transb = 0,
+                .lda = lt_ld_fp8(out),
+                .ldb = lt_ld_fp8(out),
+                .ldd = lt_ld(in),
+                .epilogue = LT_EPILOGUE_DEFAULT,
+                .a_fp8 = a,
+                .b_fp8 = b};
+  return s;
+}
+
+lt_shape lt_shape_backward_weights_fp8(int in, int out, int n, lt_fp8 a,
+                                       lt_fp8 b) {
+  lt_shape s = {.type = LT_DTYPE_BF16,
+                .m = in,
+                .n = out,
+                .k = n,
+                .transa = 1,
+                .transb = 0,
+                .lda = lt_ld_fp8(n),
+                .ldb = lt_ld_fp8(n),
+                .ldd = lt_ld(in),
+                .epilogue = LT_EPILOGUE_DEFAULT,
+                .a_fp8 = a,
+                .b_fp8 = b};
+  return s;
+}
+
+/* FP8's rules (cuBLAS docs, cublasLtMatmul: "To use FP8 kernels ..."; and
+ * measured on the H200 with CUDA 13.0, docs/backprop.md "The FP8 step"):
+ * 0, or -1 with the rule in `why`. */
+static int fp8_check(const lt_shape *s, char *why, size_t why_size) {
+  int fp8 = lt_shape_is_fp8(s);
+  if (!fp8) {
+    if (!s->fast_accum) return 0;
+    snprintf(why, why_size,
+             "fast_accum (CUBLASLT_MATMUL_DESC_FAST_ACCUM) applies to FP8 "
+             "calls only; found it on a %s call",
+             lt_dtype_name(s->type));
+  } else if ((unsigned)s->a_fp8 >= LT_FP8_COUNT ||
+             (unsigned)s->b_fp8 >= LT_FP8_COUNT || !s->a_fp8 || !s->b_fp8)
+    snprintf(why, why_size,
+             "expected A and B both in FP8 (e4m3 or e5m2), found a_fp8 %d, "
+             "b_fp8 %d",
+             (int)s->a_fp8, (int)s->b_fp8);
+  else if (s->a_fp8 == LT_FP8_E5M2 && s->b_fp8 == LT_FP8_E5M2)
+    snprintf(why, why_size,
+             "cuBLASLt has no e5m2 x e5m2 GEMM (cublasLtMatmul docs, the FP8 "
+             "type combinations): store one operand in e4m3");
+  else if (s->type != LT_DTYPE_BF16)
+    snprintf(why, why_size,
+             "FP8 calls write D, bias and aux in bf16 here (one of "
+             "cuBLASLt's FP8 output types), found %s",
+             lt_dtype_name(s->type));
+  else if (!s->transa || s->transb)
+    snprintf(why, why_size,
+             "cuBLASLt runs FP8 only in the TN format: A transposed, B not "
+             "(cublasLtMatmul docs, FP8 requirements; NN and NT return "
+             "NOT_SUPPORTED, measured on the H200), found transa=%c transb=%c",
+             s->transa ? 'T' : 'N', s->transb ? 'T' : 'N');
+  else if (s->lda % 16 != 0 || s->ldb % 16 != 0)
+    snprintf(why, why_size,
+             "FP8 operands need leading dimensions that are multiples of 16 "
+             "elements (16 bytes: cuBLAS docs, tensor core usage; lt_ld_fp8), "
+             "found lda %d, ldb %d",
+             s->lda, s->ldb);
+  else if (s->m % 16 != 0 || s->k % 16 != 0)
+    snprintf(why, why_size,
+             "FP8 GEMMs need m and k multiples of 16 (measured on the H200, "
+             "CUDA 13.0: cuBLASLt's heuristic returns NOT_SUPPORTED for m = "
+             "100 or 129, k = 10 or 129; pad the widths to 16), found m=%d, "
+             "k=%d",
+             s->m, s->k);
+  else if (lt_epilogue_writes_bias_grad(s->epilogue))
+    snprintf(why, why_size,
+             "%s has no FP8 kernel: cuBLASLt returns NOT_SUPPORTED for every "
+             "bias-gradient epilogue with FP8 inputs (measured on the H200, "
+             "CUDA 13.0); run DEFAULT and sum the bias gradient separately",
+             lt_epilogue_name(s->epilogue));
+  else
+    return 0;
+  return -1;
+}
+
 /* The rules cuBLASLt states (cublasLt.h, cuBLAS docs "cublasLtEpilogue_t"
  * and "cublasLtMatmulDescAttributes_t"). */
 int lt_shape_check(const lt_shape *s, char *why, size_t why_size) {
@@ -209,12 +321,19 @@ int lt_shape_check(const lt_shape *s, char *why, size_t why_size) {
              "mirrored: cublasLt.h states none; test_lt_facts measures "
              "it); use transa = 0");
   else
-    return 0;
+    return fp8_check(s, why, why_size);
   return -1;
 }
 
 void lt_shape_describe(char *out, size_t size, const lt_shape *s) {
-  snprintf(out, size, "%s %s m=%d n=%d k=%d transa=%c transb=%c",
-           lt_epilogue_name(s->epilogue), lt_dtype_name(s->type), s->m, s->n,
-           s->k, s->transa ? 'T' : 'N', s->transb ? 'T' : 'N');
+  char type[32];
+  if (lt_shape_is_fp8(s))
+    snprintf(type, sizeof type, "%s*%s->%s", lt_fp8_name(s->a_fp8),
+             lt_fp8_name(s->b_fp8), lt_dtype_name(s->type));
+  else
+    snprintf(type, sizeof type, "%s", lt_dtype_name(s->type));
+  snprintf(out, size, "%s %s m=%d n=%d k=%d transa=%c transb=%c%s",
+           lt_epilogue_name(s->epilogue), type, s->m, s->n, s->k,
+           s->transa ? 'T' : 'N', s->transb ? 'T' : 'N',
+           s->fast_accum ? " fast-accum" : "");
 }

@@ -74,15 +74,62 @@ size_t lt_dtype_size(lt_dtype type);
  * bits), 2^-11 (FP16: 11 bits). */
 double lt_dtype_unit_roundoff(lt_dtype type);
 
+/* FP8 operands (issue 22; docs/backprop.md, "The FP8 step"): A and B
+ * stored in one of the two OCP FP8 formats (layers/fp8.h), each read as
+ * decode(q) * its scale_inv (lt_matmul_call.d_a_scale, d_b_scale); D, the
+ * bias and the aux keep `type`, which must then be BF16. LT_FP8_NONE (the
+ * zero value): A and B have `type` too. */
+typedef enum lt_fp8 {
+  LT_FP8_NONE = 0,
+  LT_FP8_E4M3, /* CUDA_R_8F_E4M3: max 448, 3 mantissa bits */
+  LT_FP8_E5M2, /* CUDA_R_8F_E5M2: max 57344, 2 mantissa bits */
+  LT_FP8_COUNT
+} lt_fp8;
+
+/* "e4m3", "e5m2" ("" for LT_FP8_NONE). */
+const char *lt_fp8_name(lt_fp8 format);
+
 typedef struct lt_shape {
-  lt_dtype type; /* of A, B, D, bias and bias gradient (F32 when zeroed) */
+  lt_dtype type; /* of D, bias and bias gradient, and of A and B unless
+                    a_fp8 / b_fp8 say FP8 (F32 when zeroed) */
   int m, n, k;
   int transa, transb; /* 0: N, 1: T */
   int lda, ldb, ldd;  /* leading dimensions, in elements */
   lt_epilogue epilogue;
-  int aux_ld; /* RELU_AUX_BIAS, DRELU_BGRAD: bits; GELU_AUX_BIAS,
-                 DGELU_BGRAD: elements; else 0 */
+  int aux_ld;          /* RELU_AUX_BIAS, DRELU_BGRAD: bits; GELU_AUX_BIAS,
+                          DGELU_BGRAD: elements; else 0 */
+  lt_fp8 a_fp8, b_fp8; /* FP8 storage of A and B: both or neither */
+  int fast_accum;      /* FP8 only: CUBLASLT_MATMUL_DESC_FAST_ACCUM = 1
+                          (the tensor cores' own accumulator, promoted to
+                          FP32 less often: faster, less exact) */
 } lt_shape;
+
+/* 1 when A and B are FP8. */
+int lt_shape_is_fp8(const lt_shape *shape);
+
+/* Leading dimension (elements) of an FP8 matrix with `rows` rows: rows
+ * rounded up to a multiple of 16 (16 bytes: cuBLASLt's FP8 kernels need
+ * 16-byte aligned columns; lt_ld's 8 is only 8 bytes in FP8). */
+int lt_ld_fp8(int rows);
+
+/* The forward call of a layer (lt_shape_forward's m, n, k and epilogue)
+ * with FP8 operands: A = W stored (in, out), ld lt_ld_fp8(in), transposed;
+ * B = X (in, n), ld lt_ld_fp8(in); D (out, n) in BF16, ld lt_ld(out). */
+lt_shape lt_shape_forward_fp8(int in, int out, int n, int hidden, lt_fp8 a,
+                              lt_fp8 b);
+
+/* Backward data in FP8, TN: dX (in, n) = op(A) (in, out) dZ (out, n), with
+ * A = the transposed copy of W, stored (out, in), ld lt_ld_fp8(out), and
+ * B = dZ (out, n), ld lt_ld_fp8(out); DEFAULT (cuBLASLt has no FP8
+ * DRELU_BGRAD: the mask and bias gradient are the project's kernel's). */
+lt_shape lt_shape_backward_data_fp8(int in, int out, int n, lt_fp8 a, lt_fp8 b);
+
+/* Backward weights in FP8, TN: dWt (in, out) = op(A) (in, n) op(B) (n,
+ * out), with A = the transposed copy of X, stored (n, in), and B = the
+ * transposed copy of dZ, stored (n, out), both ld lt_ld_fp8(n); DEFAULT
+ * (no FP8 BGRADB: the output layer's bias gradient is the project's). */
+lt_shape lt_shape_backward_weights_fp8(int in, int out, int n, lt_fp8 a,
+                                       lt_fp8 b);
 
 const char *lt_epilogue_name(lt_epilogue epilogue);
 
@@ -153,8 +200,10 @@ lt_shape lt_shape_backward_weights(int in, int out, int n, int with_bias_grad);
 /* Checks the shape against cuBLASLt's rules (a known type; m, n, k >= 1;
  * leading dimensions; aux_ld, only where the epilogue has an aux: for ReLU
  * a multiple of 128 bits and >= m, for GELU a multiple of 8 elements and
- * >= m; BGRADB's transb = T; BGRADA's transa = N). Returns 0, or -1 with
- * the broken rule in `why`. */
+ * >= m; BGRADB's transb = T; BGRADA's transa = N; FP8: A and B both FP8,
+ * not both E5M2, TN, lda and ldb multiples of 16, m and k multiples of 16,
+ * D in BF16, no bias-gradient epilogue; fast_accum only with FP8). Returns 0,
+ * or -1 with the broken rule in `why`. */
 int lt_shape_check(const lt_shape *shape, char *why, size_t why_size);
 
 /* "RELU_AUX_BIAS bf16 m=100 n=256 k=784 transa=T transb=N" */

@@ -64,7 +64,7 @@ lt_matmul_call linear_backward_weights_call(const linear_layer *layer,
   return typed(call, layer);
 }
 
-static int matmul(gpu_context *ctx, int lane, const lt_matmul_call *call,
+int linear_matmul(gpu_context *ctx, int lane, const lt_matmul_call *call,
                   mlp_mode mode) {
   switch (mode) {
   case MLP_MODE_UNFUSED: return lt_matmul_unfused_on(ctx, lane, call);
@@ -76,7 +76,7 @@ static int matmul(gpu_context *ctx, int lane, const lt_matmul_call *call,
 int linear_forward(gpu_context *ctx, linear_layer *layer, const void *d_x,
                    int n, mlp_mode mode) {
   lt_matmul_call call = linear_forward_call(layer, d_x, n);
-  return matmul(ctx, GPU_LANE_MAIN, &call, mode);
+  return linear_matmul(ctx, GPU_LANE_MAIN, &call, mode);
 }
 
 int linear_backward_data(gpu_context *ctx, int lane, const linear_layer *layer,
@@ -84,11 +84,11 @@ int linear_backward_data(gpu_context *ctx, int lane, const linear_layer *layer,
   lt_matmul_call call = linear_backward_data_call(layer, below, n);
   if (ctx->options.chain & GPU_CHAIN_SIDE_PARTIALS)
     call.d_partials = below->d_partials;
-  return matmul(ctx, lane, &call, mode);
+  return linear_matmul(ctx, lane, &call, mode);
 }
 
 int linear_backward_weights(gpu_context *ctx, int lane, linear_layer *layer,
                             const void *d_x, int n, mlp_mode mode) {
   lt_matmul_call call = linear_backward_weights_call(layer, d_x, n);
-  return matmul(ctx, lane, &call, mode);
+  return linear_matmul(ctx, lane, &call, mode);
 }

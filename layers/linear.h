@@ -69,6 +69,11 @@ int linear_backward_data(gpu_context *ctx, int lane, const linear_layer *layer,
 int linear_backward_weights(gpu_context *ctx, int lane, linear_layer *layer,
                             const void *d_x, int n, mlp_mode mode);
 
+/* One call on `lane` the way `mode` says: fused (lt_matmul_on), unfused
+ * (lt_matmul_unfused_on) or auto (lt_matmul_auto_on). */
+int linear_matmul(gpu_context *ctx, int lane, const lt_matmul_call *call,
+                  mlp_mode mode);
+
 /* The calls the three functions above make, built but not launched: shape
  * (in the layer's type, with its activation's epilogues) and buffers. For
  * tools that time or inspect one call (mnist_bench). */

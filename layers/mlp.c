@@ -12,6 +12,7 @@
 #include "gpu/gpu_check.h"
 #include "gpu/lt_shape.h"
 #include "gpu/lt_unfused_kernels.h"
+#include "layers/mlp_fp8.h"
 #include "layers/mlp_memory.h"
 #include "layers/sgd.h"
 #include "layers/xent.h"
@@ -153,6 +154,12 @@ static int mlp_allocate(mlp *net) {
   return 0;
 }
 
+/* The FP8 state, with the network's SGD view. */
+static int mlp_fp8_create_for(mlp *net, const mlp_options *options) {
+  sgd_slabs slabs = mlp_sgd_slabs(net);
+  return mlp_fp8_create(net, &options->fp8_recipe, &slabs);
+}
+
 int mlp_create(mlp **out, const int *units, int depth, int max_batch,
                const mlp_options *options) {
   const mlp_options none = {0};
@@ -197,7 +204,8 @@ int mlp_create(mlp **out, const int *units, int depth, int max_batch,
                     : options->type == LT_DTYPE_F16 ? GPU_FP16_LOSS_SCALE
                                                     : 1.0f;
   net->inference_only = options->inference_only;
-  if (mlp_allocate(net) != 0) {
+  if (mlp_allocate(net) != 0 ||
+      (options->fp8 && mlp_fp8_create_for(net, options) != 0)) {
     mlp_destroy(net);
     return -1;
   }
@@ -207,6 +215,7 @@ int mlp_create(mlp **out, const int *units, int depth, int max_batch,
 
 void mlp_destroy(mlp *net) {
   if (!net) return;
+  mlp_fp8_destroy(net);
   if (net->weights_done) cudaEventDestroy(net->weights_done);
   for (int l = 0; l < MLP_MAX_LAYERS; l++) {
     if (net->dz_ready[l]) cudaEventDestroy(net->dz_ready[l]);
@@ -262,7 +271,8 @@ int mlp_init_params(mlp *net, gpu_context *ctx, unsigned long long seed) {
                                  ctx->stream));
   }
   sgd_slabs slabs = mlp_sgd_slabs(net);
-  return sgd_write_copy(&slabs, ctx->stream);
+  if (sgd_write_copy(&slabs, ctx->stream) != 0) return -1;
+  return net->fp8 ? mlp_fp8_weights_init(net, ctx) : 0;
 }
 
 static int check_batch(const mlp *net, int n) {
@@ -277,6 +287,7 @@ static int check_batch(const mlp *net, int n) {
 int mlp_forward(mlp *net, gpu_context *ctx, const void *d_x, int n,
                 mlp_mode mode) {
   if (check_batch(net, n) != 0) return -1;
+  if (net->fp8) return mlp_fp8_forward(net, ctx, d_x, n, mode);
   const void *input = d_x;
   for (int l = 0; l < net->layout.depth; l++) {
     if (linear_forward(ctx, &net->layers[l], input, n, mode) != 0) return -1;

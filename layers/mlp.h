@@ -29,6 +29,7 @@
 #ifndef MNIST_EPILOGS_MLP_H
 #define MNIST_EPILOGS_MLP_H
 
+#include "gpu/gpu_options.h"
 #include "layers/linear.h"
 #include "layers/mlp_layout.h"
 #include "layers/sgd.h"
@@ -47,15 +48,20 @@ typedef struct mlp_options {
    * allocation), so it computes the same function and gradients, with
    * every call at widths cuBLASLt's sm90 kernels take. */
   int pad_units;
-  int pad_multiple;   /* with pad_units: the multiple the widths are
-                         padded to, a multiple of 8 up to 128 (0 means 8);
-                         the programs offer 8, 16 and 32 (784-100-10 as
-                         784-104-16, 784-112-16 or 784-128-32) */
-  float loss_scale;   /* > 0: this scale; 0: GPU_FP16_LOSS_SCALE for F16,
-                         else 1 */
-  int inference_only; /* 1: no gradients, momentum, loss gradients or
-                         training events (their pointers stay NULL) */
+  int pad_multiple;          /* with pad_units: the multiple the widths are
+                                padded to, a multiple of 8 up to 128 (0 means 8);
+                                the programs offer 8, 16 and 32 (784-100-10 as
+                                784-104-16, 784-112-16 or 784-128-32) */
+  float loss_scale;          /* > 0: this scale; 0: GPU_FP16_LOSS_SCALE for F16,
+                                else 1 */
+  int inference_only;        /* 1: no gradients, momentum, loss gradients or
+                                training events (their pointers stay NULL) */
+  int fp8;                   /* 1: the FP8 step (layers/mlp_fp8.h) on a BF16
+                                network (type must be BF16) */
+  gpu_fp8_recipe fp8_recipe; /* with fp8 */
 } mlp_options;
+
+struct mlp_fp8; /* layers/mlp_fp8.c */
 
 typedef struct mlp {
   mlp_layout layout;             /* of the logical widths the calls use */
@@ -83,6 +89,9 @@ typedef struct mlp {
                                            linear_layer.d_partials */
   cudaEvent_t dz_ready[MLP_MAX_LAYERS]; /* layer l's d_dz written (main) */
   cudaEvent_t weights_done;             /* side lane finished (side) */
+  struct mlp_fp8 *fp8;                  /* the FP8 step's buffers and
+                                           scales (mlp_fp8.h); NULL unless
+                                           mlp_options.fp8 */
 } mlp;
 
 /* Allocates an MLP for widths[0..depth] and batches up to max_batch, as

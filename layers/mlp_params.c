@@ -2,6 +2,7 @@
  * mlp_set_params, mlp_get_params), for checkpoints and tests. */
 #include "gpu/gpu_check.h"
 #include "layers/mlp.h"
+#include "layers/mlp_fp8.h"
 #include "layers/sgd.h"
 
 int mlp_set_params(mlp *net, gpu_context *ctx, const float *h_slab) {
@@ -12,7 +13,9 @@ int mlp_set_params(mlp *net, gpu_context *ctx, const float *h_slab) {
   if (net->d_velocity)
     CUDA_CHECK(cudaMemsetAsync(net->d_velocity, 0, bytes, stream));
   sgd_slabs slabs = mlp_sgd_slabs(net);
-  if (sgd_write_copy(&slabs, stream) != 0) return -1;
+  if (sgd_write_copy(&slabs, stream) != 0 ||
+      (net->fp8 && mlp_fp8_weights_init(net, ctx) != 0))
+    return -1;
   CUDA_CHECK(cudaStreamSynchronize(stream));
   return 0;
 }

@@ -5,6 +5,7 @@
 #include "gpu/gpu_check.h"
 #include "gpu/lt_shape.h"
 #include "layers/mlp.h"
+#include "layers/mlp_fp8.h"
 #include "layers/sgd.h"
 #include "layers/xent.h"
 
@@ -28,6 +29,7 @@ int mlp_backward(mlp *net, gpu_context *ctx, const void *d_x,
                      d_labels, net->units[depth], n, net->loss_scale,
                      net->d_xent_scratch, &ctx->early, ctx->stream) != 0)
     return -1;
+  if (net->fp8) return mlp_fp8_backward(net, ctx, d_x, n);
   /* Layer by layer from the top: once a layer's dZ is ready on the main
    * lane, its weight gradient starts on the side lane while the main lane
    * goes on with the data gradient of the layer below (the critical
@@ -60,6 +62,7 @@ int mlp_backward(mlp *net, gpu_context *ctx, const void *d_x,
 
 int mlp_step_calls(const mlp *net, const void *d_x, int n, unsigned chain,
                    mlp_call calls[MLP_MAX_STEP_CALLS]) {
+  if (net->fp8) return mlp_fp8_step_calls(net, d_x, n, calls);
   int depth = net->layout.depth, count = 0;
   const void *input = d_x;
   for (int l = 0; l < depth; l++) {
@@ -85,6 +88,7 @@ int mlp_step_calls(const mlp *net, const void *d_x, int n, unsigned chain,
 
 int mlp_update(mlp *net, gpu_context *ctx, const float *d_lr, float momentum) {
   if (check_training(net, "mlp_update") != 0) return -1;
+  if (net->fp8) return mlp_fp8_update(net, ctx, d_lr, momentum);
   sgd_slabs slabs = mlp_sgd_slabs(net);
   return sgd_update(&slabs, d_lr, momentum, 1.0f / net->loss_scale, &ctx->early,
                     ctx->stream);

@@ -6,18 +6,14 @@
 #include "gpu/gpu_launch.cuh"
 #include "gpu/lt_types.cuh"
 #include "layers/sgd.h"
+#include "layers/sgd_step.cuh"
 
-/* One element: the update of sgd.h, and its rounded copy. */
+/* One element: the update of sgd.h (sgd_step.cuh). */
 template <typename T>
 __device__ __forceinline__ float sgd_one(float p, float *v, T g, float lr,
                                          float momentum, float unscale,
                                          bool use_velocity) {
-  float step = lt_to_float(g) * unscale;
-  if (use_velocity) {
-    step = momentum * *v + step;
-    *v = step;
-  }
-  return p - lr * step;
+  return sgd_step(p, v, lt_to_float(g), lr, momentum, unscale, use_velocity);
 }
 
 template <typename T>

@@ -1,7 +1,12 @@
 #!/usr/bin/env python3
 """The peer: trains the same MLPs as mnist_bench in PyTorch, as a speed-minded
-user writes it, in each precision (fp32, tf32, bf16, fp16) and two variants:
-eager, and the whole training step captured in a CUDA graph. Data already on
+user writes it, in each precision (fp32, tf32, bf16, fp16, fp8) and two
+variants: eager, and the whole training step captured in a CUDA graph.
+fp8 is torchao's float8 training (convert_to_float8_training, tensorwise
+scales, the model compiled with torch.compile as torchao asks) under BF16
+autocast; it converts only the Linear layers whose sizes are multiples of
+16 (the row names them); without torchao the fp8 rows are skipped, saying
+so. Data already on
 the GPU, same batch, learning rate, momentum and epochs, timed the same way
 (CUDA events around each training epoch, one warm-up epoch excluded, median of
 the rest), then test accuracy. Prints one line per row and, with --json FILE,
@@ -21,7 +26,8 @@ import sys
 LR, MOMENTUM = 0.05, 0.9
 # precision: (TF32 matmuls allowed, autocast dtype name or None)
 PRECISIONS = {"fp32": (False, None), "tf32": (True, None),
-              "bf16": (False, "bfloat16"), "fp16": (False, "float16")}
+              "bf16": (False, "bfloat16"), "fp16": (False, "float16"),
+              "fp8": (False, "bfloat16")}
 VARIANTS = ("eager", "graph")
 GRAPH_WARMUP_STEPS = 3
 
@@ -75,6 +81,23 @@ def build_model(torch, widths, dev, activation="relu"):
             layers.append(torch.nn.GELU(approximate="tanh") if activation == "gelu"
                           else torch.nn.ReLU())
     return torch.nn.Sequential(*layers).to(dev)
+
+
+def float8_model(torch, model):
+    """torchao's float8 training on the Linear layers it can take (in and
+    out features multiples of 16), then torch.compile (torchao's advice: it
+    fuses the casts and amax reductions). Returns the model, the converted
+    layers' names, and whether compiling worked (else eager float8)."""
+    from torchao.float8 import convert_to_float8_training
+    names = [n for n, m in model.named_modules() if isinstance(m, torch.nn.Linear)
+             and m.in_features % 16 == 0 and m.out_features % 16 == 0]
+    convert_to_float8_training(model, module_filter_fn=lambda m, fqn: fqn in names)
+    try:
+        return torch.compile(model), names, True
+    except Exception as e:  # no compiler or triton on this machine
+        print(f"bench_pytorch.py: fp8: torch.compile failed ({e}); float8 eager",
+              file=sys.stderr)
+        return model, names, False
 
 
 def make_sgd(torch, model, lr):
@@ -211,9 +234,16 @@ def bench_row(torch, args, data, widths, batch, precision, variant, activation):
     # S times the unscaled one and the update (lr / S) * buffer is exactly
     # the unscaled update (S a power of two: exact unless it overflows).
     scale = args.fp16_loss_scale if precision == "fp16" else 1.0
+    extra = {}
     with tf32_matmuls(torch, tf32):
         model = build_model(torch, widths, "cuda", activation)
-        opt, sgd = make_sgd(torch, model, LR / scale)
+        if precision == "fp8":
+            params = model
+            model, names, compiled = float8_model(torch, model)
+            extra = {"float8_layers": names, "compiled": compiled}
+            opt, sgd = make_sgd(torch, params, LR / scale)
+        else:
+            opt, sgd = make_sgd(torch, model, LR / scale)
         step = make_step(torch, model, opt, dtype, scale)
         if variant == "graph":
             run = graph_runner(torch, step, opt, x_train, y_train, batch, model)
@@ -225,14 +255,16 @@ def bench_row(torch, args, data, widths, batch, precision, variant, activation):
             "precision": precision, "variant": variant, "activation": activation,
             "ms_per_epoch": statistics.median(times), "ms_min": min(times),
             "ms_max": max(times), "repeats": args.repeats, "test_accuracy": accuracy,
-            "sgd": sgd, "loss_scale": scale}
+            "sgd": sgd, "loss_scale": scale, **extra}
 
 
 def print_row(row):
     print(f"pytorch {row['variant']:5s} {row['precision']} {row['activation']} "
           f"{row['network']:18s} "
           f"batch {row['batch']:5d}: {row['ms_per_epoch']:9.2f} ms/epoch "
-          f"({row['ms_min']:.2f}-{row['ms_max']:.2f}) acc {100 * row['test_accuracy']:.2f}%",
+          f"({row['ms_min']:.2f}-{row['ms_max']:.2f}) acc {100 * row['test_accuracy']:.2f}%"
+          + (f" float8 layers {','.join(row['float8_layers'])}"
+             f"{'' if row['compiled'] else ' (not compiled)'}" if "float8_layers" in row else ""),
           flush=True)
 
 
@@ -290,6 +322,13 @@ def main():
     torch = import_torch("bench_pytorch.py")
     torch.backends.cudnn.allow_tf32 = False
     data = load_data(torch, args.data_dir)
+    if "fp8" in args.precisions:
+        try:
+            import torchao.float8  # noqa: F401
+        except ImportError as e:
+            print(f"bench_pytorch.py: fp8 rows skipped: torchao's float8 training "
+                  f"cannot be imported ({e}); pip install torchao", file=sys.stderr)
+            args.precisions = [p for p in args.precisions if p != "fp8"]
     rows = []
     for spec in args.networks.split(","):
         hidden, batch = spec.split(":")

@@ -60,13 +60,13 @@ START_TEST(selection_and_labels) {
   ck_assert(!bench_activation_selected(&bf16_gelu, GPU_PRECISION_BF16,
                                        LT_ACTIVATION_RELU));
   char label[32];
-  bench_row_label(label, sizeof label, &rows[13]); /* BF16 padded, unfused */
+  bench_row_label(label, sizeof label, &rows[16]); /* BF16 padded, unfused */
   ck_assert_str_eq(label, "unfused+pad");
-  bench_row_label(label, sizeof label, &rows[19]); /* FP32 GELU auto */
+  bench_row_label(label, sizeof label, &rows[22]); /* FP32 GELU auto */
   ck_assert_str_eq(label, "auto+gelu");
-  bench_row_label(label, sizeof label, &rows[15]); /* FP32, no graphs */
+  bench_row_label(label, sizeof label, &rows[18]); /* FP32, no graphs */
   ck_assert_str_eq(label, "fused");
-  ck_assert_int_eq(rows[15].graphs, 0);
+  ck_assert_int_eq(rows[18].graphs, 0);
 }
 END_TEST
 

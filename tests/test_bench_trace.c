@@ -37,9 +37,13 @@ static void check_row(section *s, const char *line, int expected) {
   ck_assert_msg(!strcmp(lane, "main") || !strcmp(lane, "side"), "%s", line);
   ck_assert_msg(ready >= 0, "ready < 0: %s", line);
   /* A kernel released by a programmatic edge may end before its
-   * predecessor has completed, which is when its ready event records. */
+   * predecessor has completed, which is when its ready event records.
+   * Otherwise end >= ready, to the events' resolution: cudaEventElapsedTime
+   * resolves about 0.5 us (CUDA runtime API), and the ready and end events
+   * are recorded on different lanes (measured on the H200: a kernel 0.18 us
+   * short of a side-lane predecessor's event). */
   if (!strstr(line, "programmatic"))
-    ck_assert_msg(end >= ready, "end < ready: %s", line);
+    ck_assert_msg(end >= ready - 0.5f, "end < ready: %s", line);
   ck_assert_float_eq_tol(duration, end - ready, 0.011f);
   s->rows++;
   s->main_rows += !strcmp(lane, "main");

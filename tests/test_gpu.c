@@ -16,6 +16,21 @@ void test_require_gpu(const char *suite) {
   }
 }
 
+void test_require_fp8(const char *suite) {
+  test_require_gpu(suite);
+  int device = 0;
+  struct cudaDeviceProp prop;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaGetDeviceProperties(&prop, device) != cudaSuccess ||
+      prop.major * 10 + prop.minor < 89) {
+    cudaGetLastError();
+    printf("SKIP %s: no GPU with FP8 tensor cores (compute capability 8.9 "
+           "or newer)\n",
+           suite);
+    exit(TEST_SKIP);
+  }
+}
+
 #define TEST_CUDA(call)                                                        \
   do {                                                                         \
     cudaError_t status_ = (call);                                              \

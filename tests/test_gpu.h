@@ -13,6 +13,9 @@
 
 /* Exits 77 with the reason when no usable CUDA device exists. */
 void test_require_gpu(const char *suite);
+/* test_require_gpu, then exits 77 too when device 0 has no FP8 tensor
+ * cores (compute capability below 8.9). */
+void test_require_fp8(const char *suite);
 
 /* cudaMalloc of `bytes` (at least 1), filled from `host` unless NULL;
  * complete on return. */

@@ -51,3 +51,9 @@ void trainer_config_pixel_transform(float *scale, float *shift,
                                     const mnist_dataset *data) {
   if (*scale <= 0.0f) mnist_pixel_transform(scale, shift, data);
 }
+
+void trainer_config_fit_precision(trainer_config *c, gpu_precision precision) {
+  if (precision != GPU_PRECISION_FP8) return;
+  if (!c->pad_units || c->pad_multiple % 16 != 0) c->pad_multiple = 16;
+  c->pad_units = 1;
+}

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "data/mnist.h"
+#include "gpu/gpu_options.h"
 #include "gpu/lt_shape.h"
 #include "layers/mlp_layout.h"
 #include "layers/mlp_mode.h"
@@ -42,6 +43,13 @@ typedef struct trainer_config {
  * cosine schedule, momentum 0.9, seed 1, fused, graphs on. Chosen to reach
  * 98 % test accuracy robustly in 5 epochs (README.md). */
 trainer_config trainer_config_defaults(void);
+
+/* What a precision needs of the network: FP8 pads every width to a
+ * multiple of 16 (pad_units = 1, pad_multiple 16, or 32 when asked), the
+ * FP8 GEMMs' rule for m and k (gpu/lt_shape.h); the padded units stay
+ * zero, so the network computes the same function. Other precisions: c
+ * unchanged. */
+void trainer_config_fit_precision(trainer_config *c, gpu_precision precision);
 
 /* Sets the widths to 784-hidden[0]-...-10. Returns 0, or -1 with `err`
  * when there are more than MLP_MAX_LAYERS - 1 hidden layers or a width is

@@ -102,6 +102,7 @@ static int enqueue_test_graph(void *t) {
 static void schedule_fill(trainer *t, int epoch);
 
 static int trainer_init(trainer *t, const mnist_dataset *data) {
+  trainer_config_fit_precision(&t->config, t->ctx->options.precision);
   const trainer_config *c = &t->config;
   lt_dtype type = gpu_precision_dtype(t->ctx->options.precision);
   float scale = c->pixel_scale, shift = c->pixel_shift;
@@ -127,7 +128,9 @@ static int trainer_init(trainer *t, const mnist_dataset *data) {
                          .activation = c->activation,
                          .pad_units = c->pad_units,
                          .pad_multiple = c->pad_multiple,
-                         .loss_scale = c->loss_scale};
+                         .loss_scale = c->loss_scale,
+                         .fp8 = t->ctx->options.precision == GPU_PRECISION_FP8,
+                         .fp8_recipe = t->ctx->options.fp8};
   if (mlp_create(&t->net, c->widths, c->depth, c->batch, &options) != 0)
     return -1;
   if (mlp_init_params(t->net, t->ctx, c->seed) != 0 || warm_up(t) != 0)
