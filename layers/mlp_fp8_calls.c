@@ -74,7 +74,7 @@ lt_matmul_call mlp_fp8_data_call_bf16(const mlp *net, int l, int n) {
 }
 
 lt_matmul_call mlp_fp8_weights_call_bf16(const mlp *net, int l, int n,
-                                        const void *input) {
+                                         const void *input) {
   const linear_layer *layer = &net->layers[l];
   lt_matmul_call c = {
       .shape = lt_shape_backward_weights(layer->in, layer->out, n, 0),
@@ -85,8 +85,8 @@ lt_matmul_call mlp_fp8_weights_call_bf16(const mlp *net, int l, int n,
   return c;
 }
 
-static const char *const call_names[MLP_FP8_CALLS] = {"forward", "data gradient",
-                                              "weight gradient"};
+static const char *const call_names[MLP_FP8_CALLS] = {
+    "forward", "data gradient", "weight gradient"};
 
 /* Decides, once per batch size, which calls run in FP8: those that meet
  * the FP8 rules (lt_shape_check: m and k multiples of 16 and so on) and
@@ -143,23 +143,24 @@ int mlp_fp8_step_calls(const mlp *net, const void *d_x, int n,
   const mlp_fp8 *f = net->fp8;
   int depth = net->layout.depth, count = 0, known = f->decided_n == n;
   for (int l = 0; l < depth; l++)
-    calls[count++] = (mlp_call){
-        known && !f->fp8[l][MLP_FP8_CALL_FORWARD]
-            ? linear_forward_call(&net->layers[l], mlp_fp8_input(net, d_x, l), n)
-            : mlp_fp8_forward_call(net, l, n),
-        MLP_CALL_FORWARD, l, GPU_LANE_MAIN};
+    calls[count++] =
+        (mlp_call){known && !f->fp8[l][MLP_FP8_CALL_FORWARD]
+                       ? linear_forward_call(&net->layers[l],
+                                             mlp_fp8_input(net, d_x, l), n)
+                       : mlp_fp8_forward_call(net, l, n),
+                   MLP_CALL_FORWARD, l, GPU_LANE_MAIN};
   if (net->inference_only) return count;
   for (int l = depth - 1; l >= 0; l--) {
-    calls[count++] =
-        (mlp_call){known && !f->fp8[l][MLP_FP8_CALL_WEIGHTS]
-                       ? mlp_fp8_weights_call_bf16(net, l, n, mlp_fp8_input(net, d_x, l))
-                       : mlp_fp8_weights_call(net, l, n),
-                   MLP_CALL_WEIGHTS, l, GPU_LANE_SIDE};
+    calls[count++] = (mlp_call){
+        known && !f->fp8[l][MLP_FP8_CALL_WEIGHTS]
+            ? mlp_fp8_weights_call_bf16(net, l, n, mlp_fp8_input(net, d_x, l))
+            : mlp_fp8_weights_call(net, l, n),
+        MLP_CALL_WEIGHTS, l, GPU_LANE_SIDE};
     if (l > 0)
-      calls[count++] =
-          (mlp_call){known && !f->fp8[l][MLP_FP8_CALL_DATA] ? mlp_fp8_data_call_bf16(net, l, n)
-                                                    : mlp_fp8_data_call(net, l, n),
-                     MLP_CALL_DATA_GRADIENT, l, GPU_LANE_MAIN};
+      calls[count++] = (mlp_call){known && !f->fp8[l][MLP_FP8_CALL_DATA]
+                                      ? mlp_fp8_data_call_bf16(net, l, n)
+                                      : mlp_fp8_data_call(net, l, n),
+                                  MLP_CALL_DATA_GRADIENT, l, GPU_LANE_MAIN};
   }
   return count;
 }

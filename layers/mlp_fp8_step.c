@@ -47,7 +47,8 @@ int mlp_fp8_forward(mlp *net, gpu_context *ctx, const void *d_x, int n,
 int mlp_fp8_masks_in_place(const mlp *net, int l) {
   const mlp_fp8 *f = net->fp8;
   return l + 1 < net->layout.depth &&
-         (!f->fp8[l][MLP_FP8_CALL_WEIGHTS] || (l > 0 && !f->fp8[l][MLP_FP8_CALL_DATA]));
+         (!f->fp8[l][MLP_FP8_CALL_WEIGHTS] ||
+          (l > 0 && !f->fp8[l][MLP_FP8_CALL_DATA]));
 }
 
 /* Layer l's gradient dZ (out, n) BF16 -> dZ8 (for an FP8 data gradient)
@@ -59,7 +60,8 @@ static int cast_gradient(mlp *net, gpu_context *ctx, int l, int n) {
   const linear_layer *layer = &net->layers[l];
   mlp_fp8 *f = net->fp8;
   int above = l + 1 < net->layout.depth;
-  int data8 = l > 0 && f->fp8[l][MLP_FP8_CALL_DATA], weights8 = f->fp8[l][MLP_FP8_CALL_WEIGHTS];
+  int data8 = l > 0 && f->fp8[l][MLP_FP8_CALL_DATA],
+      weights8 = f->fp8[l][MLP_FP8_CALL_WEIGHTS];
   fp8_cast_args a = {
       .src_type = LT_DTYPE_BF16,
       .d_src = layer->d_dz,
