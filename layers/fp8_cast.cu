@@ -354,7 +354,13 @@ extern "C" int fp8_cast(const fp8_cast_args *a, gpu_early_cache *early,
       CUDA_CHECK(gpu_launch(early, kernel<float, false>, grid, dim3(THREADS),  \
                             stream, args));                                    \
   } while (0)
-  if (a->current) FP8_LAUNCH(fp8_amax_kernel);
+  if (a->current) {
+    /* This cast's own amax: not the max with earlier casts since the last
+     * roll (an evaluation pass between two steps). */
+    CUDA_CHECK(
+        cudaMemsetAsync(&a->d_meta->amax_bits, 0, sizeof(uint32_t), stream));
+    FP8_LAUNCH(fp8_amax_kernel);
+  }
 #undef FP8_LAUNCH
   if (fast(a) && a->src_type == LT_DTYPE_BF16) {
     void (*kernel)(fp8_cast_args) =

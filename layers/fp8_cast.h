@@ -85,8 +85,9 @@ typedef struct fp8_cast_args {
                   first); 0: from the history's max (delayed) */
 } fp8_cast_args;
 
-/* The cast of fp8_cast_args, on `stream`: current scaling runs two
- * kernels (the amax, then the cast), delayed one. Either way the cast
+/* The cast of fp8_cast_args, on `stream`: current scaling zeroes the
+ * tensor's amax and runs two kernels (the amax, then the cast), delayed
+ * one. Either way the cast
  * records the tensor's amax into d_meta->amax_bits (max, for the history)
  * and counts what it lost. Writes d_meta->scale and scale_inv. Returns 0,
  * or -1 (message on stderr). */

@@ -94,7 +94,6 @@ int mlp_fp8_create(mlp *net, const gpu_fp8_recipe *recipe,
                                   cudaMemcpyHostToDevice);
   free(h);
   CUDA_CHECK(status);
-  f->decided_n = 0;
   return 0;
 }
 

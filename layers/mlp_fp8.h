@@ -11,11 +11,11 @@
  *             (out, in), B = dZ8, the gradient (out, n)
  *   weights   dWt (in, out) = X8T^T dZ8T: A = X8T (n, in) and B = dZ8T
  *             (n, out), the input and gradient transposed
- * So every FP8 tensor is written in both layouts, each by the kernel that
- * already reads its source (fp8_cast.h): the input of a layer by the cast
- * after the layer below's forward GEMM; a gradient by the kernel that
- * applies the ReLU mask (or GELU') to the data GEMM's BF16 output and sums
- * the bias gradient; the weights by the cast after SGD. Outputs of every
+ * So every FP8 tensor is written in both layouts (fp8_cast.h): the input
+ * of a layer by a cast of its own after the layer below's forward GEMM; a
+ * gradient by the kernel that applies the ReLU mask (or GELU') to the data
+ * GEMM's BF16 output and sums the bias gradient; the weights by SGD, in
+ * the pass that updates them (sgd_fp8.h). Outputs of every
  * GEMM are BF16 (cuBLASLt's AMAX_D needs an FP8 D, and each output is read
  * by a project kernel anyway, which takes the amax on the way).
  *
@@ -23,8 +23,9 @@
  * default: the range of gradients wants E5M2's exponent) or E4M3 (--fp8-
  * format e4m3). Scales per tensor, on the GPU, delayed (the amax history
  * of FP8_HISTORY steps, one pass per cast) or current (--fp8-scaling
- * current: the tensor's own amax, one more read). Forward GEMMs use fast
- * accumulation, the backward's do not (Transformer Engine's choice;
+ * current: the tensor's own amax, one more read); the first training pass
+ * and an inference-only network always cast with current scaling. Forward GEMMs
+ * use fast accumulation, the backward's do not (Transformer Engine's choice;
  * measured in docs/performance.md). The master weights, the momentum and
  * checkpoints stay FP32; the BF16 copy SGD writes serves the bias vectors
  * and any call cuBLASLt cannot run in FP8, which then runs in BF16 (named

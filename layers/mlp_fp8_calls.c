@@ -88,27 +88,22 @@ lt_matmul_call mlp_fp8_weights_call_bf16(const mlp *net, int l, int n,
 static const char *const call_names[MLP_FP8_CALLS] = {
     "forward", "data gradient", "weight gradient"};
 
-/* Decides, once per batch size, which calls run in FP8: those that meet
- * the FP8 rules (lt_shape_check: m and k multiples of 16 and so on) and
- * that cuBLASLt plans; the others run in BF16, each named once on stderr
- * with the rule it breaks. */
-void mlp_fp8_decide(mlp *net, gpu_context *ctx, int n) {
+/* Decides which of every layer's forward calls (backward = 0) or backward
+ * calls (backward = 1) run in FP8 at batch n (mlp_fp8_calls.h). */
+static void decide_calls(mlp *net, gpu_context *ctx, int n, int backward) {
   mlp_fp8 *f = net->fp8;
-  if (f->decided_n == n) return;
-  for (int l = 0; l < net->layout.depth; l++) {
-    lt_matmul_call calls[MLP_FP8_CALLS] = {mlp_fp8_forward_call(net, l, n)};
-    int count = 1;
-    if (!net->inference_only) {
-      calls[MLP_FP8_CALL_WEIGHTS] = mlp_fp8_weights_call(net, l, n);
-      if (l > 0) calls[MLP_FP8_CALL_DATA] = mlp_fp8_data_call(net, l, n);
-      count = MLP_FP8_CALLS;
-    }
-    for (int k = 0; k < count; k++) {
+  for (int l = 0; l < net->layout.depth; l++)
+    for (int k = 0; k < MLP_FP8_CALLS; k++) {
+      if ((k != MLP_FP8_CALL_FORWARD) != backward) continue;
       f->fp8[l][k] = 1;
       if (k == MLP_FP8_CALL_DATA && l == 0) continue;
+      lt_matmul_call call =
+          k == MLP_FP8_CALL_FORWARD ? mlp_fp8_forward_call(net, l, n)
+          : k == MLP_FP8_CALL_DATA  ? mlp_fp8_data_call(net, l, n)
+                                    : mlp_fp8_weights_call(net, l, n);
       char why[512] = "";
-      if (lt_shape_check(&calls[k].shape, why, sizeof why) == 0 &&
-          lt_matmul_plannable(ctx, &calls[k]) == 0)
+      if (lt_shape_check(&call.shape, why, sizeof why) == 0 &&
+          lt_matmul_plannable(ctx, &call) == 0)
         continue;
       f->fp8[l][k] = 0;
       if (k != MLP_FP8_CALL_WEIGHTS && !f->copy_weights) {
@@ -121,8 +116,21 @@ void mlp_fp8_decide(mlp *net, gpu_context *ctx, int n) {
       fprintf(stderr, "mlp: note: layer %d's %s runs in bf16 at batch %d: %s\n",
               l + 1, call_names[k], n, why[0] ? why : lt_last_error(ctx));
     }
-  }
-  f->decided_n = n;
+}
+
+void mlp_fp8_decide(mlp *net, gpu_context *ctx, int n, int backward) {
+  mlp_fp8 *f = net->fp8;
+  int *decided = backward ? &f->decided_backward_n : &f->decided_forward_n;
+  if (*decided == n) return;
+  decide_calls(net, ctx, n, backward);
+  *decided = n;
+}
+
+int mlp_fp8_weights_fit(const mlp *net, int l, int n) {
+  lt_matmul_call call = mlp_fp8_weights_call(net, l, n);
+  char why[512];
+  return !net->inference_only &&
+         lt_shape_check(&call.shape, why, sizeof why) == 0;
 }
 
 int mlp_fp8_runs_fp8(const mlp *net, int l, mlp_call_kind kind) {
@@ -141,7 +149,8 @@ const void *mlp_fp8_input(const mlp *net, const void *d_x, int l) {
 int mlp_fp8_step_calls(const mlp *net, const void *d_x, int n,
                        mlp_call calls[MLP_MAX_STEP_CALLS]) {
   const mlp_fp8 *f = net->fp8;
-  int depth = net->layout.depth, count = 0, known = f->decided_n == n;
+  int depth = net->layout.depth, count = 0, known = f->decided_forward_n == n,
+      known_backward = f->decided_backward_n == n;
   for (int l = 0; l < depth; l++)
     calls[count++] =
         (mlp_call){known && !f->fp8[l][MLP_FP8_CALL_FORWARD]
@@ -152,15 +161,16 @@ int mlp_fp8_step_calls(const mlp *net, const void *d_x, int n,
   if (net->inference_only) return count;
   for (int l = depth - 1; l >= 0; l--) {
     calls[count++] = (mlp_call){
-        known && !f->fp8[l][MLP_FP8_CALL_WEIGHTS]
+        known_backward && !f->fp8[l][MLP_FP8_CALL_WEIGHTS]
             ? mlp_fp8_weights_call_bf16(net, l, n, mlp_fp8_input(net, d_x, l))
             : mlp_fp8_weights_call(net, l, n),
         MLP_CALL_WEIGHTS, l, GPU_LANE_SIDE};
     if (l > 0)
-      calls[count++] = (mlp_call){known && !f->fp8[l][MLP_FP8_CALL_DATA]
-                                      ? mlp_fp8_data_call_bf16(net, l, n)
-                                      : mlp_fp8_data_call(net, l, n),
-                                  MLP_CALL_DATA_GRADIENT, l, GPU_LANE_MAIN};
+      calls[count++] =
+          (mlp_call){known_backward && !f->fp8[l][MLP_FP8_CALL_DATA]
+                         ? mlp_fp8_data_call_bf16(net, l, n)
+                         : mlp_fp8_data_call(net, l, n),
+                     MLP_CALL_DATA_GRADIENT, l, GPU_LANE_MAIN};
   }
   return count;
 }

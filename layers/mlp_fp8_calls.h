@@ -34,7 +34,12 @@ typedef struct mlp_fp8 {
   float *partials[MLP_MAX_LAYERS]; /* [fp8_cast_tiles(N)][out] */
   fp8_meta *d_meta;                /* [3 depth], mlp_fp8_role order */
   uint32_t *d_step;                /* steps rolled */
-  int decided_n;                   /* batch the flags below are for */
+  int decided_forward_n;  /* batch the forward flags below are for */
+  int decided_backward_n; /* batch the backward flags below are for */
+  int calibrated; /* 1 once a training pass has seeded the amax histories:
+                     until then (and always in an inference-only network)
+                     inputs and gradients are cast with current scaling,
+                     never with the scale 1 of an empty history */
   int fp8[MLP_MAX_LAYERS][MLP_FP8_CALLS]; /* 1: FP8, 0: BF16 stand-in */
   int noted[MLP_MAX_LAYERS]
            [MLP_FP8_CALLS]; /* a BF16 stand-in named on stderr */
@@ -56,10 +61,17 @@ lt_matmul_call mlp_fp8_data_call_bf16(const mlp *net, int l, int n);
 lt_matmul_call mlp_fp8_weights_call_bf16(const mlp *net, int l, int n,
                                          const void *input);
 
-/* Decides, once per batch size, which calls run in FP8 (net->fp8->fp8):
- * those that meet the FP8 rules and that cuBLASLt plans; the others run in
- * BF16, each named once on stderr with the rule it breaks. */
-void mlp_fp8_decide(mlp *net, gpu_context *ctx, int n);
+/* Decides, once per batch size, which forward calls (backward = 0) or
+ * backward calls (backward = 1) run in FP8 (net->fp8->fp8): those that
+ * meet the FP8 rules and that cuBLASLt plans; the others run in BF16, each
+ * named once on stderr with the rule it breaks. The forward pass decides
+ * the forwards only, so an evaluation pass never judges backward calls at
+ * its batch sizes. */
+void mlp_fp8_decide(mlp *net, gpu_context *ctx, int n, int backward);
+
+/* 1 when layer l's weight gradient at batch n meets the FP8 rules (a
+ * training network), so the forward pass writes X8T for it. */
+int mlp_fp8_weights_fit(const mlp *net, int l, int n);
 
 /* Layer l's input (widths[l], n), BF16: the batch or the layer below's
  * output. */

@@ -6,11 +6,16 @@
 
 /* Layer l's input (in, n) BF16 -> X8 for an FP8 forward, X8T for an FP8
  * weight gradient (a training network). */
+/* Current scaling for inputs and gradients: asked, or no history yet. */
+static int cast_current(const mlp_fp8 *f) {
+  return f->recipe.current || !f->calibrated;
+}
+
 static int cast_input(mlp *net, gpu_context *ctx, const void *d_x, int l,
                       int n) {
   const linear_layer *layer = &net->layers[l];
   mlp_fp8 *f = net->fp8;
-  int transposed = !net->inference_only && f->fp8[l][MLP_FP8_CALL_WEIGHTS];
+  int transposed = mlp_fp8_weights_fit(net, l, n);
   if (!f->fp8[l][MLP_FP8_CALL_FORWARD] && !transposed) return 0;
   fp8_cast_args a = {.src_type = LT_DTYPE_BF16,
                      .d_src = mlp_fp8_input(net, d_x, l),
@@ -23,13 +28,13 @@ static int cast_input(mlp *net, gpu_context *ctx, const void *d_x, int l,
                      .ld_out_t = lt_ld_fp8(n),
                      .d_meta = mlp_fp8_meta(net, l, MLP_FP8_INPUT),
                      .format = FP8_FORMAT_E4M3,
-                     .current = f->recipe.current};
+                     .current = cast_current(f)};
   return fp8_cast(&a, &ctx->early, ctx->stream);
 }
 
 int mlp_fp8_forward(mlp *net, gpu_context *ctx, const void *d_x, int n,
                     mlp_mode mode) {
-  mlp_fp8_decide(net, ctx, n);
+  mlp_fp8_decide(net, ctx, n, 0);
   for (int l = 0; l < net->layout.depth; l++) {
     if (cast_input(net, ctx, d_x, l, n) != 0) return -1;
     if (!net->fp8->fp8[l][MLP_FP8_CALL_FORWARD]) {
@@ -82,7 +87,7 @@ static int cast_gradient(mlp *net, gpu_context *ctx, int l, int n) {
       .d_partials = f->partials[l],
       .d_meta = mlp_fp8_meta(net, l, MLP_FP8_GRADIENT),
       .format = f->grad_format,
-      .current = f->recipe.current};
+      .current = cast_current(f)};
   return fp8_cast(&a, &ctx->early, ctx->stream);
 }
 
@@ -100,7 +105,7 @@ static int layer_weights(mlp *net, gpu_context *ctx, const void *d_x, int l,
 }
 
 int mlp_fp8_backward(mlp *net, gpu_context *ctx, const void *d_x, int n) {
-  mlp_fp8_decide(net, ctx, n);
+  mlp_fp8_decide(net, ctx, n, 1);
   for (int l = net->layout.depth - 1; l >= 0; l--) {
     if (cast_gradient(net, ctx, l, n) != 0) return -1;
     CUDA_CHECK(cudaEventRecord(net->dz_ready[l], ctx->stream));
@@ -115,7 +120,13 @@ int mlp_fp8_backward(mlp *net, gpu_context *ctx, const void *d_x, int n) {
   }
   CUDA_CHECK(cudaEventRecord(net->weights_done, ctx->side_stream));
   CUDA_CHECK(cudaStreamWaitEvent(ctx->stream, net->weights_done, 0));
-  return 0;
+  mlp_fp8 *f = net->fp8;
+  if (f->calibrated) return 0;
+  /* The first training pass cast with current scaling: its amax values
+   * start the histories that delayed scaling reads from now on. */
+  f->calibrated = 1;
+  return fp8_scales_roll(f->d_meta, 3 * net->layout.depth, f->d_step,
+                         ctx->stream);
 }
 
 /* W8 (and W8T above the first layer) from the master weights, each scaled
