@@ -34,8 +34,8 @@ typedef struct mlp_fp8 {
   float *partials[MLP_MAX_LAYERS]; /* [fp8_cast_tiles(N)][out] */
   fp8_meta *d_meta;                /* [3 depth], mlp_fp8_role order */
   uint32_t *d_step;                /* steps rolled */
-  int decided_forward_n;  /* batch the forward flags below are for */
-  int decided_backward_n; /* batch the backward flags below are for */
+  int decided_forward_n;           /* batch the forward flags below are for */
+  int decided_backward_n;          /* batch the backward flags below are for */
   int calibrated; /* 1 once a training pass has seeded the amax histories:
                      until then (and always in an inference-only network)
                      inputs and gradients are cast with current scaling,
