@@ -76,11 +76,40 @@ START_TEST(uncommitted_slot_is_reused) {
 }
 END_TEST
 
+/* Two calls that differ only in their FP8 operand types or fast
+ * accumulation are different plans (a BF16 plan run on FP8 operands, or
+ * the reverse, reads the wrong bytes). */
+START_TEST(fp8_fields_are_part_of_the_key) {
+  lt_plan_cache *cache = NULL;
+  ck_assert_int_eq(lt_plan_cache_create(&cache), 0);
+  lt_plan_key fp8 = key_for(3);
+  fp8.shape.type = LT_DTYPE_BF16;
+  fp8.shape.a_fp8 = LT_FP8_E4M3;
+  fp8.shape.b_fp8 = LT_FP8_E5M2;
+  lt_plan *p = lt_plan_cache_reserve(cache);
+  ck_assert_ptr_nonnull(p);
+  p->key = fp8;
+  lt_plan_cache_commit(cache);
+  ck_assert_ptr_eq(lt_plan_cache_find(cache, &fp8), p);
+  lt_plan_key other = fp8;
+  other.shape.a_fp8 = other.shape.b_fp8 = LT_FP8_NONE;
+  ck_assert_ptr_null(lt_plan_cache_find(cache, &other));
+  other = fp8;
+  other.shape.b_fp8 = LT_FP8_E4M3;
+  ck_assert_ptr_null(lt_plan_cache_find(cache, &other));
+  other = fp8;
+  other.shape.fast_accum = 1;
+  ck_assert_ptr_null(lt_plan_cache_find(cache, &other));
+  lt_plan_cache_destroy(cache);
+}
+END_TEST
+
 int main(void) {
   Suite *suite = suite_create("lt_plan_cache");
   TCase *tc = tcase_create("storage");
   tcase_add_test(tc, plan_pointer_outlives_growth);
   tcase_add_test(tc, uncommitted_slot_is_reused);
+  tcase_add_test(tc, fp8_fields_are_part_of_the_key);
   suite_add_tcase(suite, tc);
   return test_run_suite(suite, 0);
 }

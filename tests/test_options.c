@@ -121,6 +121,39 @@ START_TEST(modes_and_precisions) {
 }
 END_TEST
 
+/* --precision fp8 pads every width to a multiple of 16 (FP8's rule for m
+ * and k), whatever --pad-units / --pad-to said: none, the default 8
+ * (stored as 0), 16 and 32 (kept). Other precisions keep what was said. */
+START_TEST(fp8_pads_to_16) {
+  struct {
+    const char *flags[3];
+    int multiple;
+  } cases[] = {{{NULL}, 16},
+               {{"--pad-units"}, 16},
+               {{"--pad-to", "8"}, 16},
+               {{"--pad-to", "16"}, 16},
+               {{"--pad-to", "32"}, 32}};
+  char err[256];
+  for (int c = 0; c < 5; c++) {
+    char *argv[6] = {"mnist_train", "--precision", "fp8"};
+    int argc = 3;
+    for (int i = 0; i < 3 && cases[c].flags[i]; i++)
+      argv[argc++] = (char *)cases[c].flags[i];
+    train_options o;
+    ck_assert_msg(train_options_parse(&o, argc, argv, err, sizeof err) == 0,
+                  "%s", err);
+    ck_assert_int_eq(o.config.pad_units, 1);
+    ck_assert_msg(o.config.pad_multiple == cases[c].multiple,
+                  "case %d: padded to %d, expected %d", c,
+                  o.config.pad_multiple, cases[c].multiple);
+  }
+  train_options o;
+  char *bf16[] = {"mnist_train", "--precision", "bf16", "--pad-units"};
+  ck_assert_int_eq(train_options_parse(&o, 4, bf16, err, sizeof err), 0);
+  ck_assert_int_eq(o.config.pad_multiple, 0); /* 8 */
+}
+END_TEST
+
 /* Whether --hidden and --activation were given (--load's checkpoint must
  * then agree) comes from the parser, in either spelling; a flag not given
  * leaves its record 0, whatever the values of other flags look like. */
@@ -271,6 +304,7 @@ int main(void) {
   tcase_add_test(tc, defaults);
   tcase_add_test(tc, every_flag);
   tcase_add_test(tc, modes_and_precisions);
+  tcase_add_test(tc, fp8_pads_to_16);
   tcase_add_test(tc, hidden_none);
   tcase_add_test(tc, given_flags_are_recorded);
   tcase_add_test(tc, bench_flags_are_strict);
