@@ -230,8 +230,8 @@ static int run(const predict_options *o, const mnist_dataset *data,
     options.type = gpu_precision_dtype(g.precision);
     options.fp8 = g.precision == GPU_PRECISION_FP8;
     if (options.fp8) { /* FP8's rule for m and k: widths padded to 16 */
-      int multiple = options.pad_multiple > 0 ? options.pad_multiple : 8;
-      if (!options.pad_units || multiple % 16 != 0) options.pad_multiple = 16;
+      options.pad_multiple =
+          lt_fp8_pad_multiple(options.pad_units, options.pad_multiple);
       options.pad_units = 1;
     }
     if (inference_network_create(&net, ctx, ck, &options, batch) == 0 &&

@@ -48,6 +48,11 @@ int lt_ld_fp8(int rows) {
   return (rows + 15) / 16 * 16;
 }
 
+int lt_fp8_pad_multiple(int pad_units, int pad_multiple) {
+  int multiple = pad_multiple > 0 ? pad_multiple : 8;
+  return pad_units && multiple % 16 == 0 ? multiple : 16;
+}
+
 const char *lt_fp8_name(lt_fp8 format) {
   return format == LT_FP8_E4M3 ? "e4m3" : format == LT_FP8_E5M2 ? "e5m2" : "";
 }

@@ -112,6 +112,12 @@ int lt_shape_is_fp8(const lt_shape *shape);
  * 16-byte aligned columns; lt_ld's 8 is only 8 bytes in FP8). */
 int lt_ld_fp8(int rows);
 
+/* The padding multiple of a network whose GEMMs run in FP8 (m and k
+ * multiples of 16, lt_shape_check): `pad_multiple` when the network is
+ * padded (pad_units) to a multiple of 16 already (0 means 8, as in
+ * mlp_options), else 16. */
+int lt_fp8_pad_multiple(int pad_units, int pad_multiple);
+
 /* The forward call of a layer (lt_shape_forward's m, n, k and epilogue)
  * with FP8 operands: A = W stored (in, out), ld lt_ld_fp8(in), transposed;
  * B = X (in, n), ld lt_ld_fp8(in); D (out, n) in BF16, ld lt_ld(out). */

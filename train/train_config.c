@@ -54,7 +54,6 @@ void trainer_config_pixel_transform(float *scale, float *shift,
 
 void trainer_config_fit_precision(trainer_config *c, gpu_precision precision) {
   if (precision != GPU_PRECISION_FP8) return;
-  int multiple = c->pad_multiple > 0 ? c->pad_multiple : 8; /* 0 means 8 */
-  if (!c->pad_units || multiple % 16 != 0) c->pad_multiple = 16;
+  c->pad_multiple = lt_fp8_pad_multiple(c->pad_units, c->pad_multiple);
   c->pad_units = 1;
 }
