@@ -145,6 +145,46 @@ START_TEST(an_fp8_step_is_near_the_fp32_oracle) {
 }
 END_TEST
 
+/* Delayed scaling never casts from an empty history: a fresh network's
+ * first training pass casts its inputs and gradients with their own amax
+ * and leaves it in the history, so every X and dZ tensor then has a
+ * non-zero history and the scale fp8_scale_from_amax gives for it (before
+ * the fix the first passes cast at scale 1: 95 % of the hidden gradients
+ * of 784-4096-4096-10 flushed to zero). */
+START_TEST(first_pass_scales_from_its_own_amax) {
+  int widths[4] = {784, 144, 112, 16};
+  enum { N = 96 };
+  gpu_context *ctx = fp8_context();
+  mlp *net = fp8_network(ctx, widths, 3, N, recipes[0], seed + 5);
+  test_rng rng;
+  test_rng_init(&rng, seed + 5);
+  test_batch b = test_batch_make(&rng, 784, N, 16, LT_DTYPE_BF16);
+  double *d_stats = test_upload(NULL, 2 * sizeof(double));
+  test_fill_device(d_stats, 0, 2 * sizeof(double));
+  ck_assert_int_eq(mlp_forward(net, ctx, b.d_x, N, MLP_MODE_FUSED), 0);
+  ck_assert_int_eq(
+      mlp_backward(net, ctx, b.d_x, b.d_labels, N, MLP_MODE_FUSED, d_stats), 0);
+  fp8_meta meta[9];
+  ck_assert_int_eq(mlp_fp8_read_meta(net, ctx, meta), 0);
+  for (int t = 0; t < 9; t++) {
+    if (t % 3 == MLP_FP8_WEIGHTS) continue;
+    float amax = 0.0f, want = 1.0f;
+    for (int h = 0; h < FP8_HISTORY; h++)
+      amax = fmaxf(amax, meta[t].history[h]);
+    fp8_format format = t % 3 == MLP_FP8_GRADIENT ? mlp_fp8_gradient_format(net)
+                                                  : FP8_FORMAT_E4M3;
+    ck_assert_int_eq(fp8_scale_from_amax(&want, amax, format, NULL, 0), 0);
+    ck_assert_msg(amax > 0.0f && meta[t].scale == want,
+                  "tensor %d: scale %g, history amax %g (want scale %g)", t,
+                  meta[t].scale, amax, want);
+  }
+  test_free(d_stats);
+  test_batch_free(&b);
+  mlp_destroy(net);
+  gpu_context_destroy(ctx);
+}
+END_TEST
+
 /* Training in FP8 learns, and counts: 40 steps on one batch halve the loss
  * in both recipes; every cast ran once per step. */
 START_TEST(fp8_training_learns) {
@@ -371,6 +411,7 @@ int main(void) {
   tcase_set_timeout(tc, 900);
   tcase_add_loop_test(tc, an_fp8_step_is_near_the_fp32_oracle, 0, RECIPES);
   tcase_add_loop_test(tc, fp8_training_learns, 0, RECIPES);
+  tcase_add_test(tc, first_pass_scales_from_its_own_amax);
   tcase_add_test(tc, fp8_gemms_are_exact_on_small_integers);
   tcase_add_test(tc, malformed_fp8_calls_are_refused);
   tcase_add_test(tc, fp8_shapes_the_rules_admit_run);
