@@ -20,7 +20,7 @@
 #include "bench/bench_timing.h"
 #include "bench/bench_trace.h"
 #include "bench/bench_train.h"
-#include "gpu/gpu_precision.h"
+#include "lt/lt_precision.h"
 #include "train/data_source.h"
 
 #ifndef MNIST_SOURCE_DIR
@@ -99,7 +99,7 @@ static int measure(const bench_options *o, bench_run *run) {
   return o->json_path ? bench_json_write(run->json, o->json_path) : 0;
 }
 
-/* Whether the GPU runs `p` for this bench (gpu_precision_check_device's
+/* Whether the GPU runs `p` for this bench (lt_precision_check_device's
  * code, msg in `why`): the epilogues of every activation asked, probed at
  * once (asked: the precision's rows run; else only DEFAULT, the ceilings'
  * matmul). On a refusal, DEFAULT alone decides the precision and each
@@ -114,15 +114,15 @@ static int check_precision(char *why, size_t size, const bench_options *o,
   for (int a = 0; asked && a < LT_ACTIVATION_COUNT; a++)
     if (o->activation < 0 || a == o->activation)
       all |= lt_run_epilogues((lt_activation)a, 1, LT_RUN_BOTH);
-  int check = gpu_precision_check_device(why, size, o->device, p, all);
+  int check = lt_precision_check_device(why, size, o->device, p, all);
   if (check >= 0 || all == plain) return check;
-  check = gpu_precision_check_device(why, size, o->device, p, plain);
+  check = lt_precision_check_device(why, size, o->device, p, plain);
   if (check < 0) return check;
   int runs = 0;
   for (int a = 0; a < LT_ACTIVATION_COUNT; a++) {
     if (o->activation >= 0 && a != o->activation) continue;
     char refusal[512];
-    if (gpu_precision_check_device(
+    if (lt_precision_check_device(
             refusal, sizeof refusal, o->device, p,
             lt_run_epilogues((lt_activation)a, 1, LT_RUN_BOTH)) >= 0) {
       runs = 1;
@@ -211,8 +211,8 @@ static int run_alternatives(const bench_options *o) {
   gpu_precision precision =
       o->precision < 0 ? GPU_PRECISION_BF16 : (gpu_precision)o->precision;
   char why[512];
-  int check = gpu_precision_check_device(why, sizeof why, o->device, precision,
-                                         LT_EPILOGUE_BIT(LT_EPILOGUE_DEFAULT));
+  int check = lt_precision_check_device(why, sizeof why, o->device, precision,
+                                        LT_EPILOGUE_BIT(LT_EPILOGUE_DEFAULT));
   if (check < 0) {
     fprintf(stderr, "mnist_bench: %s\n", why);
     return EXIT_FAILURE;

@@ -20,7 +20,7 @@
 #include "app/flag_choices.h"
 #include "checkpoint/mlp_checkpoint.h"
 #include "data/pgm.h"
-#include "gpu/gpu_precision.h"
+#include "lt/lt_precision.h"
 #include "train/checkpoint_io.h"
 #include "train/data_source.h"
 #include "train/inference.h"
@@ -227,7 +227,7 @@ static int run(const predict_options *o, const mnist_dataset *data,
   float *prob = malloc((size_t)n * MNIST_CLASSES * sizeof(float));
   if (pred && prob && gpu_context_create(&ctx, &g) == 0) {
     mlp_options options = *net_options;
-    options.type = gpu_precision_dtype(g.precision);
+    options.type = lt_precision_dtype(g.precision);
     options.fp8 = g.precision == GPU_PRECISION_FP8;
     if (options.fp8) { /* FP8's rule for m and k: widths padded to 16 */
       options.pad_multiple =
@@ -321,10 +321,10 @@ int main(int argc, char **argv) {
             data.test.count - 1, o.index);
   else if (!gpu_device_available(why, sizeof why))
     fprintf(stderr, "mnist_predict: needs a CUDA GPU: %s\n", why);
-  else if (gpu_precision_check_device(
-               why, sizeof why, o.device, precision,
-               lt_run_epilogues(net_options.activation, 0,
-                                mlp_mode_ways(o.mode))) < 0) {
+  else if (lt_precision_check_device(why, sizeof why, o.device, precision,
+                                     lt_run_epilogues(net_options.activation, 0,
+                                                      mlp_mode_ways(o.mode))) <
+           0) {
     fprintf(stderr, "mnist_predict: %s\n", why);
     status = 2;
   } else {

@@ -20,9 +20,9 @@
 #include "checkpoint/write_target.h"
 #include "data/mnist.h"
 #include "gpu/gpu_context.h"
-#include "gpu/gpu_precision.h"
-#include "gpu/lt_matmul.h"
 #include "gpu/sample_stats.h"
+#include "lt/lt_matmul.h"
+#include "lt/lt_precision.h"
 #include "train/checkpoint_io.h"
 #include "train/data_source.h"
 #include "train/eval_report.h"
@@ -155,7 +155,7 @@ static int evaluate(const train_options *o, const mnist_dataset *data,
   float scale = c->pixel_scale, shift = c->pixel_shift;
   trainer_config_pixel_transform(&scale, &shift, data);
   int *pred = malloc((size_t)data->test.count * sizeof(int));
-  mlp_options options = {.type = gpu_precision_dtype(o->gpu.precision),
+  mlp_options options = {.type = lt_precision_dtype(o->gpu.precision),
                          .activation = c->activation,
                          .pad_units = c->pad_units,
                          .pad_multiple = c->pad_multiple,
@@ -322,7 +322,7 @@ int main(int argc, char **argv) {
             "mnist_train: the data in %s is fine, but training needs "
             "a CUDA GPU: %s\n",
             dir, why);
-  } else if (gpu_precision_check_device(
+  } else if (lt_precision_check_device(
                  why, sizeof why, options.gpu.device, options.gpu.precision,
                  lt_run_epilogues(options.config.activation,
                                   options.config.epochs > 0,

@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gpu/lt_matmul.h"
 #include "layers/mlp_fp8.h"
+#include "lt/lt_matmul.h"
 
 void train_report_data_line(const mnist_dataset *data, const char *dir,
                             int steps) {

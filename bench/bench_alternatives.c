@@ -9,9 +9,9 @@
 #include "bench/bench_timing.h"
 #include "gpu/gpu_check.h"
 #include "gpu/gpu_graph.h"
-#include "gpu/lt_split.h"
-#include "gpu/lt_unfused.h"
 #include "layers/sgd.h"
+#include "lt/lt_split.h"
+#include "lt/lt_unfused.h"
 
 /* The largest m, n, k: every buffer holds ALT_MAX x ALT_MAX elements. */
 enum { ALT_MAX = 4096, ALT_SHAPES = 2 };
@@ -84,7 +84,7 @@ static void alt_free(alt_buffers *b) {
 
 static int alt_alloc(alt_buffers *b, gpu_context *ctx) {
   memset(b, 0, sizeof *b);
-  b->type = gpu_precision_dtype(ctx->options.precision);
+  b->type = lt_precision_dtype(ctx->options.precision);
   size_t size = lt_dtype_size(b->type);
   CUDA_CHECK(cudaMalloc((void **)&b->d_random, 3 * ALT_COUNT * sizeof(float)));
   if (b->type != LT_DTYPE_F32)

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "bench/bench_trace_table.h"
-#include "train/graph_count.h"
+#include "bench/graph_count.h"
 
 static void *driver_entry(const char *symbol, unsigned int version) {
   void *fn = NULL;

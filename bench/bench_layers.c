@@ -5,8 +5,8 @@
 #include <stdio.h>
 
 #include "bench/bench_timing.h"
-#include "gpu/lt_split.h"
-#include "gpu/lt_unfused.h"
+#include "lt/lt_split.h"
+#include "lt/lt_unfused.h"
 #include "train/trainer.h"
 
 /* The call's name as docs/performance.md writes it: layers count from 1

@@ -6,7 +6,7 @@
 
 #include "data/mnist.h"
 #include "gpu/gpu_context.h"
-#include "gpu/lt_shape.h"
+#include "lt/lt_shape.h"
 
 /* For each network, fused then unfused, in the context's precision and
  * with `activation`: a warm-up epoch, then one profiled step. Returns 0

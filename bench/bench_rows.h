@@ -9,8 +9,8 @@
 #include <stddef.h>
 
 #include "gpu/gpu_options.h"
-#include "gpu/lt_shape.h"
 #include "layers/mlp_mode.h"
+#include "lt/lt_shape.h"
 #include "train/train_config.h"
 
 /* Timed epochs per row at most (the samples of one median). */

@@ -137,7 +137,7 @@ static int fp8_rate_call(gpu_context *ctx, const float *d, int size,
 int bench_matmul_rate(gpu_context *ctx, int size, double *tflops) {
   float *d = NULL;
   size_t count = (size_t)size * size;
-  lt_dtype type = gpu_precision_dtype(ctx->options.precision);
+  lt_dtype type = lt_precision_dtype(ctx->options.precision);
   int fp8 = ctx->options.precision == GPU_PRECISION_FP8;
   CUDA_CHECK(cudaMalloc((void **)&d, 3 * count * sizeof(float)));
   /* Random operands; for 16-bit, rounded copies of them; for FP8, cast. */

@@ -6,7 +6,7 @@
 #define MNIST_EPILOGS_BENCH_TIMING_H
 
 #include "gpu/gpu_context.h"
-#include "gpu/lt_matmul.h"
+#include "lt/lt_matmul.h"
 
 /* One call of the wrapper or its unfused twin. */
 typedef int (*bench_op)(gpu_context *ctx, const lt_matmul_call *call);

@@ -9,9 +9,9 @@
 #include "bench/bench_kernel_names.h"
 #include "bench/bench_rows.h"
 #include "bench/bench_trace_table.h"
+#include "bench/graph_count.h"
 #include "gpu/gpu_check.h"
 #include "gpu/sample_stats.h"
-#include "train/graph_count.h"
 #include "train/trainer.h"
 
 /* One step's graph as captured and its instrumented copy. Samples: row 0
@@ -194,7 +194,7 @@ static int trace_report(step_trace *s, const char *title, int counted,
     return -1;
   }
   trace_mark_lanes(s->rows, s->kernels, &path);
-  printf("\n## %s\n\nkernel nodes: %d (trainer_kernels_per_step: %d, %d on "
+  printf("\n## %s\n\nkernel nodes: %d (graph_count_step: %d, %d on "
          "its longest chain)\n",
          title, s->kernels, counted, chain);
   printf("step, median of %d replays (min-max): untraced %.2f us "
@@ -214,7 +214,7 @@ static int trace_trainer(trainer *t, const gpu_context *ctx,
                          const char *title) {
   cudaStream_t stream = ctx->stream;
   int counted = 0, chain = 0, status = 0;
-  if (trainer_kernels_per_step(t, &counted, &chain) != 0) return -1;
+  if (graph_count_step(t, &counted, &chain) != 0) return -1;
   cudaGraph_t step = NULL;
   if (trainer_capture_step(t, &step) != 0) return -1;
   bench_namer names;

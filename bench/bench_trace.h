@@ -6,7 +6,7 @@
 
 #include "data/mnist.h"
 #include "gpu/gpu_context.h"
-#include "gpu/lt_shape.h"
+#include "lt/lt_shape.h"
 
 /* Replays timed per network (after BENCH_TRACE_WARMUP untimed ones). */
 #define BENCH_TRACE_REPLAYS 200

@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 
+#include "bench/graph_count.h"
 #include "gpu/sample_stats.h"
 #include "train/trainer.h"
 
@@ -132,7 +133,7 @@ int bench_train_network(const bench_run *run, int net, const bench_row *rows,
     status =
         trainer_create(&t[v], run->contexts[rows[v].precision], run->data, &c);
     if (status == 0)
-      status = trainer_kernels_per_step(t[v], &r[v].kernels, &r[v].critical);
+      status = graph_count_step(t[v], &r[v].kernels, &r[v].critical);
   }
   epoch_stats s;
   /* Round 0 warms up (first replay of each graph, clocks); rounds 1..R

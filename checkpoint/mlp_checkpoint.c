@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "checkpoint/safetensors.h"
-#include "gpu/lt_shape.h"
+#include "lt/lt_shape.h"
 
 void mlp_checkpoint_widths_text(char *out, size_t size, const int *widths,
                                 int depth) {

@@ -82,7 +82,7 @@ int gpu_precision_check(char *msg, size_t msg_size, const char *device_name,
                         int capability, gpu_precision precision);
 
 /* The refusal of a precision whose epilogue cuBLASLt declines on this GPU
- * (gpu/lt_probe.h): one line naming the precision, the GPU, its
+ * (lt/lt_probe.h): one line naming the precision, the GPU, its
  * capability, the epilogue and cuBLASLt's reason. */
 void gpu_precision_refusal(char *msg, size_t msg_size, const char *device_name,
                            int capability, gpu_precision precision,

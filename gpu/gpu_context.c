@@ -62,7 +62,6 @@ static int context_init(gpu_context *ctx) {
   CURAND_CHECK(
       curandCreateGenerator(&ctx->rng, CURAND_RNG_PSEUDO_PHILOX4_32_10));
   CURAND_CHECK(curandSetStream(ctx->rng, ctx->stream));
-  if (lt_plan_cache_create(&ctx->plans) != 0) return -1;
   return 0;
 }
 
@@ -86,7 +85,7 @@ void gpu_context_destroy(gpu_context *ctx) {
   if (!ctx) return;
   if (ctx->side_stream) cudaStreamSynchronize(ctx->side_stream);
   if (ctx->stream) cudaStreamSynchronize(ctx->stream);
-  lt_plan_cache_destroy(ctx->plans);
+  if (ctx->plans_release) ctx->plans_release(ctx->plans);
   if (ctx->rng) curandDestroyGenerator(ctx->rng);
   if (ctx->side_fork) cudaEventDestroy(ctx->side_fork);
   cudaFree(ctx->d_side_workspace);

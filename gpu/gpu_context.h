@@ -1,7 +1,9 @@
 /* gpu_context.h: everything a GPU computation needs, in one struct passed
  * explicitly (no globals): the device, two streams ("lanes") each with its
- * own cuBLASLt workspace, the cuBLASLt handle, the wrapper's plan cache and
- * last error, a cuRAND generator, and `early`: which of the project's
+ * own cuBLASLt workspace, the cuBLASLt handle, a slot for the wrapper's
+ * plan cache (lt/, which links this folder: the runtime holds the cache
+ * without knowing it) and its last error, a cuRAND generator, and `early`:
+ * which of the project's
  * kernels may start early on this device (gpu_early.h), decided per kernel
  * at its first launch. options.chain (gpu_options.h) sets the lanes'
  * priorities and the early-start trigger here, once, at creation.
@@ -16,7 +18,6 @@
 
 #include "gpu/gpu_early.h"
 #include "gpu/gpu_options.h"
-#include "gpu/lt_plan_cache.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -37,15 +38,18 @@ typedef struct gpu_context {
   cudaStream_t stream;      /* lane 0: everything unless said otherwise */
   cudaStream_t side_stream; /* lane 1: work that may overlap lane 0 */
   cublasLtHandle_t lt;
-  void *d_workspace;      /* lane 0's, GPU_WORKSPACE_BYTES, 256-aligned */
-  void *d_side_workspace; /* lane 1's */
-  curandGenerator_t rng;  /* Philox, on `stream`; whoever draws seeds it */
-  lt_plan_cache *plans;   /* the wrapper's (lt_matmul.h: lt_plan_count) */
-  char last_error[512];   /* the wrapper's last refusal (lt_last_error) */
-  gpu_early_cache early;  /* which kernels may start early (gpu_launch) */
-  cudaEvent_t side_fork;  /* GPU_CHAIN_SIDE_PARTIALS: recorded on the main
-                             lane where the side lane takes over
-                             (gpu/lt_unfused.c), no timing */
+  void *d_workspace;           /* lane 0's, GPU_WORKSPACE_BYTES, 256-aligned */
+  void *d_side_workspace;      /* lane 1's */
+  curandGenerator_t rng;       /* Philox, on `stream`; whoever draws seeds it */
+  struct lt_plan_cache *plans; /* the wrapper's (lt/lt_plan_cache.h): made
+                                 by its first plan, NULL until then */
+  void (*plans_release)(struct lt_plan_cache *plans); /* set with `plans`;
+                                 gpu_context_destroy calls it */
+  char last_error[512];  /* the wrapper's last refusal (lt_last_error) */
+  gpu_early_cache early; /* which kernels may start early (gpu_launch) */
+  cudaEvent_t side_fork; /* GPU_CHAIN_SIDE_PARTIALS: recorded on the main
+                            lane where the side lane takes over
+                            (lt/lt_unfused.c), no timing */
 } gpu_context;
 
 /* Returns 1 when a usable CUDA device exists, else 0 with `why` filled. */

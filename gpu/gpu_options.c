@@ -50,13 +50,6 @@ int gpu_precision_parse(const char *name) {
   return -1;
 }
 
-lt_dtype gpu_precision_dtype(gpu_precision precision) {
-  return precision == GPU_PRECISION_BF16 || precision == GPU_PRECISION_FP8
-             ? LT_DTYPE_BF16
-         : precision == GPU_PRECISION_FP16 ? LT_DTYPE_F16
-                                           : LT_DTYPE_F32;
-}
-
 const char *const *gpu_fp8_format_choices(void) {
   static const char *const names[] = {"hybrid", "e4m3", NULL};
   return names;

@@ -6,8 +6,6 @@
 
 #include <stddef.h>
 
-#include "gpu/lt_shape.h"
-
 /* The matmul precision of a context: the storage type of every matrix the
  * wrapper reads or writes, and cuBLASLt's compute type. BF16 and FP16 are
  * mixed precision: the layers keep FP32 master weights (layers/mlp.h). */
@@ -33,9 +31,6 @@ typedef enum gpu_precision {
 const char *gpu_precision_name(gpu_precision precision);
 /* The value named `name`; -1 when none is. */
 int gpu_precision_parse(const char *name);
-/* The storage type of the precision's matrices (FP8: BF16, the type of
- * its outputs, activations and gradients; the FP8 operands are copies). */
-lt_dtype gpu_precision_dtype(gpu_precision precision);
 
 /* How the wrapper picks an algorithm when it builds a plan. */
 typedef enum gpu_autotune {
@@ -59,7 +54,7 @@ typedef enum gpu_autotune {
  *   SIDE_PARTIALS  the unfused DRELU_BGRAD / DGELU_BGRAD adds its row-sum
  *                  partials on the side lane, from the network's own
  *                  buffers, so the main lane's next kernel starts right
- *                  after the row sums (layers/mlp.c, gpu/lt_unfused.c)
+ *                  after the row sums (layers/mlp.c, lt/lt_unfused.c)
  *   SGD_LANE       the first layer's weight gradient runs on the main lane,
  *                  the lane of SGD, so SGD follows it in stream order and
  *                  starts early (layers/mlp.c)

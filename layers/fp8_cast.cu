@@ -3,10 +3,10 @@
 
 #include "gpu/gpu_check.h"
 #include "gpu/gpu_launch.cuh"
-#include "gpu/lt_gelu.h"
-#include "gpu/lt_types.cuh"
 #include "layers/fp8_cast.h"
 #include "layers/fp8_device.cuh"
+#include "lt/lt_gelu.h"
+#include "lt/lt_types.cuh"
 
 /* A tile: FP8_CAST_TILE rows by FP8_CAST_TILE columns, 256 threads (the
  * split of work among them: below, "Thread t of a tile"). */

@@ -18,8 +18,8 @@
 #include <stdint.h>
 
 #include "gpu/gpu_early.h"
-#include "gpu/lt_shape.h"
 #include "layers/fp8.h"
+#include "lt/lt_shape.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,12 +1,12 @@
 /* linear.c: a fully connected layer on the one cuBLASLt wrapper. The
- * shapes of its three calls come from gpu/lt_shape.h (written out there);
+ * shapes of its three calls come from lt/lt_shape.h (written out there);
  * this file supplies the buffers. The unfused mode makes the same calls
  * through lt_matmul_unfused. */
 #include "layers/linear.h"
 
-#include "gpu/lt_auto.h"
-#include "gpu/lt_matmul.h"
-#include "gpu/lt_unfused.h"
+#include "lt/lt_auto.h"
+#include "lt/lt_matmul.h"
+#include "lt/lt_unfused.h"
 
 /* The call's shape in the layer's storage type, with its activation's
  * epilogues (ReLU or GELU). */

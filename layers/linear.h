@@ -1,8 +1,8 @@
 /* linear.h: one fully connected layer, forward and backward, fused
  * (cuBLASLt epilogues), unfused (plain matmul + one kernel per epilogue
- * step), or auto (the fastest way per call, gpu/lt_auto.h). All modes
+ * step), or auto (the fastest way per call, lt/lt_auto.h). All modes
  * compute the same numbers up to summation order. Each call's shape comes from
- * the builders in gpu/lt_shape.h, the same ones the oracle (oracle.h) uses.
+ * the builders in lt/lt_shape.h, the same ones the oracle (oracle.h) uses.
  *
  * The layer does not own memory: its pointers are views into the MLP's
  * slabs and activation buffers (layers/mlp.c).
@@ -13,13 +13,13 @@
 #include <stdint.h>
 
 #include "gpu/gpu_context.h"
-#include "gpu/lt_matmul.h"
 #include "layers/mlp_mode.h"
+#include "lt/lt_matmul.h"
 
 /* Every matrix and vector below has the element type `type` (FP32, or BF16
  * / FP16 in mixed precision: then d_wt and d_b are the 16-bit copies the
  * SGD kernel writes of the FP32 master weights, layers/mlp.h). Leading
- * dimensions are lt_ld of the row count (gpu/lt_shape.h). */
+ * dimensions are lt_ld of the row count (lt/lt_shape.h). */
 typedef struct linear_layer {
   int in, out;
   int hidden; /* 1 for hidden layers (activation after the bias), 0 for
@@ -55,7 +55,7 @@ int linear_forward(gpu_context *ctx, linear_layer *layer, const void *d_x,
  * below's ReLU bits, and below->d_db = its sum over the batch: one call
  * with DRELU_BGRAD (lt_shape_backward_data). Reads layer->d_dz (out, n).
  * Under GPU_CHAIN_SIDE_PARTIALS (ctx->options.chain) on the main lane, an
- * unfused call (or --mode auto's split way, gpu/lt_split.h) finishes
+ * unfused call (or --mode auto's split way, lt/lt_split.h) finishes
  * below->d_db on the side lane (below->d_partials): join the side lane
  * before reading it. */
 int linear_backward_data(gpu_context *ctx, int lane, const linear_layer *layer,

@@ -10,12 +10,12 @@
 #include <string.h>
 
 #include "gpu/gpu_check.h"
-#include "gpu/lt_shape.h"
-#include "gpu/lt_unfused_kernels.h"
 #include "layers/mlp_fp8.h"
 #include "layers/mlp_memory.h"
 #include "layers/sgd.h"
 #include "layers/xent.h"
+#include "lt/lt_shape.h"
+#include "lt/lt_unfused_kernels.h"
 
 /* Bytes of one layer's aux for max_batch columns (a ReLU mask, or the GELU
  * input in the storage type), rounded up to 256 so the next stays aligned

@@ -7,7 +7,7 @@
  * else: it runs mlp_forward, mlp_predict and mlp_evaluate, and refuses
  * the training calls.
  *
- * Precision: the matmuls' storage type `type` (gpu_precision_dtype). The
+ * Precision: the matmuls' storage type `type` (lt_precision_dtype). The
  * master weights and the momentum are FP32 whatever it is; in BF16/FP16
  * the matmuls read a 16-bit copy of the weights that the SGD kernel writes
  * in the same pass (d_params_copy), and activations, masks-producing
@@ -24,7 +24,7 @@
  * All work is enqueued on ctx->stream; inside mlp_backward the weight
  * gradients run on the side lane, overlapping the data gradients (joined
  * before it returns). Nothing waits for the host, except --mode auto's
- * first call of each shape, which times each way (gpu/lt_auto.h).
+ * first call of each shape, which times each way (lt/lt_auto.h).
  */
 #ifndef MNIST_EPILOGS_MLP_H
 #define MNIST_EPILOGS_MLP_H

@@ -2,9 +2,9 @@
  * FP8 and BF16 per call (mlp_fp8_calls.h). */
 #include <stdio.h>
 
-#include "gpu/lt_matmul.h"
 #include "layers/mlp_fp8_calls.h"
 #include "layers/sgd.h"
+#include "lt/lt_matmul.h"
 
 /* The fp8 format of activations and weights, and of gradients. */
 static lt_fp8 lt_format(fp8_format format) {

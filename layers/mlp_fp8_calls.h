@@ -6,8 +6,8 @@
 #ifndef MNIST_EPILOGS_MLP_FP8_CALLS_H
 #define MNIST_EPILOGS_MLP_FP8_CALLS_H
 
-#include "gpu/lt_matmul.h"
 #include "layers/mlp_fp8.h"
+#include "lt/lt_matmul.h"
 
 /* Which calls of a layer run in FP8 for the batch they were decided for. */
 enum {

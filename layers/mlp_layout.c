@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gpu/lt_shape.h"
+#include "lt/lt_shape.h"
 
 size_t mlp_align_floats(size_t floats) {
   return (floats + MLP_ALIGN_FLOATS - 1) / MLP_ALIGN_FLOATS * MLP_ALIGN_FLOATS;

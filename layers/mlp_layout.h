@@ -4,7 +4,7 @@
  *
  * Layer l maps widths[l] inputs to widths[l + 1] outputs. Its weights
  * W[out][in] row-major, i.e. Wt (in, out) col-major with ld = lt_ld(in)
- * (in rounded up to 8: gpu/lt_shape.h), start at w_offset[l]; the padding
+ * (in rounded up to 8: lt/lt_shape.h), start at w_offset[l]; the padding
  * rows are zero and stay zero (their gradient is never written). Its bias
  * [out] starts at b_offset[l]. Offsets count elements, so the same layout
  * serves the FP32 master slab and the 16-bit copy and gradients; every

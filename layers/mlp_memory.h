@@ -8,8 +8,8 @@
 
 #include <stddef.h>
 
-#include "gpu/lt_shape.h"
 #include "layers/mlp_layout.h"
+#include "lt/lt_shape.h"
 
 typedef struct mlp_memory {
   size_t slabs;       /* FP32 parameters, their 16-bit copy, gradients and

@@ -3,7 +3,7 @@
 #ifndef MNIST_EPILOGS_MLP_MODE_H
 #define MNIST_EPILOGS_MLP_MODE_H
 
-#include "gpu/lt_probe.h"
+#include "lt/lt_probe.h"
 
 typedef enum mlp_mode {
   MLP_MODE_FUSED,   /* cuBLASLt epilogues (lt_matmul) */

@@ -3,11 +3,11 @@
 #include <stdio.h>
 
 #include "gpu/gpu_check.h"
-#include "gpu/lt_shape.h"
 #include "layers/mlp.h"
 #include "layers/mlp_fp8.h"
 #include "layers/sgd.h"
 #include "layers/xent.h"
+#include "lt/lt_shape.h"
 
 /* 0 for a training network; -1 with a message for an inference-only one,
  * which has no gradient or momentum to write. */

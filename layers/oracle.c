@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu/lt_gelu.h"
+#include "lt/lt_gelu.h"
 
 int oracle_mask_bit(const uint8_t *aux, int aux_ld, int i, int j) {
   return (aux[(size_t)j * (size_t)(aux_ld / 8) + (size_t)(i / 8)] >> (i % 8)) &

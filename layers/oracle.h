@@ -2,7 +2,7 @@
  * precision and in exactly the GPU's layouts (column-major, W stored as Wt
  * (in, out), the cuBLASLt ReLU bit-mask). Its calls are described by the
  * same lt_shape as the wrapper's, made by the same builders
- * (gpu/lt_shape.h), so the two sides cannot drift apart. The GPU tests
+ * (lt/lt_shape.h), so the two sides cannot drift apart. The GPU tests
  * hold the wrapper, the kernels and the whole MLP step to these functions,
  * and the oracle is itself checked against central finite differences.
  */
@@ -12,10 +12,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gpu/lt_shape.h"
 #include "layers/mlp_layout.h"
+#include "lt/lt_shape.h"
 
-/* The same call as lt_matmul_call (gpu/lt_matmul.h), on host doubles. */
+/* The same call as lt_matmul_call (lt/lt_matmul.h), on host doubles. */
 typedef struct oracle_call {
   lt_shape shape;
   const double *a;    /* op(A) (m, k) */
@@ -33,7 +33,7 @@ typedef struct oracle_call {
  * D = op(A) op(B) followed by the epilogue; writes only rows < m of D, only
  * the bits of rows < m of aux, and the bias gradient where one is due.
  * The ReLU bit is !(z < 0): exact zeros pass, NaN passes as NaN. GELU is
- * the tanh form of gpu/lt_gelu.h, in double. */
+ * the tanh form of lt/lt_gelu.h, in double. */
 void oracle_matmul(const oracle_call *call);
 
 /* GELU (tanh form) and its derivative, in double. */

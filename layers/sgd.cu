@@ -4,9 +4,9 @@
 #include "gpu/gpu_check.h"
 #include "gpu/gpu_grid.h"
 #include "gpu/gpu_launch.cuh"
-#include "gpu/lt_types.cuh"
 #include "layers/sgd.h"
 #include "layers/sgd_step.cuh"
+#include "lt/lt_types.cuh"
 
 /* One element: the update of sgd.h (sgd_step.cuh). */
 template <typename T>

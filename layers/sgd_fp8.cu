@@ -4,10 +4,10 @@
 
 #include "gpu/gpu_check.h"
 #include "gpu/gpu_launch.cuh"
-#include "gpu/lt_types.cuh"
 #include "layers/fp8_device.cuh"
 #include "layers/sgd_fp8.h"
 #include "layers/sgd_step.cuh"
+#include "lt/lt_types.cuh"
 
 /* A tile of a matrix: TILE rows by TILE columns; thread t updates rows
  * 4 (t % 16) .. + 3 of columns t / 16 + 16 i, i < 4 (as fp8_cast.cu). */

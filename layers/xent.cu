@@ -5,8 +5,8 @@
 
 #include "gpu/gpu_check.h"
 #include "gpu/gpu_launch.cuh"
-#include "gpu/lt_types.cuh"
 #include "layers/xent.h"
+#include "lt/lt_types.cuh"
 
 /* Batches of up to XENT_ONE_BLOCK samples run as one block, which writes
  * the sums itself; larger ones as blocks of XENT_THREADS, whose partials

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # check_format.sh: checks that every C and CUDA source (*.c, *.h, *.cu under
-# app/ bench/ checkpoint/ data/ examples/ gpu/ layers/ tests/ tools/ train/) is
+# app/ bench/ checkpoint/ data/ examples/ gpu/ layers/ lt/ tests/ tools/ train/) is
 # formatted as the committed .clang-format says (clang-format --dry-run --Werror); changes nothing.
 # Prints the clang-format version used and the files that differ, with the
 # command that formats them.
@@ -33,14 +33,14 @@ version="$("$cf" --version 2>&1 | head -n 1)"
 echo "check_format.sh: $version ($(command -v "$cf")), style from $root/.clang-format"
 
 dirs=()
-for d in app bench checkpoint data examples gpu layers tests tools train; do [ -d "$d" ] && dirs+=("$d"); done
+for d in app bench checkpoint data examples gpu layers lt tests tools train; do [ -d "$d" ] && dirs+=("$d"); done
 files=()
 if [ ${#dirs[@]} -gt 0 ]; then
   while IFS= read -r -d '' f; do files+=("$f"); done < <(
     find "${dirs[@]}" -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' \) -print0 | sort -z)
 fi
 if [ ${#files[@]} -eq 0 ]; then
-  echo "check_format.sh: no *.c, *.h or *.cu files under app/ bench/ checkpoint/ data/ examples/ gpu/ layers/ tests/ tools/ train/ in $root" >&2
+  echo "check_format.sh: no *.c, *.h or *.cu files under app/ bench/ checkpoint/ data/ examples/ gpu/ layers/ lt/ tests/ tools/ train/ in $root" >&2
   exit 1
 fi
 

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "gpu/lt_shape.h"
+#include "lt/lt_shape.h"
 #include "tests/test_util.h"
 
 typedef struct test_batch {

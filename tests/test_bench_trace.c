@@ -1,6 +1,6 @@
 /* test_bench_trace.c: mnist_bench --trace-step end to end on the real
  * data: for each small network the table lists as many kernel nodes as
- * trainer_kernels_per_step counts, in order, each on a lane, with
+ * graph_count_step counts, in order, each on a lane, with
  * 0 <= ready <= end (measured from the start event) and its duration;
  * the critical path is the main lane; the step times are positive. And
  * --alternatives: every row either timed with its kernels named (a call
@@ -56,7 +56,7 @@ static section read_section(FILE *f) {
   char line[4096];
   while (fgets(line, sizeof line, f) && strncmp(line, "critical path (", 15)) {
     const char *untraced = strstr(line, "untraced ");
-    sscanf(line, "kernel nodes: %d (trainer_kernels_per_step: %d,", &s.kernels,
+    sscanf(line, "kernel nodes: %d (graph_count_step: %d,", &s.kernels,
            &s.counted);
     if (untraced) sscanf(untraced, "untraced %f", &s.untraced_us);
     if (line[0] == '|' && line[2] >= '0' && line[2] <= '9')

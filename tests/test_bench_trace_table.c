@@ -11,8 +11,8 @@
 
 #include "app/bench_options.h"
 #include "bench/bench_trace_table.h"
+#include "bench/graph_count.h"
 #include "tests/test_util.h"
-#include "train/graph_count.h"
 
 /* Kernels A, B, C, D and a memset M, numbered out of order: D 0, C 1,
  * B 2, M 3, A 4. A -> B is programmatic; A -> M -> C; B -> C; C -> D;

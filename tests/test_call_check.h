@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "gpu/lt_shape.h"
+#include "lt/lt_shape.h"
 
 /* One call: its inputs as the GPU held them and its outputs as the GPU
  * wrote them, all converted to double, in the shape's layouts. */

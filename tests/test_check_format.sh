@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test_check_format.sh SOURCE_DIR: scripts/check_format.sh on a scratch tree
 # (a copy of the script and of the committed .clang-format): every *.c, *.h
-# and *.cu under app/ bench/ checkpoint/ data/ examples/ gpu/ layers/ tests/ train/ is checked and nothing else;
+# and *.cu under app/ bench/ checkpoint/ data/ examples/ gpu/ layers/ lt/ tests/ train/ is checked and nothing else;
 # it passes on formatted files, fails (exit 1) listing exactly the files that
 # differ, prints the clang-format version, changes no file, and says what to
 # do when clang-format is missing. Also: ensure_deps.sh knows clang-format.
@@ -33,34 +33,34 @@ fi
 check "ensure_deps: clang-format on PATH is there" test $? = 0
 
 root="$work/root"
-mkdir -p "$root/scripts" "$root/app" "$root/checkpoint" "$root/data" "$root/examples" "$root/gpu" "$root/layers" "$root/tests" \
+mkdir -p "$root/scripts" "$root/app" "$root/checkpoint" "$root/data" "$root/examples" "$root/gpu" "$root/layers" "$root/lt" "$root/tests" \
          "$root/bench" "$root/train" \
          "$root/other" "$root/build"
 cp "$src/scripts/check_format.sh" "$root/scripts/" 2>/dev/null
 cp "$src/.clang-format" "$root/"
 good='int answer(void) {\n  return 42;\n}\n'
 bad='int   answer (void){return 42;}\n'
-for f in app/ok.c checkpoint/ok.c data/ok.h examples/ok.c gpu/ok.cu layers/ok.c tests/ok.c bench/ok.c; do printf "%b" "$good" >"$root/$f"; done
+for f in app/ok.c checkpoint/ok.c data/ok.h examples/ok.c gpu/ok.cu layers/ok.c lt/ok.c tests/ok.c bench/ok.c; do printf "%b" "$good" >"$root/$f"; done
 # Not checked: other folders, other extensions.
 for f in other/bad.c build/bad.c app/bad.txt app/bad.cpp; do printf "%b" "$bad" >"$root/$f"; done
 
 run --
 check "formatted: exit 0" test "$code" = 0
 check "formatted: prints the clang-format version" has "clang-format version"
-check "formatted: eight files checked" has "all 8 files"
+check "formatted: nine files checked" has "all 9 files"
 
-for f in checkpoint/bad.c data/bad.h examples/bad.c gpu/bad.cu tests/bad.c "app/with space.c" train/bad.c; do printf "%b" "$bad" >"$root/$f"; done
+for f in checkpoint/bad.c data/bad.h examples/bad.c gpu/bad.cu lt/bad.h tests/bad.c "app/with space.c" train/bad.c; do printf "%b" "$bad" >"$root/$f"; done
 sum_before=$(cat "$root"/*/* | sha256sum)
 run --
 check "unformatted: exit 1" test "$code" = 1
 check "unformatted: prints the clang-format version" has "clang-format version"
-for f in checkpoint/bad.c data/bad.h examples/bad.c gpu/bad.cu tests/bad.c "app/with space.c" train/bad.c; do
+for f in checkpoint/bad.c data/bad.h examples/bad.c gpu/bad.cu lt/bad.h tests/bad.c "app/with space.c" train/bad.c; do
   check "unformatted: lists $f" listed "$f"
 done
-for f in app/ok.c checkpoint/ok.c data/ok.h examples/ok.c gpu/ok.cu layers/ok.c tests/ok.c bench/ok.c other/bad.c build/bad.c app/bad.txt app/bad.cpp; do
+for f in app/ok.c checkpoint/ok.c data/ok.h examples/ok.c gpu/ok.cu layers/ok.c lt/ok.c tests/ok.c bench/ok.c other/bad.c build/bad.c app/bad.txt app/bad.cpp; do
   check "unformatted: does not list $f" eval "! has '$f'"
 done
-check "unformatted: counts them" has "7 of 15 files differ"
+check "unformatted: counts them" has "8 of 17 files differ"
 check "unformatted: says how to format them" has "clang-format -i"
 check "unformatted: changes no file" test "$(cat "$root"/*/* | sha256sum)" = "$sum_before"
 

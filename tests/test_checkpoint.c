@@ -21,7 +21,7 @@
 
 #include "checkpoint/mlp_checkpoint.h"
 #include "checkpoint/safetensors.h"
-#include "gpu/lt_shape.h"
+#include "lt/lt_shape.h"
 #include "tests/test_checkpoint_util.h"
 #include "tests/test_util.h"
 

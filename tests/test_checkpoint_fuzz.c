@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "checkpoint/mlp_checkpoint.h"
-#include "gpu/lt_shape.h"
+#include "lt/lt_shape.h"
 #include "tests/test_util.h"
 
 #define MUTATIONS 3000

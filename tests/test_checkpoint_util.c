@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "gpu/lt_shape.h"
+#include "lt/lt_shape.h"
 
 float *test_checkpoint_random_slab(mlp_layout *layout, const int *widths,
                                    int depth, test_rng *rng) {

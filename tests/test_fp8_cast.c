@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu/lt_gelu.h"
 #include "layers/fp8_cast.h"
+#include "lt/lt_gelu.h"
 #include "tests/test_gpu.h"
 #include "tests/test_types.h"
 #include "tests/test_util.h"

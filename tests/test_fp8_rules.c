@@ -1,4 +1,4 @@
-/* test_fp8_rules.c: the wrapper's FP8 rules (gpu/lt_shape.h, lt_shape_check):
+/* test_fp8_rules.c: the wrapper's FP8 rules (lt/lt_shape.h, lt_shape_check):
  * every FP8 call the step makes passes them, and each broken rule is
  * refused with the cuBLASLt rule named (the GPU suite test_mlp_fp8 checks
  * that lt_matmul refuses the same calls before cuBLASLt sees them). Plain
@@ -6,7 +6,7 @@
 #include <check.h>
 #include <string.h>
 
-#include "gpu/lt_shape.h"
+#include "lt/lt_shape.h"
 #include "tests/test_util.h"
 
 /* The FP8 step's three builders at the widths of the benchmarked networks

@@ -3,7 +3,7 @@
  * against the runtime, the refusal messages (GPU, capability, list, the
  * rebuild command), what each precision needs, the message of a precision
  * cuBLASLt refuses, when a kernel may start early, and which epilogues the
- * start-up probe asks cuBLASLt about (gpu/lt_probe.h): exactly the calls a
+ * start-up probe asks cuBLASLt about (lt/lt_probe.h): exactly the calls a
  * run makes (training with ReLU or GELU: its whole step; inference: the
  * forwards only), the same set the layer's calls (the lt_shape.h builders,
  * as layers/linear.c makes them) give, and a probe call for each member
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "gpu/gpu_arch.h"
-#include "gpu/lt_probe.h"
+#include "lt/lt_probe.h"
 #include "tests/test_util.h"
 
 #define DEFAULT_LIST                                                           \

@@ -17,7 +17,7 @@
 #include "gpu/gpu_arch.h"
 #include "gpu/gpu_arch_check.h"
 #include "gpu/gpu_early.h"
-#include "gpu/lt_unfused_kernels.h"
+#include "lt/lt_unfused_kernels.h"
 #include "tests/test_gpu.h"
 #include "tests/test_util.h"
 

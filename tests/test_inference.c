@@ -157,7 +157,7 @@ START_TEST(forward_matches_training_bit_for_bit) {
   enum { N = 96 };
   gpu_context *ctx = test_context(GPU_AUTOTUNE_EXACT, cases[_i].precision);
   ck_assert_ptr_nonnull(ctx);
-  lt_dtype type = gpu_precision_dtype(cases[_i].precision);
+  lt_dtype type = lt_precision_dtype(cases[_i].precision);
   mlp_options options = {.type = type,
                          .activation = cases[_i].activation,
                          .pad_units = cases[_i].pad_units};

@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu/lt_auto.h"
-#include "gpu/lt_matmul.h"
-#include "gpu/lt_split.h"
-#include "gpu/lt_unfused_kernels.h"
+#include "lt/lt_auto.h"
+#include "lt/lt_matmul.h"
+#include "lt/lt_split.h"
+#include "lt/lt_unfused_kernels.h"
 #include "tests/test_call_check.h"
 #include "tests/test_gpu.h"
 #include "tests/test_types.h"

@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gpu/lt_autotune.h"
-#include "gpu/lt_matmul.h"
+#include "lt/lt_autotune.h"
+#include "lt/lt_matmul.h"
 #include "tests/test_gpu.h"
 #include "tests/test_util.h"
 

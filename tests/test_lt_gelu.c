@@ -1,6 +1,6 @@
 /* test_lt_gelu.c: which GELU cuBLASLt computes, measured: GELU_AUX_BIAS
  * with A = 0 gives D = GELU(bias) and aux = bias; DGELU_BGRAD with G = 1
- * gives D = GELU'(aux). Both are compared with the tanh form (gpu/lt_gelu.h,
+ * gives D = GELU'(aux). Both are compared with the tanh form (lt/lt_gelu.h,
  * the oracle's) and the erf form; the largest differences are printed, and
  * the tanh form must be at least 20 times closer than the erf form (the
  * measured ratio, fused FP32 on the H200: 5.3e-6 against 4.7e-4; cuBLASLt
@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu/lt_matmul.h"
-#include "gpu/lt_unfused.h"
 #include "layers/oracle.h"
+#include "lt/lt_matmul.h"
+#include "lt/lt_unfused.h"
 #include "tests/test_gpu.h"
 #include "tests/test_util.h"
 

@@ -8,7 +8,7 @@
 #include <check.h>
 #include <string.h>
 
-#include "gpu/lt_plan.h"
+#include "lt/lt_plan.h"
 #include "tests/test_util.h"
 
 /* A key no other plan of the test shares: m = id + 1. */

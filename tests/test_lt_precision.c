@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu/lt_auto.h"
-#include "gpu/lt_matmul.h"
-#include "gpu/lt_unfused.h"
 #include "layers/oracle.h"
+#include "lt/lt_auto.h"
+#include "lt/lt_matmul.h"
+#include "lt/lt_unfused.h"
 #include "tests/test_call_check.h"
 #include "tests/test_gpu.h"
 #include "tests/test_shapes.h"

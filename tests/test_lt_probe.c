@@ -1,7 +1,7 @@
-/* test_lt_probe.c: the start-up probe (gpu/lt_probe.h) on a real GPU: on
+/* test_lt_probe.c: the start-up probe (lt/lt_probe.h) on a real GPU: on
  * a GPU of compute capability 8.0 or newer (the H200) every precision
  * passes for the epilogues of every kind of run (training and inference,
- * ReLU and GELU: lt_run_epilogues), through gpu_precision_check_device as
+ * ReLU and GELU: lt_run_epilogues), through lt_precision_check_device as
  * the programs call it, in well under a second; an empty set asks nothing;
  * the wrapper's lt_matmul_plannable plans without launching or caching (D
  * keeps its bytes, no plan added) and refuses a call cuBLASLt's rules
@@ -13,9 +13,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "gpu/gpu_precision.h"
-#include "gpu/lt_matmul.h"
-#include "gpu/lt_probe.h"
+#include "lt/lt_matmul.h"
+#include "lt/lt_precision.h"
+#include "lt/lt_probe.h"
 #include "tests/test_gpu.h"
 #include "tests/test_util.h"
 
@@ -51,8 +51,8 @@ START_TEST(every_precision_passes_on_this_gpu) {
         ck_assert_msg(probe == 0, "%s", msg);
         ck_assert_str_eq(msg, "");
         ck_assert_msg(took < 1.0, "the probe took %.3f s", took);
-        ck_assert_int_eq(gpu_precision_check_device(msg, sizeof msg, 0,
-                                                    (gpu_precision)p, set),
+        ck_assert_int_eq(lt_precision_check_device(msg, sizeof msg, 0,
+                                                   (gpu_precision)p, set),
                          0);
         ck_assert_str_eq(msg, "");
       }

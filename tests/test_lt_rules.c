@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu/lt_matmul.h"
-#include "gpu/lt_unfused.h"
+#include "lt/lt_matmul.h"
+#include "lt/lt_unfused.h"
 #include "tests/test_gpu.h"
 #include "tests/test_util.h"
 

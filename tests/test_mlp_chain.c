@@ -12,13 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/graph_count.h"
 #include "gpu/gpu_check.h"
 #include "gpu/gpu_graph.h"
 #include "layers/mlp.h"
 #include "tests/test_batch.h"
 #include "tests/test_gpu.h"
 #include "tests/test_util.h"
-#include "train/graph_count.h"
 
 static uint64_t seed;
 
@@ -65,7 +65,7 @@ static void run_open(chain_run *r, const int *widths, int depth,
   memset(r, 0, sizeof *r);
   r->ctx = chain_context(precision, chain);
   r->mode = mode;
-  lt_dtype type = gpu_precision_dtype(precision);
+  lt_dtype type = lt_precision_dtype(precision);
   /* BF16 padded to 16 (784-112-112-16): the side partials at other widths. */
   mlp_options options = {
       .type = type, .pad_units = type != LT_DTYPE_F32, .pad_multiple = 16};

@@ -15,10 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu/lt_gelu.h"
-#include "gpu/lt_matmul.h"
 #include "layers/mlp_fp8.h"
 #include "layers/oracle.h"
+#include "lt/lt_gelu.h"
+#include "lt/lt_matmul.h"
 #include "tests/test_batch.h"
 #include "tests/test_call_check.h"
 #include "tests/test_gpu.h"

@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu/lt_matmul.h"
 #include "layers/fp8.h"
 #include "layers/mlp_fp8.h"
 #include "layers/oracle.h"
+#include "lt/lt_matmul.h"
 #include "tests/test_batch.h"
 #include "tests/test_gpu.h"
 #include "tests/test_types.h"
@@ -364,7 +364,7 @@ START_TEST(malformed_fp8_calls_are_refused) {
 }
 END_TEST
 
-/* Every FP8 shape the rules admit (gpu/lt_shape.h: m and k multiples of
+/* Every FP8 shape the rules admit (lt/lt_shape.h: m and k multiples of
  * 16, n free) is planned and runs; the products are checked by the step
  * test above. n = 37 and 8 included: the batch is n. */
 START_TEST(fp8_shapes_the_rules_admit_run) {

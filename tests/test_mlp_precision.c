@@ -168,7 +168,7 @@ START_TEST(every_call_of_a_step_matches_the_oracle) {
   const net_case *c = &cases[_i / (TYPES * MODES)];
   gpu_precision precision = precisions[_i / MODES % TYPES];
   mlp_mode mode = modes[_i % MODES];
-  lt_dtype type = gpu_precision_dtype(precision);
+  lt_dtype type = lt_precision_dtype(precision);
   gpu_context *ctx = test_context(GPU_AUTOTUNE_EXACT, precision);
   ck_assert_ptr_nonnull(ctx);
   mlp *net = NULL;

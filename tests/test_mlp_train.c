@@ -26,7 +26,7 @@ static float *train_params(uint64_t run_seed, int steps, mlp_mode mode,
   int widths[4] = {784, 129, 100, 10};
   gpu_context *ctx = test_context(autotune, precision);
   ck_assert_ptr_nonnull(ctx);
-  lt_dtype type = gpu_precision_dtype(precision);
+  lt_dtype type = lt_precision_dtype(precision);
   mlp *net = NULL;
   ck_assert_int_eq(
       mlp_create(&net, widths, 3, 96, &(mlp_options){.type = type}), 0);
@@ -91,7 +91,7 @@ START_TEST(training_drives_the_loss_down) {
   const mlp_mode modes[3] = {MLP_MODE_FUSED, MLP_MODE_UNFUSED, MLP_MODE_AUTO};
   mlp_mode mode = modes[_i % 3];
   gpu_precision precision = (gpu_precision)(_i / 3);
-  lt_dtype type = gpu_precision_dtype(precision);
+  lt_dtype type = lt_precision_dtype(precision);
   int widths[4] = {FEATURES, 64, 64, CLASSES};
   gpu_context *ctx = test_context(GPU_AUTOTUNE_EXACT, precision);
   ck_assert_ptr_nonnull(ctx);

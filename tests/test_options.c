@@ -104,9 +104,9 @@ START_TEST(modes_and_precisions) {
       ck_assert_str_eq(gpu_precision_name(o.gpu.precision), precisions[p]);
       ck_assert_float_eq(o.config.loss_scale, 0.0f);
     }
-  ck_assert_int_eq(gpu_precision_dtype(GPU_PRECISION_TF32), LT_DTYPE_F32);
-  ck_assert_int_eq(gpu_precision_dtype(GPU_PRECISION_BF16), LT_DTYPE_BF16);
-  ck_assert_int_eq(gpu_precision_dtype(GPU_PRECISION_FP16), LT_DTYPE_F16);
+  ck_assert_int_eq(lt_precision_dtype(GPU_PRECISION_TF32), LT_DTYPE_F32);
+  ck_assert_int_eq(lt_precision_dtype(GPU_PRECISION_BF16), LT_DTYPE_BF16);
+  ck_assert_int_eq(lt_precision_dtype(GPU_PRECISION_FP16), LT_DTYPE_F16);
   ck_assert_int_eq(gpu_precision_parse("fp64"), -1);
   /* Evaluation only, and a run cut short in file order. */
   train_options o;

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gpu/lt_shape.h"
+#include "lt/lt_shape.h"
 
 /* x rounded to `type` and back to float (x itself for F32). */
 float test_round(lt_dtype type, float x);

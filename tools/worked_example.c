@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gpu/lt_shape.h"
 #include "layers/oracle.h"
+#include "lt/lt_shape.h"
 
 enum { IN = 3, HID = 2, OUT = 2, N = 2, LD = 8 }; /* lt_ld(3) = lt_ld(2) = 8 */
 

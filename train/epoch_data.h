@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #include "data/mnist.h"
-#include "gpu/lt_shape.h"
+#include "lt/lt_shape.h"
 
 typedef struct epoch_split {
   int count;

@@ -3,7 +3,7 @@
 #include <stdio.h>
 
 #include "gpu/gpu_check.h"
-#include "gpu/lt_types.cuh"
+#include "lt/lt_types.cuh"
 #include "train/epoch_gather.h"
 
 /* One block per sample; its threads convert the sample's pixels, rounded

@@ -9,9 +9,9 @@
 
 #include "data/mnist.h"
 #include "gpu/gpu_options.h"
-#include "gpu/lt_shape.h"
 #include "layers/mlp_layout.h"
 #include "layers/mlp_mode.h"
+#include "lt/lt_shape.h"
 
 typedef struct trainer_config {
   int widths[MLP_MAX_LAYERS + 1]; /* 784, hidden..., 10 */
@@ -46,7 +46,7 @@ trainer_config trainer_config_defaults(void);
 
 /* What a precision needs of the network: FP8 pads every width to a
  * multiple of 16 (pad_units = 1, pad_multiple 16, or 32 when asked), the
- * FP8 GEMMs' rule for m and k (gpu/lt_shape.h); the padded units stay
+ * FP8 GEMMs' rule for m and k (lt/lt_shape.h); the padded units stay
  * zero, so the network computes the same function. Other precisions: c
  * unchanged. */
 void trainer_config_fit_precision(trainer_config *c, gpu_precision precision);

@@ -8,7 +8,6 @@
 #include "gpu/gpu_check.h"
 #include "gpu/gpu_graph.h"
 #include "train/epoch_data.h"
-#include "train/graph_count.h"
 
 enum {
   STAT_TRAIN_LOSS,
@@ -104,7 +103,7 @@ static void schedule_fill(trainer *t, int epoch);
 static int trainer_init(trainer *t, const mnist_dataset *data) {
   trainer_config_fit_precision(&t->config, t->ctx->options.precision);
   const trainer_config *c = &t->config;
-  lt_dtype type = gpu_precision_dtype(t->ctx->options.precision);
+  lt_dtype type = lt_precision_dtype(t->ctx->options.precision);
   float scale = c->pixel_scale, shift = c->pixel_shift;
   trainer_config_pixel_transform(&scale, &shift, data);
   if (epoch_data_create(&t->data, data, c->batch, type, scale, shift,
@@ -282,14 +281,6 @@ int trainer_step_once(trainer *t) {
 
 int trainer_capture_step(trainer *t, cudaGraph_t *graph) {
   return gpu_graph_capture(graph, t->ctx->stream, enqueue_one_step_graph, t);
-}
-
-int trainer_kernels_per_step(trainer *t, int *count, int *critical_path) {
-  cudaGraph_t graph = NULL;
-  if (trainer_capture_step(t, &graph) != 0) return -1;
-  int status = graph_count_kernels(graph, count, critical_path);
-  cudaGraphDestroy(graph);
-  return status;
 }
 
 int trainer_steps_per_epoch(const trainer *t) {

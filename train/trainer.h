@@ -39,13 +39,9 @@ void trainer_destroy(trainer *t);
  * loss was not finite (NaN or infinity). */
 int trainer_run_epoch(trainer *t, int epoch, epoch_stats *stats);
 
-/* Kernels one full training step launches, counted from a captured graph
- * of that step (cuBLASLt's own kernels included), and how many of them lie
- * on its longest dependency chain (the rest overlap on the side lane). */
-int trainer_kernels_per_step(trainer *t, int *count, int *critical_path);
-
 /* Captures one full training step (the first batch of the epoch, the graph
- * trainer_kernels_per_step counts) into *graph, which the caller destroys;
+ * graph_count_step counts: bench/graph_count.h) into *graph, which the
+ * caller destroys;
  * nothing runs. Returns 0, or -1 with a message on stderr. */
 int trainer_capture_step(trainer *t, cudaGraph_t *graph);
 

@@ -4,8 +4,8 @@
 
 #include "gpu/gpu_check.h"
 
-#include "gpu/lt_compare.h"
-#include "gpu/lt_types.cuh"
+#include "lt/lt_compare.h"
+#include "lt/lt_types.cuh"
 
 enum { COMPARE_THREADS = 256 };
 

@@ -6,7 +6,8 @@
 #ifndef MNIST_EPILOGS_LT_PLAN_H
 #define MNIST_EPILOGS_LT_PLAN_H
 
-#include "gpu/lt_matmul.h"
+#include "lt/lt_matmul.h"
+#include "lt/lt_plan_cache.h"
 
 /* Calls that may share a plan: the same shape (epilogue and aux_ld
  * included), compute type, and pointer alignments (the heuristic picks

@@ -1,5 +1,5 @@
 /* lt_shape.c: call shapes, their builders and cuBLASLt's shape rules. */
-#include "gpu/lt_shape.h"
+#include "lt/lt_shape.h"
 
 #include <stdio.h>
 
@@ -32,6 +32,13 @@ const char *lt_dtype_name(lt_dtype type) {
 
 size_t lt_dtype_size(lt_dtype type) {
   return type == LT_DTYPE_F32 ? 4 : 2;
+}
+
+lt_dtype lt_precision_dtype(gpu_precision precision) {
+  return precision == GPU_PRECISION_BF16 || precision == GPU_PRECISION_FP8
+             ? LT_DTYPE_BF16
+         : precision == GPU_PRECISION_FP16 ? LT_DTYPE_F16
+                                           : LT_DTYPE_F32;
 }
 
 double lt_dtype_unit_roundoff(lt_dtype type) {

@@ -1,9 +1,9 @@
 /* lt_unfused.c: the unfused twin of every epilogue (see lt_unfused.h). */
-#include "gpu/lt_unfused.h"
+#include "lt/lt_unfused.h"
 
 #include "gpu/gpu_check.h"
-#include "gpu/lt_refuse.h"
-#include "gpu/lt_unfused_kernels.h"
+#include "lt/lt_refuse.h"
+#include "lt/lt_unfused_kernels.h"
 
 int lt_matmul_unfused(gpu_context *ctx, const lt_matmul_call *call) {
   return lt_matmul_unfused_on(ctx, GPU_LANE_MAIN, call);

@@ -1,8 +1,8 @@
 /* lt_split.c: the split way of DRELU_BGRAD / DGELU_BGRAD (lt_split.h). */
-#include "gpu/lt_split.h"
+#include "lt/lt_split.h"
 
-#include "gpu/lt_refuse.h"
-#include "gpu/lt_unfused.h"
+#include "lt/lt_refuse.h"
+#include "lt/lt_unfused.h"
 
 lt_matmul_call lt_call_split(const lt_matmul_call *call) {
   lt_matmul_call gemm = {.shape = lt_shape_split(call->shape),

@@ -1,6 +1,6 @@
 /* lt_plan_launch.c: one cublasLtMatmul with a built plan (lt_plan.h), the
  * launch lt_matmul.c and lt_autotune.c share. */
-#include "gpu/lt_plan.h"
+#include "lt/lt_plan.h"
 
 cublasStatus_t lt_plan_launch(gpu_context *ctx, int lane, const lt_plan *p,
                               const lt_matmul_call *c,

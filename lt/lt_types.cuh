@@ -11,7 +11,7 @@
 #include <cuda_fp16.h>
 #include <stdint.h>
 
-#include "gpu/lt_shape.h"
+#include "lt/lt_shape.h"
 
 __device__ __forceinline__ float lt_to_float(float x) {
   return x;

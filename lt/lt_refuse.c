@@ -1,10 +1,10 @@
 /* lt_refuse.c: the wrapper's error record (lt_refuse.h, lt_last_error). */
-#include "gpu/lt_refuse.h"
+#include "lt/lt_refuse.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "gpu/lt_matmul.h"
+#include "lt/lt_matmul.h"
 
 int lt_refuse(gpu_context *ctx, const lt_shape *shape, const char *format,
               ...) {

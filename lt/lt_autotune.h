@@ -9,8 +9,8 @@
 #ifndef MNIST_EPILOGS_LT_AUTOTUNE_H
 #define MNIST_EPILOGS_LT_AUTOTUNE_H
 
-#include "gpu/lt_compare.h"
-#include "gpu/lt_plan.h"
+#include "lt/lt_compare.h"
+#include "lt/lt_plan.h"
 
 /* Sets p->algo and p->info from `results[0 .. count)`, running each on
  * `call` on a lane (which leaves the last candidate's outputs there: the

@@ -7,10 +7,10 @@
 #include "gpu/gpu_check.h"
 #include "gpu/gpu_grid.h"
 #include "gpu/gpu_launch.cuh"
-#include "gpu/lt_gelu.h"
-#include "gpu/lt_types.cuh"
+#include "lt/lt_gelu.h"
+#include "lt/lt_types.cuh"
 
-#include "gpu/lt_unfused_kernels.h"
+#include "lt/lt_unfused_kernels.h"
 
 /* Eight values, 16-byte aligned: one or two vector loads. */
 template <typename T> struct __align__(16) pack8 {

@@ -1,6 +1,6 @@
 /* graph_count.c: a CUDA graph as plain arrays, its order and its kernels
  * (graph_count.h). */
-#include "train/graph_count.h"
+#include "bench/graph_count.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -177,5 +177,13 @@ int graph_count_kernels(cudaGraph_t graph, int *count, int *critical_path) {
   if (graph_table_read(&g, graph) != 0) return -1;
   int status = graph_table_count_kernels(&g, count, critical_path);
   graph_table_free(&g);
+  return status;
+}
+
+int graph_count_step(trainer *t, int *count, int *critical_path) {
+  cudaGraph_t graph = NULL;
+  if (trainer_capture_step(t, &graph) != 0) return -1;
+  int status = graph_count_kernels(graph, count, critical_path);
+  cudaGraphDestroy(graph);
   return status;
 }

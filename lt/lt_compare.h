@@ -8,7 +8,7 @@
 #include <cuda_runtime_api.h>
 #include <stdint.h>
 
-#include "gpu/lt_shape.h"
+#include "lt/lt_shape.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu/lt_plan.h"
+#include "lt/lt_plan.h"
 
 struct lt_plan_cache {
   lt_plan **plans; /* [capacity]: the first `count` built, plans[count] a

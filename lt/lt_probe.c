@@ -3,14 +3,14 @@
  * (options, a cuBLASLt handle, last_error): no streams, no workspace, no
  * plan cache. Cost: one handle, one 80 KiB allocation and one heuristic
  * query per epilogue of the run (five at most), once per program. */
-#include "gpu/lt_probe.h"
+#include "lt/lt_probe.h"
 
 #include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "gpu/gpu_arch.h"
-#include "gpu/lt_matmul.h"
+#include "lt/lt_matmul.h"
 
 enum {
   PROBE_SIZE = 64,
@@ -104,7 +104,7 @@ static int probe_set(char *msg, size_t msg_size, gpu_context *ctx,
                      char *d_scratch, const char *device_name, int capability,
                      lt_epilogue_set epilogues) {
   gpu_precision precision = ctx->options.precision;
-  lt_dtype type = gpu_precision_dtype(precision);
+  lt_dtype type = lt_precision_dtype(precision);
   for (int e = 0; e < LT_EPILOGUE_COUNT; e++) {
     if (!(epilogues & LT_EPILOGUE_BIT(e))) continue;
     lt_shape shape;

@@ -15,7 +15,7 @@
 #ifndef MNIST_EPILOGS_LT_SPLIT_H
 #define MNIST_EPILOGS_LT_SPLIT_H
 
-#include "gpu/lt_matmul.h"
+#include "lt/lt_matmul.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,12 +1,12 @@
 /* lt_autotune.c: timing and comparing a plan's candidates (lt_autotune.h). */
-#include "gpu/lt_autotune.h"
+#include "lt/lt_autotune.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "gpu/gpu_check.h"
-#include "gpu/lt_refuse.h"
 #include "gpu/sample_stats.h"
+#include "lt/lt_refuse.h"
 
 enum {
   LT_TIMED_RUNS = 5

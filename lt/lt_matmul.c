@@ -2,21 +2,30 @@
  * plans (their key, descriptor, layouts, the heuristic's candidates,
  * autotuning in lt_autotune.c), caches them (lt_plan_cache.c) and launches
  * (lt_plan_launch.c); refusals are recorded by lt_refuse.c. */
-#include "gpu/lt_matmul.h"
+#include "lt/lt_matmul.h"
 
 #include <stdint.h>
 #include <string.h>
 
 #include "gpu/gpu_check.h"
-#include "gpu/lt_autotune.h"
-#include "gpu/lt_plan.h"
-#include "gpu/lt_refuse.h"
+#include "lt/lt_autotune.h"
+#include "lt/lt_plan.h"
+#include "lt/lt_refuse.h"
 
 /* Heuristic results asked for per plan when autotuning. */
 enum { LT_MAX_CANDIDATES = 32 };
 
 int lt_plan_count(const gpu_context *ctx) {
-  return lt_plan_cache_count(ctx->plans);
+  return ctx->plans ? lt_plan_cache_count(ctx->plans) : 0;
+}
+
+/* The context's plan cache, made on first use (the context holds it for
+ * the wrapper and releases it through plans_release); NULL when out of
+ * host memory. */
+static lt_plan_cache *plans_of(gpu_context *ctx) {
+  if (!ctx->plans && lt_plan_cache_create(&ctx->plans) == 0)
+    ctx->plans_release = lt_plan_cache_destroy;
+  return ctx->plans;
 }
 
 lt_plan_info lt_plan_info_at(const gpu_context *ctx, int i) {
@@ -287,9 +296,10 @@ static lt_plan *plan_find_or_build(gpu_context *ctx, int lane,
                                    const lt_matmul_call *call) {
   int tf32 = plan_tf32(ctx, call);
   lt_plan_key key = plan_key_of(call, plan_compute(tf32));
-  lt_plan *p = lt_plan_cache_find(ctx->plans, &key);
+  lt_plan_cache *plans = plans_of(ctx);
+  lt_plan *p = plans ? lt_plan_cache_find(plans, &key) : NULL;
   if (p) return p;
-  p = lt_plan_cache_reserve(ctx->plans);
+  p = plans ? lt_plan_cache_reserve(plans) : NULL;
   if (!p) {
     lt_refuse(ctx, &call->shape, "out of host memory for the plan cache");
     return NULL;
@@ -304,7 +314,7 @@ static lt_plan *plan_find_or_build(gpu_context *ctx, int lane,
     lt_plan_release(p);
     return NULL;
   }
-  lt_plan_cache_commit(ctx->plans);
+  lt_plan_cache_commit(plans);
   return p;
 }
 

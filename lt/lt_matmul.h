@@ -24,7 +24,7 @@
  *                  (written, length n); needs transb = T
  *   GELU_AUX_BIAS  Z = op(A) op(B) + bias[m]; aux = Z stored in the
  *                  storage type, (aux_ld, n) with aux_ld in elements;
- *                  D = GELU(Z) (the tanh form, gpu/lt_gelu.h)
+ *                  D = GELU(Z) (the tanh form, lt/lt_gelu.h)
  *   DGELU_BGRAD    G = op(A) op(B); D = G * GELU'(aux);
  *                  bias_grad[i] = sum_j D[i, j]   (written, length m)
  *   DRELU, DGELU   as DRELU_BGRAD, DGELU_BGRAD without the bias gradient
@@ -56,7 +56,7 @@
 #define MNIST_EPILOGS_LT_MATMUL_H
 
 #include "gpu/gpu_context.h"
-#include "gpu/lt_shape.h"
+#include "lt/lt_shape.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -79,7 +79,7 @@ typedef struct lt_matmul_call {
                          main lane only, else ignored: when set, the row
                          sums' partials go here (lt_row_sums_scratch bytes,
                          the caller's own) and the bias gradient is finished
-                         on the side lane (gpu/lt_unfused.h); NULL: all on
+                         on the side lane (lt/lt_unfused.h); NULL: all on
                          the lane */
   /* FP8 calls (lt_shape.a_fp8, b_fp8), else NULL: one float each on the
    * device, the scale_inv that multiplies the decoded A and B

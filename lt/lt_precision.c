@@ -1,14 +1,14 @@
-/* gpu_precision.c: see gpu_precision.h. */
-#include "gpu/gpu_precision.h"
+/* lt_precision.c: see lt_precision.h. */
+#include "lt/lt_precision.h"
 
 #include <cuda_runtime_api.h>
 #include <stdio.h>
 
 #include "gpu/gpu_arch.h"
 
-int gpu_precision_check_device(char *msg, size_t msg_size, int device,
-                               gpu_precision precision,
-                               lt_epilogue_set epilogues) {
+int lt_precision_check_device(char *msg, size_t msg_size, int device,
+                              gpu_precision precision,
+                              lt_epilogue_set epilogues) {
   struct cudaDeviceProp prop;
   msg[0] = 0;
   if (cudaGetDeviceProperties(&prop, device) != cudaSuccess) {

@@ -1,14 +1,14 @@
 /* lt_auto.c: the per-call choice between fused, unfused and split
  * (lt_auto.h). */
-#include "gpu/lt_auto.h"
+#include "lt/lt_auto.h"
 
 #include "gpu/gpu_check.h"
 #include "gpu/gpu_graph.h"
-#include "gpu/lt_plan.h"
-#include "gpu/lt_refuse.h"
-#include "gpu/lt_split.h"
-#include "gpu/lt_unfused.h"
 #include "gpu/sample_stats.h"
+#include "lt/lt_plan.h"
+#include "lt/lt_refuse.h"
+#include "lt/lt_split.h"
+#include "lt/lt_unfused.h"
 
 /* Calls per graph and replays timed (the median counts). */
 enum { LT_AUTO_REPS = 20, LT_AUTO_REPLAYS = 5 };

@@ -1,7 +1,8 @@
 /* lt_shape.h: the shape of one matmul call, shared by the cuBLASLt wrapper
  * (lt_matmul.h) and the plain-C oracle (layers/oracle.h), and the three
- * builders that make every call of a training step from layer sizes. Plain
- * C, no CUDA headers, so CPU-only code includes it.
+ * builders that make every call of a training step from layer sizes, and
+ * the storage type of each precision. Plain C, no CUDA headers, so
+ * CPU-only code includes it.
  *
  * cuBLASLt is column-major: D (m, n) = op(A) (m, k) op(B) (k, n), then the
  * epilogue. Weights are stored like PyTorch, W[out][in] row-major, which is
@@ -16,6 +17,8 @@
 #define MNIST_EPILOGS_LT_SHAPE_H
 
 #include <stddef.h>
+
+#include "gpu/gpu_options.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -70,6 +73,10 @@ typedef enum lt_dtype {
 const char *lt_dtype_name(lt_dtype type);
 /* Bytes per element: 4 or 2. */
 size_t lt_dtype_size(lt_dtype type);
+
+/* The storage type of the precision's matrices (FP8: BF16, the type of
+ * its outputs, activations and gradients; the FP8 operands are copies). */
+lt_dtype lt_precision_dtype(gpu_precision precision);
 /* Unit roundoff of the storage type: 2^-24, 2^-8 (BF16: 8 significant
  * bits), 2^-11 (FP16: 11 bits). */
 double lt_dtype_unit_roundoff(lt_dtype type);
@@ -155,7 +162,7 @@ int lt_epilogue_is_alternative(lt_epilogue epilogue);
 
 /* The split way's GEMM of a DRELU_BGRAD / DGELU_BGRAD call: the same shape
  * and aux with DRELU / DGELU, whose D the caller then sums by rows for the
- * bias gradient (gpu/lt_split.h). Other shapes are returned as they are;
+ * bias gradient (lt/lt_split.h). Other shapes are returned as they are;
  * lt_epilogue_has_split says which have one. */
 lt_shape lt_shape_split(lt_shape shape);
 int lt_epilogue_has_split(lt_epilogue epilogue);

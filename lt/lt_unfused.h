@@ -24,8 +24,8 @@
 #ifndef MNIST_EPILOGS_LT_UNFUSED_H
 #define MNIST_EPILOGS_LT_UNFUSED_H
 
-#include "gpu/lt_matmul.h"
-#include "gpu/lt_unfused_kernels.h"
+#include "lt/lt_matmul.h"
+#include "lt/lt_unfused_kernels.h"
 
 #ifdef __cplusplus
 extern "C" {

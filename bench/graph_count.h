@@ -9,6 +9,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include "train/trainer.h"
+
 typedef struct graph_edge {
   int from, to;     /* indices into graph_table.node */
   int programmatic; /* 1: a programmatic (early launch) edge, 0: full */
@@ -49,5 +51,11 @@ int graph_table_count_kernels(const graph_table *g, int *count,
 
 /* graph_table_read, then graph_table_count_kernels. Returns 0 or -1. */
 int graph_count_kernels(cudaGraph_t graph, int *count, int *critical_path);
+
+/* Kernels one full training step of `t` launches, counted from a captured
+ * graph of that step (trainer_capture_step; cuBLASLt's own kernels
+ * included), and how many of them lie on its longest dependency chain (the
+ * rest overlap on the side lane). Returns 0 or -1. */
+int graph_count_step(trainer *t, int *count, int *critical_path);
 
 #endif

@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 #include "gpu/gpu_options.h"
-#include "gpu/lt_shape.h"
+#include "lt/lt_shape.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -6,7 +6,7 @@
 #define MNIST_EPILOGS_LT_REFUSE_H
 
 #include "gpu/gpu_context.h"
-#include "gpu/lt_shape.h"
+#include "lt/lt_shape.h"
 
 /* Records "lt_matmul <shape>: <reason>" in ctx->last_error and on stderr;
  * returns -1. */

@@ -22,7 +22,7 @@
 #ifndef MNIST_EPILOGS_LT_AUTO_H
 #define MNIST_EPILOGS_LT_AUTO_H
 
-#include "gpu/lt_matmul.h"
+#include "lt/lt_matmul.h"
 
 #ifdef __cplusplus
 extern "C" {

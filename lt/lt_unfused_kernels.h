@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #include "gpu/gpu_early.h"
-#include "gpu/lt_shape.h"
+#include "lt/lt_shape.h"
 
 #ifdef __cplusplus
 extern "C" {
