@@ -16,6 +16,8 @@ void bench_options_usage(FILE *out) {
       "usage: mnist_bench [--repeats N] [--json FILE] [--data-dir DIR]\n"
       "                   [--device N] [--precision P] [--activation A]\n"
       "                   [--autotune MODE] [--no-layers] [--chain LIST]\n"
+      "                   [--tune-cache MODE] [--tune-cache-dir DIR]\n"
+      "                   [--tune-budget MS]\n"
       "                   [--network NET] [--pad-to N]\n"
       "                   [--profile-step | --trace-step | --alternatives]\n"
       "                   [--check-flags]\n"
@@ -27,8 +29,10 @@ void bench_options_usage(FILE *out) {
       "or only --activation A; then times every cuBLASLt call of one step\n"
       "of each network, in each of those precisions (ReLU, or A): the\n"
       "matmul alone, fused and unfused (--no-layers skips this part).\n"
-      "--autotune exact|fast|off: how the plans pick algorithms (default\n"
-      "exact, as mnist_train; see mnist_train --help).\n"
+      "--autotune exact|fast|off: which candidates each row's step tuner\n"
+      "may choose (default exact, as mnist_train; see mnist_train --help).\n"
+      "--tune-cache use|refresh|off, --tune-cache-dir DIR, --tune-budget MS:\n"
+      "the step tuner's cache and budget, as mnist_train's.\n"
       "--fp8-format F, --fp8-scaling S, --fp8-fast-accum G: the fp8 rows'\n"
       "recipe (see mnist_train --help).\n"
       "--chain LIST: how the step's kernels are chained (none, all, or\n"
@@ -128,6 +132,19 @@ int bench_options_parse(bench_options *out, int argc, char **argv, char *err,
        .kind = CLI_CUSTOM,
        .target = &out->chain,
        .parse = train_options_parse_chain},
+      {.name = "tune-cache",
+       .kind = CLI_CHOICE,
+       .target = &out->tune_cache,
+       .choices = tune_cache_mode_choices(),
+       .store = flag_store_tune_cache},
+      {.name = "tune-cache-dir",
+       .kind = CLI_STRING,
+       .target = &out->tune_cache_dir},
+      {.name = "tune-budget",
+       .kind = CLI_FLOAT,
+       .target = &out->tune_budget_ms,
+       .low = 1,
+       .high = 600000},
       {.name = "network",
        .kind = CLI_CHOICE,
        .target = &out->network,

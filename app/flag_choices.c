@@ -5,6 +5,7 @@
 
 #include "gpu/gpu_options.h"
 #include "layers/mlp_mode.h"
+#include "train/tune_cache.h"
 
 const char *const *flag_precision_names(void) {
   static const char *const names[] = {"fp32", "tf32", "bf16",
@@ -38,4 +39,8 @@ void flag_store_mode(void *target, int index) {
   static const mlp_mode values[] = {MLP_MODE_FUSED, MLP_MODE_UNFUSED,
                                     MLP_MODE_AUTO};
   *(mlp_mode *)target = values[index];
+}
+
+void flag_store_tune_cache(void *target, int index) {
+  *(tune_cache_mode *)target = (tune_cache_mode)index;
 }

@@ -25,4 +25,8 @@ void flag_store_fp8_scaling(void *target, int index);
 /* --fp8-fast-accum (gpu_fp8_fast_accum_choices) into the recipe. */
 void flag_store_fp8_fast_accum(void *target, int index);
 
+/* --tune-cache (tune_cache_mode_choices: use, refresh, off) into the
+ * tune_cache_mode at `target`. */
+void flag_store_tune_cache(void *target, int index);
+
 #endif

@@ -147,6 +147,9 @@ static int run_bench(const bench_options *o, const mnist_dataset *data) {
                    .repeats = o->repeats,
                    .pad_multiple = o->pad_multiple,
                    .chain = o->chain,
+                   .tune_budget_ms = o->tune_budget_ms,
+                   .tune_cache = o->tune_cache,
+                   .tune_cache_dir = o->tune_cache_dir,
                    .selection = {.only_network = o->network,
                                  .precision = o->precision,
                                  .activation = o->activation}};

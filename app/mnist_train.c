@@ -235,7 +235,10 @@ static int train(const train_options *o, const mnist_dataset *data,
     if (committed != 0) goto done;
   }
   if (ran == 0) {
-    if (o->show_plans) train_report_plans(ctx);
+    if (o->show_plans) {
+      train_report_plans(ctx);
+      step_tune_print(stdout, trainer_tune_report(t));
+    }
     if (!o->quiet && train_report_fp8(ctx, t, o->show_plans) != 0) goto done;
     status = EXIT_SUCCESS;
     if (o->save_path &&

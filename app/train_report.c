@@ -62,10 +62,11 @@ void train_report_header(const gpu_context *ctx, const train_options *o,
 
 void train_report_plans(const gpu_context *ctx) {
   int count = lt_plan_count(ctx);
-  printf("\n%d cuBLASLt plans (m, n, k, epilogue, type; candidates offered, "
-         "matching the first; kept; us first / kept; auto: us fused / "
-         "unfused [/ split, for DRELU_BGRAD and DGELU_BGRAD] in a graph, "
-         "choice)\n",
+  printf("\n%d cuBLASLt plans (m, n, k, epilogue, type; candidates the "
+         "heuristic offered, of them computing the first one's numbers under "
+         "--autotune (checked when the step tuner asked), the first alone in "
+         "us; auto decided per call (untuned calls): us fused / unfused [/ "
+         "split, for DRELU_BGRAD and DGELU_BGRAD] in a graph, choice)\n",
          count);
   for (int i = 0; i < count; i++) {
     lt_plan_info p = lt_plan_info_at(ctx, i);
@@ -76,10 +77,10 @@ void train_report_plans(const gpu_context *ctx) {
     else
       snprintf(type, sizeof type, "%s",
                p.tf32 ? "tf32" : lt_dtype_name(p.shape.type));
-    printf("  %5d %5d %5d  %-14s %-14s %3d offered, %3d matching, kept #%d",
-           p.shape.m, p.shape.n, p.shape.k, lt_epilogue_name(p.shape.epilogue),
-           type, p.offered, p.matched, p.chosen);
-    if (p.first_us > 0) printf(", %.1f / %.1f us", p.first_us, p.chosen_us);
+    printf("  %5d %5d %5d  %-14s %-14s %3d offered", p.shape.m, p.shape.n,
+           p.shape.k, lt_epilogue_name(p.shape.epilogue), type, p.offered);
+    if (p.checked)
+      printf(", %3d same numbers, first %.1f us", p.accepted, p.first_us);
     if (p.auto_choice) printf("; auto %.2f / %.2f", p.fused_us, p.unfused_us);
     if (p.auto_choice && p.split_us > 0.0f) printf(" / %.2f", p.split_us);
     if (p.auto_choice)

@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "app/train_options.h"
+#include "train/step_tune.h"
 
 /* "1024,1024" (or "none"): the hidden widths of `c`. */
 static void hidden_text(char *out, size_t size, const trainer_config *c) {
@@ -95,18 +96,28 @@ void train_options_usage(FILE *out, const char *program) {
       "                     that fails before training leaves FILE as it\n"
       "                     was\n"
       "  --quiet            print only the final summary\n"
-      "  --show-plans       after training, list every cuBLASLt plan: shape,\n"
-      "                     epilogue, candidates offered and matching, the\n"
-      "                     one kept, times\n"
+      "  --show-plans       after training, list every cuBLASLt plan (shape,\n"
+      "                     epilogue, candidates offered and computing the\n"
+      "                     same numbers) and what the step tuner chose: its\n"
+      "                     fingerprint, each call's choice, the evidence\n"
       "  --no-graphs        launch every kernel from the host instead of\n"
       "                     replaying a CUDA graph per epoch\n"
-      "  --autotune MODE    how each cuBLASLt plan picks its algorithm:\n"
-      "                     exact (fastest of those giving bitwise the\n"
-      "                     heuristic's numbers: runs are reproducible;\n"
-      "                     bf16/fp16 keep the heuristic's choice),\n"
-      "                     fast (fastest within rounding: may differ in\n"
-      "                     the last bits between runs) or off (the\n"
-      "                     heuristic's first choice) (default %s)\n"
+      "  --autotune MODE    which cuBLASLt candidates the step tuner may\n"
+      "                     choose, timing the whole training step: exact\n"
+      "                     (those computing bitwise the heuristic's first\n"
+      "                     choice's numbers: the run prints what off\n"
+      "                     prints), fast (within rounding: the last bits\n"
+      "                     may differ) or off (the first choice; --mode\n"
+      "                     auto still times the ways) (default %s)\n"
+      "  --tune-cache MODE  use (read the step tuner's choices from the\n"
+      "                     tuning cache, tune and write them when absent),\n"
+      "                     refresh (tune, write over) or off (default use)\n"
+      "  --tune-cache-dir DIR\n"
+      "                     the cache's folder (default\n"
+      "                     $MNIST_TUNE_CACHE_DIR, $XDG_CACHE_HOME/\n"
+      "                     mnist-epilogs or ~/.cache/mnist-epilogs)\n"
+      "  --tune-budget MS   GPU time the step tuner may spend timing steps\n"
+      "                     (default %.0f)\n"
       "  --check-flags      check the other flags and exit (0 when they\n"
       "                     parse); reads no data and needs no GPU\n"
       "  --check-data       load and validate the data, print the files\n"
@@ -118,5 +129,6 @@ void train_options_usage(FILE *out, const char *program) {
       program, c.epochs, c.batch, c.lr, c.cosine ? "cosine" : "constant",
       c.momentum, MLP_MAX_LAYERS - 1, MLP_MAX_WIDTH, hidden, c.seed,
       mlp_mode_name(c.mode), gpu_precision_name(g.precision),
-      (double)GPU_FP16_LOSS_SCALE, g.device, gpu_autotune_name(g.autotune));
+      (double)GPU_FP16_LOSS_SCALE, g.device, gpu_autotune_name(g.autotune),
+      STEP_TUNE_BUDGET_MS);
 }

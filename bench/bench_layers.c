@@ -9,18 +9,6 @@
 #include "lt/lt_unfused.h"
 #include "train/trainer.h"
 
-/* The call's name as docs/performance.md writes it: layers count from 1
- * (layer 0 here is "1", the 784 -> first hidden layer). */
-static void call_label(char *out, size_t size, const mlp_call *c) {
-  switch (c->kind) {
-  case MLP_CALL_FORWARD: snprintf(out, size, "forward %d", c->layer + 1); break;
-  case MLP_CALL_WEIGHTS: snprintf(out, size, "weights %d", c->layer + 1); break;
-  default:
-    snprintf(out, size, "data grad %d->%d", c->layer + 1, c->layer);
-    break;
-  }
-}
-
 /* us[0]: the matmul alone (DEFAULT epilogue, same operands); us[1] the
  * fused call; us[2] its unfused twin; us[3] the split way (lt_split.h) of
  * a DRELU_BGRAD / DGELU_BGRAD call, LT_SPLIT_REFUSED where cuBLASLt has no
@@ -72,7 +60,7 @@ static int time_step_calls(bench_json *json, trainer *t, gpu_context *ctx,
     float us[4];
     if (time_call(ctx, &calls[i].call, us) != 0) return -1;
     char label[32];
-    call_label(label, sizeof label, &calls[i]);
+    mlp_call_label(label, sizeof label, &calls[i]);
     const char *lane = calls[i].lane == GPU_LANE_SIDE ? "side" : "main";
     const char *epilogue = lt_epilogue_name(s->epilogue);
     printf("%-18s %-5s %-4s %-15s %-4s %5d %5d %5d  %-14s %9.1f", network,
@@ -124,6 +112,7 @@ int bench_layers_run(const bench_run *run) {
       }
       c.epochs = 1;
       c.mode = MLP_MODE_FUSED;
+      bench_run_tuning(&c, run);
       c.activation = act;
       trainer_config_name(name, sizeof name, &c);
       trainer *t = NULL;

@@ -34,6 +34,12 @@ static int row_wanted(const bench_run *run, const bench_row *row) {
   return bench_row_selected(row, &run->selection);
 }
 
+void bench_run_tuning(trainer_config *c, const bench_run *run) {
+  c->tune_budget_ms = run->tune_budget_ms;
+  c->tune_cache = run->tune_cache;
+  c->tune_cache_dir = run->tune_cache_dir;
+}
+
 void bench_train_header(const bench_run *run) {
   char chain[128];
   gpu_chain_format(chain, sizeof chain, run->chain);
@@ -41,7 +47,8 @@ void bench_train_header(const bench_run *run) {
          "round-robin; median (min-max); autotune %s; chain %s; +pad: "
          "widths padded to a multiple of %d.\n"
          "auto: per call the fastest of fused, unfused and (data gradients) "
-         "split (--show-plans of mnist_train lists the choices).\n\n",
+         "split in the step; every row's algorithms and ways chosen by its "
+         "own step tuner (--show-plans of mnist_train lists the choices).\n\n",
          run->repeats, gpu_autotune_name(run->contexts[0]->options.autotune),
          chain, run->pad_multiple > 0 ? run->pad_multiple : 8);
   printf("kernels: per step / on its longest chain; floor: that chain x one "
@@ -114,6 +121,7 @@ int bench_train_network(const bench_run *run, int net, const bench_row *rows,
     return -1;
   }
   c.epochs = run->repeats + 1;
+  bench_run_tuning(&c, run);
   int runs[BENCH_MAX_ROWS] = {0}, first = -1;
   for (int v = 0; v < count; v++) {
     runs[v] = rows[v].net == net && row_wanted(run, &rows[v]) &&

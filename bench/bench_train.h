@@ -10,6 +10,7 @@
 #include "bench/bench_rows.h"
 #include "data/mnist.h"
 #include "gpu/gpu_context.h"
+#include "train/train_config.h"
 
 /* What one benchmark run shares with its parts. */
 typedef struct bench_run {
@@ -23,7 +24,15 @@ typedef struct bench_run {
   int pad_multiple; /* the "+pad" rows' padding multiple (0: 8) */
   unsigned chain;   /* --chain (gpu_options.chain) */
   bench_json *json; /* NULL: no JSON */
+  /* The step tuner of every row's trainer (trainer_config.tune_*): each
+   * row chooses its own (train/step_tune.h). */
+  float tune_budget_ms;
+  tune_cache_mode tune_cache;
+  const char *tune_cache_dir;
 } bench_run;
+
+/* c's step-tuner settings from the run's. */
+void bench_run_tuning(trainer_config *c, const bench_run *run);
 
 /* The table's legend and header, printed once before the rows. */
 void bench_train_header(const bench_run *run);

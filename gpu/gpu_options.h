@@ -32,20 +32,20 @@ const char *gpu_precision_name(gpu_precision precision);
 /* The value named `name`; -1 when none is. */
 int gpu_precision_parse(const char *name);
 
-/* How the wrapper picks an algorithm when it builds a plan. */
+/* Which of cuBLASLt's candidates the step tuner (train/step_tune.h) may
+ * choose for a call, timing the whole step (lt/lt_autotune.h says how the
+ * rule is checked). */
 typedef enum gpu_autotune {
-  GPU_AUTOTUNE_OFF,   /* the heuristic's first choice */
-  GPU_AUTOTUNE_EXACT, /* the fastest candidate whose outputs (D, bias
-                         gradient, ReLU mask) are bitwise the first
-                         choice's: timing never changes the numbers, so
-                         runs stay reproducible. FP32 storage only: a
-                         16-bit output hides summation-order differences,
-                         so 16-bit plans keep the first choice */
-  GPU_AUTOTUNE_FAST   /* the fastest candidate whose D and bias gradient are
-                         within rounding of the first choice's (split-K and
-                         other summation orders too): the choice follows
-                         timing noise, so two runs may differ in the last
-                         bits */
+  GPU_AUTOTUNE_OFF,   /* only the heuristic's first choice */
+  GPU_AUTOTUNE_EXACT, /* those whose outputs (D, bias gradient, ReLU mask or
+                         GELU input) are bitwise the first choice's, on the
+                         call's buffers and on a probe that exposes the
+                         summation order, in every precision: timing never
+                         changes the numbers */
+  GPU_AUTOTUNE_FAST   /* those whose D and bias gradient are within
+                         rounding of the first choice's (split-K and other
+                         summation orders too): two runs may differ in the
+                         last bits */
 } gpu_autotune;
 
 /* How the training step's kernels are chained (issue 20): bits of

@@ -9,10 +9,15 @@
 #include "lt/lt_unfused.h"
 
 /* The call's shape in the layer's storage type, with its activation's
- * epilogues (ReLU or GELU). */
-static lt_matmul_call typed(lt_matmul_call call, const linear_layer *layer) {
+ * epilogues (ReLU or GELU), and the layer's pick for call `kind` (the
+ * order of linear_layer.picks) at batch n. */
+static lt_matmul_call typed(lt_matmul_call call, const linear_layer *layer,
+                            int kind, int n) {
   call.shape.type = layer->type;
   call.shape = lt_shape_activation(call.shape, layer->activation);
+  call.pick = layer->picks[kind];
+  if (n != layer->picks_n)
+    call.pick.algo = call.pick.plain = call.pick.split = 0;
   return call;
 }
 
@@ -29,7 +34,7 @@ lt_matmul_call linear_forward_call(const linear_layer *layer, const void *d_x,
       .d_bias = layer->d_b,
       .d_aux = layer->hidden ? layer->d_aux : NULL,
   };
-  return typed(call, layer);
+  return typed(call, layer, 0, n);
 }
 
 lt_matmul_call linear_backward_data_call(const linear_layer *layer,
@@ -45,7 +50,7 @@ lt_matmul_call linear_backward_data_call(const linear_layer *layer,
       .d_bias_grad = below->d_db,
       .d_aux = below->d_aux,
   };
-  return typed(call, layer);
+  return typed(call, layer, 1, n);
 }
 
 lt_matmul_call linear_backward_weights_call(const linear_layer *layer,
@@ -61,7 +66,7 @@ lt_matmul_call linear_backward_weights_call(const linear_layer *layer,
       .d_d = layer->d_dwt,
       .d_bias_grad = bias_here ? layer->d_db : NULL,
   };
-  return typed(call, layer);
+  return typed(call, layer, 2, n);
 }
 
 int linear_matmul(gpu_context *ctx, int lane, const lt_matmul_call *call,

@@ -43,6 +43,14 @@ typedef struct linear_layer {
                         DRELU_BGRAD above adds them on the side lane
                         (GPU_CHAIN_SIDE_PARTIALS; lt_row_sums_scratch_bound
                         bytes for max_batch); else NULL */
+  /* How the layer's three calls run (lt_pick; zero: the heuristic's first
+   * choice), indexed forward 0, data gradient 1, weight gradient 2 (the
+   * order of mlp_call_kind, layers/mlp.h), as the step tuner chose them
+   * at batch picks_n (train/step_tune.h). The calls below copy them: the
+   * way at any batch, the algorithms only at picks_n, since they index the
+   * candidates of that batch's plans. */
+  lt_pick picks[3];
+  int picks_n;
 } linear_layer;
 
 /* d_y (out, n) = [ReLU](Wt^T x + b), saving the ReLU mask: one call with

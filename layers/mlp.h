@@ -160,10 +160,10 @@ int mlp_evaluate(mlp *net, gpu_context *ctx, const void *d_x,
 /* One cuBLASLt call of a training step, as mlp_forward and mlp_backward
  * make it (linear_*_call), on the lane it runs on. */
 typedef enum mlp_call_kind {
-  MLP_CALL_FORWARD,       /* layer's forward: RELU_AUX_BIAS or BIAS */
-  MLP_CALL_DATA_GRADIENT, /* layer's input gradient: DRELU_BGRAD */
-  MLP_CALL_WEIGHTS        /* layer's weight gradient: DEFAULT or BGRADB */
-} mlp_call_kind;
+  MLP_CALL_FORWARD = 0,       /* layer's forward: RELU_AUX_BIAS or BIAS */
+  MLP_CALL_DATA_GRADIENT = 1, /* layer's input gradient: DRELU_BGRAD */
+  MLP_CALL_WEIGHTS = 2        /* layer's weight gradient: DEFAULT or BGRADB */
+} mlp_call_kind;              /* also the index of linear_layer.picks */
 
 typedef struct mlp_call {
   lt_matmul_call call;
@@ -171,6 +171,11 @@ typedef struct mlp_call {
   int layer; /* 0 = the first (784 -> widths[1]) */
   int lane;  /* GPU_LANE_MAIN or GPU_LANE_SIDE */
 } mlp_call;
+
+/* The call's name as docs/performance.md writes it ("forward 1", "data grad
+ * 2->1", "weights 3"): layers count from 1 (layer 0 is "1", the 784 ->
+ * first hidden layer). */
+void mlp_call_label(char *out, size_t size, const mlp_call *c);
 
 /* Most calls of a step: a forward and a weight gradient per layer, a data
  * gradient for every layer but the first. */

@@ -97,6 +97,13 @@ int mlp_fp8_create(mlp *net, const gpu_fp8_recipe *recipe,
   return 0;
 }
 
+int mlp_fp8_state(const mlp *net, void **d_state, size_t *bytes) {
+  if (!net->fp8) return -1;
+  *d_state = net->fp8->d_block;
+  *bytes = lay_out((mlp *)net, NULL);
+  return 0;
+}
+
 void mlp_fp8_destroy(mlp *net) {
   if (!net || !net->fp8) return;
   cudaFree(net->fp8->d_block);

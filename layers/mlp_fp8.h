@@ -54,6 +54,11 @@ int mlp_fp8_create(mlp *net, const gpu_fp8_recipe *recipe,
                    const sgd_slabs *slabs);
 void mlp_fp8_destroy(mlp *net);
 
+/* Every device buffer of the FP8 state (amax histories, scales, the step
+ * counter, the FP8 copies), one allocation: *d_state, *bytes. Returns 0,
+ * or -1 when the network has no FP8 state. */
+int mlp_fp8_state(const mlp *net, void **d_state, size_t *bytes);
+
 /* The FP8 weights from the master weights, scaled by their own amax
  * (after initialisation or a load), which starts their amax history (one
  * roll). On ctx->stream. */

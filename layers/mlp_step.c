@@ -86,6 +86,16 @@ int mlp_step_calls(const mlp *net, const void *d_x, int n, unsigned chain,
   return count;
 }
 
+void mlp_call_label(char *out, size_t size, const mlp_call *c) {
+  switch (c->kind) {
+  case MLP_CALL_FORWARD: snprintf(out, size, "forward %d", c->layer + 1); break;
+  case MLP_CALL_WEIGHTS: snprintf(out, size, "weights %d", c->layer + 1); break;
+  default:
+    snprintf(out, size, "data grad %d->%d", c->layer + 1, c->layer);
+    break;
+  }
+}
+
 int mlp_update(mlp *net, gpu_context *ctx, const float *d_lr, float momentum) {
   if (check_training(net, "mlp_update") != 0) return -1;
   if (net->fp8) return mlp_fp8_update(net, ctx, d_lr, momentum);

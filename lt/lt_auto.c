@@ -140,7 +140,9 @@ static lt_auto_choice choose(const lt_plan_info *info) {
 int lt_matmul_auto_on(gpu_context *ctx, int lane, const lt_matmul_call *call) {
   if (call->shape.epilogue == LT_EPILOGUE_DEFAULT)
     return lt_matmul_on(ctx, lane, call);
-  lt_plan *p = lt_plan_for(ctx, lane, call);
+  if (call->pick.way >= LT_AUTO_FUSED && call->pick.way <= LT_AUTO_SPLIT)
+    return run(ctx, lane, call, call->pick.way);
+  lt_plan *p = lt_plan_for(ctx, call);
   if (!p) return -1;
   if (p->info.auto_choice == LT_AUTO_UNDECIDED) {
     lt_plan_info timed = p->info;

@@ -3,16 +3,19 @@
  * DGELU_BGRAD, the split way (lt_split.h: the GEMM with plain DRELU /
  * DGELU, then the project's row sums), measured on this GPU.
  *
- * The first time a call's plan is used in auto mode (outside graph
- * capture), the call runs each way, LT_AUTO_REPS times in a row inside a
- * CUDA graph (how training launches them; a host-launched call would time
- * the launch, not the GPU), on its real buffers, with the device otherwise
+ * A call whose pick names a way (lt_pick.way: the step tuner's choice,
+ * made by timing the whole training step, train/step_tune.h) goes that
+ * way. Otherwise (a network nobody tuned: inference, the tests), the
+ * call decides alone: the first time a call's plan is used in auto mode
+ * (outside graph capture), the call runs each way, LT_AUTO_REPS times in a row
+ * inside a CUDA graph (how training launches them; a host-launched call would
+ * time the launch, not the GPU), on its real buffers, with the device otherwise
  * idle; the median of a few replays counts. The split way is a candidate
  * only where cuBLASLt plans its DRELU / DGELU GEMM for that shape and
  * precision (else split_us = LT_SPLIT_REFUSED, the refusal printed once).
  * The times and the choice are kept on the plan (lt_plan_info: fused_us,
  * unfused_us, split_us, auto_choice), so every later call of that shape
- * goes the same way and --show-plans prints them. Fused stays unless the
+ * goes the same way. Fused stays unless the
  * faster of the other ways is 3 % faster. The choice follows timing, so
  * two runs are bitwise identical only when they choose alike (near-ties
  * are what the margin keeps fused). Every way computes the same numbers

@@ -1,19 +1,16 @@
-/* lt_autotune.c: timing and comparing a plan's candidates (lt_autotune.h). */
+/* lt_autotune.c: which of a plan's candidates compute the first one's
+ * numbers, and how long each takes alone (lt_autotune.h). */
 #include "lt/lt_autotune.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "gpu/gpu_check.h"
-#include "gpu/sample_stats.h"
 #include "lt/lt_refuse.h"
 
-enum {
-  LT_TIMED_RUNS = 5
-}; /* timed launches per candidate; the median counts */
-/* A later candidate must beat the kept one by this factor to replace it,
- * so near-ties go to the heuristic's order. */
-#define LT_TIE_MARGIN 1.03f
+/* Launches per candidate timed alone (after one untimed): their mean
+ * counts. Only orders the step tuner's visits, so a few suffice. */
+enum { LT_TIMED_RUNS = 3 };
 /* GPU_AUTOTUNE_FAST: the largest max|out - out_first| / max|out_first| a
  * candidate may show. FP32 sums of k <= 10^4 products in another order
  * differ by ~sqrt(k) * 6e-8 ~ 1e-5 relative; TF32 inputs carry 10 mantissa
@@ -133,86 +130,151 @@ int lt_tune_reference_matches(lt_tune_reference *r, const lt_matmul_call *c,
   return 0;
 }
 
-/* Median of LT_TIMED_RUNS launches of one candidate, in microseconds. */
-static int time_candidate(gpu_context *ctx, int lane, const lt_plan *p,
-                          const lt_matmul_call *c,
-                          const cublasLtMatmulAlgo_t *algo, cudaEvent_t *ev,
-                          float *us) {
+/* The call's probe: the same call on scratch A, B and D filled by
+ * lt_probe_fill (its bias, aux and scale pointers are the call's: the
+ * descriptor holds them). */
+typedef struct probe {
+  lt_matmul_call call;
+  void *d_a, *d_b, *d_d;
+} probe;
+
+/* Bytes of a stored (ld, cols) matrix of `size`-byte elements. */
+static size_t stored_bytes(int ld, int cols, size_t size) {
+  return (size_t)ld * (size_t)cols * size;
+}
+
+static int probe_create(probe *pr, const lt_matmul_call *call,
+                        cudaStream_t stream) {
+  const lt_shape *s = &call->shape;
+  size_t a_size = s->a_fp8 ? 1 : lt_dtype_size(s->type);
+  size_t b_size = s->b_fp8 ? 1 : lt_dtype_size(s->type);
+  pr->call = *call;
+  CUDA_CHECK(cudaMalloc(&pr->d_a,
+                        stored_bytes(s->lda, s->transa ? s->m : s->k, a_size)));
+  CUDA_CHECK(cudaMalloc(&pr->d_b,
+                        stored_bytes(s->ldb, s->transb ? s->k : s->n, b_size)));
+  CUDA_CHECK(
+      cudaMalloc(&pr->d_d, stored_bytes(s->ldd, s->n, lt_dtype_size(s->type))));
+  pr->call.d_a = pr->d_a;
+  pr->call.d_b = pr->d_b;
+  pr->call.d_d = pr->d_d;
+  return lt_probe_fill(pr->d_a, pr->d_b, s, stream);
+}
+
+static void probe_destroy(probe *pr) {
+  cudaFree(pr->d_d);
+  cudaFree(pr->d_b);
+  cudaFree(pr->d_a);
+}
+
+/* Mean time of LT_TIMED_RUNS launches of candidate `i` alone on the lane,
+ * after one untimed launch, in microseconds. */
+static int time_alone(gpu_context *ctx, int lane, const lt_plan *p,
+                      const lt_matmul_call *c, int i, cudaEvent_t *ev,
+                      float *us) {
   cudaStream_t stream = gpu_lane_stream(ctx, lane);
-  float times[LT_TIMED_RUNS];
-  for (int r = 0; r < LT_TIMED_RUNS; r++) {
-    CUDA_CHECK(cudaEventRecord(ev[0], stream));
-    CUBLAS_CHECK(lt_plan_launch(ctx, lane, p, c, algo));
-    CUDA_CHECK(cudaEventRecord(ev[1], stream));
-    CUDA_CHECK(cudaEventSynchronize(ev[1]));
-    CUDA_CHECK(cudaEventElapsedTime(&times[r], ev[0], ev[1]));
-  }
-  float median_ms = 0.0f;
-  sample_stats(times, LT_TIMED_RUNS, &median_ms, NULL, NULL);
-  *us = median_ms * 1000.0f;
+  CUBLAS_CHECK(lt_plan_launch(ctx, lane, p, c, &p->cand[i]));
+  CUDA_CHECK(cudaEventRecord(ev[0], stream));
+  for (int r = 0; r < LT_TIMED_RUNS; r++)
+    CUBLAS_CHECK(lt_plan_launch(ctx, lane, p, c, &p->cand[i]));
+  CUDA_CHECK(cudaEventRecord(ev[1], stream));
+  CUDA_CHECK(cudaEventSynchronize(ev[1]));
+  float ms = 0.0f;
+  CUDA_CHECK(cudaEventElapsedTime(&ms, ev[0], ev[1]));
+  *us = ms * 1000.0f / LT_TIMED_RUNS;
   return 0;
 }
 
-/* Runs every candidate; keeps the fastest whose outputs match the first
- * working candidate's. A candidate that fails to launch is skipped. */
-static int tune(gpu_context *ctx, int lane, lt_plan *p, const lt_matmul_call *c,
-                const cublasLtMatmulHeuristicResult_t *results, int count,
-                lt_tune_reference *reference, cudaEvent_t *ev) {
+/* *same = 1 when candidate i computes what the kept first one computed on
+ * `c` (kept in `ref`). A candidate that fails to launch is not the same. */
+static int candidate_same(gpu_context *ctx, int lane, const lt_plan *p,
+                          const lt_matmul_call *c, int i,
+                          lt_tune_reference *ref, int *same) {
+  *same = 0;
+  if (lt_plan_launch(ctx, lane, p, c, &p->cand[i]) != CUBLAS_STATUS_SUCCESS)
+    return 0;
+  return lt_tune_reference_matches(ref, c, ctx->options.autotune, p->info.tf32,
+                                   gpu_lane_stream(ctx, lane), same);
+}
+
+/* The check itself, with its scratch made: candidate 0's outputs kept on
+ * the call and on the probe, then each other candidate compared on both
+ * (the probe only under EXACT) and, when accepted, timed. */
+static int check(gpu_context *ctx, int lane, lt_plan *p,
+                 const lt_matmul_call *c, lt_tune_reference *ref[2],
+                 const probe *pr, cudaEvent_t *ev) {
   cudaStream_t stream = gpu_lane_stream(ctx, lane);
-  int best = -1, ran = 0;
-  float best_us = 0.0f;
-  for (int i = 0; i < count; i++) {
-    if (lt_plan_launch(ctx, lane, p, c, &results[i].algo) !=
-        CUBLAS_STATUS_SUCCESS)
-      continue;
-    if (best < 0) {
-      if (lt_tune_reference_keep(reference, c, stream) != 0) return -1;
-    } else {
-      int same = 0;
-      if (lt_tune_reference_matches(reference, c, ctx->options.autotune,
-                                    p->info.tf32, stream, &same) != 0)
-        return -1;
-      if (!same) continue;
-    }
-    float us = 0.0f;
-    if (time_candidate(ctx, lane, p, c, &results[i].algo, ev, &us) != 0)
+  int exact = ctx->options.autotune == GPU_AUTOTUNE_EXACT;
+  memset(p->cand_ok, 0, sizeof p->cand_ok);
+  memset(p->cand_us, 0, sizeof p->cand_us);
+  if (lt_plan_launch(ctx, lane, p, c, &p->cand[0]) != CUBLAS_STATUS_SUCCESS)
+    return lt_refuse(ctx, &c->shape, "the heuristic's first candidate failed");
+  if (lt_tune_reference_keep(ref[0], c, stream) != 0) return -1;
+  if (exact && (lt_plan_launch(ctx, lane, p, &pr->call, &p->cand[0]) !=
+                    CUBLAS_STATUS_SUCCESS ||
+                lt_tune_reference_keep(ref[1], &pr->call, stream) != 0))
+    return lt_refuse(ctx, &c->shape, "the probe of the first candidate failed");
+  p->cand_ok[0] = 1;
+  if (time_alone(ctx, lane, p, c, 0, ev, &p->cand_us[0]) != 0) return -1;
+  int accepted = 1;
+  for (int i = 1; i < p->cand_count; i++) {
+    int same = 0;
+    if (candidate_same(ctx, lane, p, c, i, ref[0], &same) != 0) return -1;
+    if (same && exact &&
+        candidate_same(ctx, lane, p, &pr->call, i, ref[1], &same) != 0)
       return -1;
-    ran++;
-    if (best < 0) p->info.first_us = us;
-    if (best < 0 || us * LT_TIE_MARGIN < best_us) {
-      best = i;
-      best_us = us;
-    }
+    if (!same) continue;
+    if (time_alone(ctx, lane, p, c, i, ev, &p->cand_us[i]) != 0) return -1;
+    p->cand_ok[i] = 1;
+    accepted++;
   }
-  if (best < 0) return lt_refuse(ctx, &c->shape, "no heuristic candidate ran");
-  p->algo = results[best].algo;
-  p->info.matched = ran;
-  p->info.chosen = best;
-  p->info.chosen_us = best_us;
+  p->info.accepted = accepted;
+  p->info.first_us = p->cand_us[0];
+  p->info.checked = 1;
   return 0;
 }
 
-int lt_autotune(gpu_context *ctx, int lane, lt_plan *p,
-                const lt_matmul_call *call,
-                const cublasLtMatmulHeuristicResult_t *results, int count) {
+int lt_autotune_check(gpu_context *ctx, int lane, lt_plan *p,
+                      const lt_matmul_call *call) {
+  cudaStream_t stream = gpu_lane_stream(ctx, lane);
   enum cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-  CUDA_CHECK(cudaStreamIsCapturing(gpu_lane_stream(ctx, lane), &capture));
+  CUDA_CHECK(cudaStreamIsCapturing(stream, &capture));
   if (capture != cudaStreamCaptureStatusNone)
     return lt_refuse(ctx, &call->shape,
-                     "a plan cannot be autotuned during graph capture; run "
-                     "the step once before capturing it");
-  lt_tune_reference *reference = NULL;
+                     "a plan's candidates cannot be checked during graph "
+                     "capture; run the step once before capturing it");
+  lt_tune_reference *ref[2] = {NULL, NULL};
+  probe pr = {0};
   cudaEvent_t ev[2] = {NULL, NULL};
-  int status = lt_tune_reference_create(&reference, &call->shape);
-  if (status != 0)
-    lt_refuse(ctx, &call->shape, "out of GPU memory for the autotune scratch");
+  int status = lt_tune_reference_create(&ref[0], &call->shape) != 0 ||
+                       lt_tune_reference_create(&ref[1], &call->shape) != 0 ||
+                       probe_create(&pr, call, stream) != 0
+                   ? lt_refuse(ctx, &call->shape,
+                               "out of GPU memory for the candidates' check")
+                   : 0;
   if (status == 0 && (cudaEventCreate(&ev[0]) != cudaSuccess ||
                       cudaEventCreate(&ev[1]) != cudaSuccess))
     status = lt_refuse(ctx, &call->shape, "could not create timing events");
-  if (status == 0)
-    status = tune(ctx, lane, p, call, results, count, reference, ev);
+  if (status == 0) status = check(ctx, lane, p, call, ref, &pr, ev);
+  if (status == 0 && cudaStreamSynchronize(stream) != cudaSuccess)
+    status = lt_refuse(ctx, &call->shape, "the candidates' check failed: %s",
+                       cudaGetErrorString(cudaGetLastError()));
   if (ev[1]) cudaEventDestroy(ev[1]);
   if (ev[0]) cudaEventDestroy(ev[0]);
-  lt_tune_reference_destroy(reference);
+  probe_destroy(&pr);
+  lt_tune_reference_destroy(ref[1]);
+  lt_tune_reference_destroy(ref[0]);
   return status;
+}
+
+int lt_matmul_candidates(gpu_context *ctx, int lane, const lt_matmul_call *call,
+                         lt_candidates *out) {
+  memset(out, 0, sizeof *out);
+  lt_plan *p = lt_plan_for(ctx, call);
+  if (!p) return -1;
+  if (!p->info.checked && lt_autotune_check(ctx, lane, p, call) != 0) return -1;
+  out->count = p->cand_count;
+  memcpy(out->ok, p->cand_ok, sizeof out->ok);
+  memcpy(out->alone_us, p->cand_us, sizeof out->alone_us);
+  return 0;
 }

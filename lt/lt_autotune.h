@@ -1,24 +1,41 @@
-/* lt_autotune.h: picks a plan's algorithm among the heuristic's candidates
- * by timing them on the plan's first call (its real buffers), keeping the
- * fastest whose outputs match the first working candidate's: D, the bias
- * gradient and the ReLU mask bit for bit (GPU_AUTOTUNE_EXACT), or D and the
- * bias gradient within rounding (GPU_AUTOTUNE_FAST: a mask bit may flip
- * where the pre-activation is within rounding of 0, which D's tolerance
- * already bounds, since the ReLU output there differs by |z|). Internal to
- * the wrapper (lt_matmul.c) and its tests. */
+/* lt_autotune.h: which of a plan's heuristic candidates the step tuner
+ * (train/step_tune.h) may choose: those that compute what the first
+ * candidate computes, under the context's rule (gpu_options.autotune):
+ *
+ *   EXACT  every output (D, the bias gradient, the ReLU mask or GELU
+ *          input) bit for bit, on the call's own buffers AND on a probe
+ *          built to expose the summation order (below). One call's buffers
+ *          are not enough in 16-bit or FP8 outputs: FP32 sums that differ
+ *          in their last bits round to the same 16-bit value on one call
+ *          and not on the next (measured: runs tuned that way differed).
+ *   FAST   D and the bias gradient within rounding of the first (split-K
+ *          and other summation orders too); a mask bit may flip where the
+ *          pre-activation is within rounding of 0, which D's tolerance
+ *          already bounds (the ReLU output there differs by |z|). No probe.
+ *
+ * The probe (lt_compare.h, lt_probe_fill): in every dot product the first
+ * and last terms are +H and -H (H = 2^20 in FP32, TF32 and BF16, 2^15 in
+ * FP16, 2^16 in FP8) and the others small random values, so the large
+ * partial sum that the terms in between are added to loses their low bits
+ * in an order-dependent way: two summation orders give different bits in
+ * D in any storage type, while candidates that differ only in how they
+ * tile m and n (the same k order) give the same bits. Each candidate the
+ * rule accepts is also timed alone on the call's lane (a few launches),
+ * which orders the tuner's visits; the choice itself is made in the step.
+ * Internal to the wrapper (lt_matmul.c) and its tests. */
 #ifndef MNIST_EPILOGS_LT_AUTOTUNE_H
 #define MNIST_EPILOGS_LT_AUTOTUNE_H
 
 #include "lt/lt_compare.h"
 #include "lt/lt_plan.h"
 
-/* Sets p->algo and p->info from `results[0 .. count)`, running each on
- * `call` on a lane (which leaves the last candidate's outputs there: the
- * caller's launch overwrites them). Refuses during graph capture. Returns
- * 0, or -1 with the reason in ctx->last_error. */
-int lt_autotune(gpu_context *ctx, int lane, lt_plan *p,
-                const lt_matmul_call *call,
-                const cublasLtMatmulHeuristicResult_t *results, int count);
+/* Fills p->cand_ok, p->cand_us and p->info (checked, accepted, first_us)
+ * by running every candidate on `call` (its buffers, then the probe) on a
+ * lane, waiting for it; leaves the last candidate's outputs there. Refuses
+ * during graph capture. Returns 0, or -1 with the reason in
+ * ctx->last_error. */
+int lt_autotune_check(gpu_context *ctx, int lane, lt_plan *p,
+                      const lt_matmul_call *call);
 
 /* 1 when one output (D, the bias gradient or the mask) of a candidate,
  * compared with the first choice's, counts as the same: EXACT wants every
@@ -29,7 +46,7 @@ int lt_autotune_accepts(gpu_autotune autotune, lt_dtype type, int tf32,
                         const lt_comparison *comparison);
 
 /* The first candidate's outputs of a plan's call, kept to compare the
- * others with (device copies of D, the bias gradient, the mask). */
+ * others with (device copies of D, the bias gradient, the aux written). */
 typedef struct lt_tune_reference lt_tune_reference;
 
 /* Room for the outputs of a call of `shape`. Returns 0, or -1 when GPU or

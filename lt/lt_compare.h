@@ -1,7 +1,8 @@
 /* lt_compare.h: the kernels that compare two candidates' outputs while a
- * plan is autotuned (lt_autotune.c). Each enqueues on `stream`, checks the
- * launch, and returns 0 or -1 (message on stderr). One block each: they
- * run once per candidate at plan time, never in a step. */
+ * plan's candidates are checked (lt_autotune.c), and the probe operands
+ * they are also compared on. Each enqueues on `stream`, checks the launch,
+ * and returns 0 or -1 (message on stderr). They run once per candidate
+ * before training, never in a step. */
 #ifndef MNIST_EPILOGS_LT_COMPARE_H
 #define MNIST_EPILOGS_LT_COMPARE_H
 
@@ -33,6 +34,14 @@ int lt_compare_values(lt_comparison *d_out, lt_dtype type, const void *d_x,
 int lt_compare_masks(lt_comparison *d_out, const uint8_t *d_x,
                      const uint8_t *d_y, int aux_ld, int m, int n,
                      cudaStream_t stream);
+
+/* The probe of a call of shape `s` (lt_autotune.h): A and B as stored
+ * (A (lda, transa ? m : k), B (ldb, transb ? k : n), of the shape's FP8
+ * format or storage type), such that in op(A) op(B) every dot product's
+ * first and last terms are +H and -H and the others small pseudo-random
+ * values (fixed: the same probe for every candidate); rows past the
+ * logical ones zero. */
+int lt_probe_fill(void *d_a, void *d_b, const lt_shape *s, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -1,19 +1,16 @@
 /* lt_matmul.c: the one cuBLASLt wrapper: checks the epilogue rules, builds
- * plans (their key, descriptor, layouts, the heuristic's candidates,
- * autotuning in lt_autotune.c), caches them (lt_plan_cache.c) and launches
- * (lt_plan_launch.c); refusals are recorded by lt_refuse.c. */
+ * plans (their key, descriptor, layouts, the heuristic's candidates; which
+ * candidates compute the same numbers: lt_autotune.c), caches them
+ * (lt_plan_cache.c) and launches the call's pick (lt_plan_launch.c);
+ * refusals are recorded by lt_refuse.c. */
 #include "lt/lt_matmul.h"
 
 #include <stdint.h>
 #include <string.h>
 
 #include "gpu/gpu_check.h"
-#include "lt/lt_autotune.h"
 #include "lt/lt_plan.h"
 #include "lt/lt_refuse.h"
-
-/* Heuristic results asked for per plan when autotuning. */
-enum { LT_MAX_CANDIDATES = 32 };
 
 int lt_plan_count(const gpu_context *ctx) {
   return ctx->plans ? lt_plan_cache_count(ctx->plans) : 0;
@@ -112,7 +109,8 @@ lt_matmul_call lt_call_plain(const lt_matmul_call *c) {
                           .d_b = c->d_b,
                           .d_d = c->d_d,
                           .d_a_scale = c->d_a_scale,
-                          .d_b_scale = c->d_b_scale};
+                          .d_b_scale = c->d_b_scale,
+                          .pick = {.algo = c->pick.plain}};
   plain.shape.epilogue = LT_EPILOGUE_DEFAULT;
   plain.shape.aux_ld = 0;
   return plain;
@@ -261,25 +259,28 @@ static int plan_candidates(gpu_context *ctx, lt_plan *p,
   return 0;
 }
 
-static int plan_choose(gpu_context *ctx, int lane, lt_plan *p,
-                       const lt_matmul_call *c) {
+/* The heuristic's candidates, kept in its order; the first is the plan's
+ * own. With --autotune off only the first is asked for: nothing else may
+ * run. Which of the others compute the same numbers is checked later, when
+ * the step tuner asks (lt_matmul_candidates). */
+static int plan_choose(gpu_context *ctx, lt_plan *p) {
   cublasLtMatmulHeuristicResult_t results[LT_MAX_CANDIDATES];
-  /* Exact tuning compares outputs bit for bit, which in 16-bit cannot
-   * tell summation orders apart: FP32 sums that differ in their last bits
-   * round to the same 16-bit value on one call and not on the next
-   * (measured: runs tuned that way differed). So 16-bit plans keep the
-   * heuristic's first choice under exact; fast tunes them. */
-  int tune = ctx->options.autotune == GPU_AUTOTUNE_FAST ||
-             (ctx->options.autotune == GPU_AUTOTUNE_EXACT &&
-              p->key.shape.type == LT_DTYPE_F32);
+  int wanted =
+      ctx->options.autotune == GPU_AUTOTUNE_OFF ? 1 : LT_MAX_CANDIDATES;
   int count = 0;
-  if (plan_candidates(ctx, p, results, tune ? LT_MAX_CANDIDATES : 1, &count))
-    return -1;
+  if (plan_candidates(ctx, p, results, wanted, &count)) return -1;
+  for (int i = 0; i < count; i++)
+    p->cand[i] = results[i].algo;
+  p->cand_count = count;
   p->info.offered = count;
-  p->info.matched = 1;
+  p->info.accepted = 1;
   p->algo = results[0].algo;
-  if (!tune || count == 1) return 0;
-  return lt_autotune(ctx, lane, p, c, results, count);
+  return 0;
+}
+
+const cublasLtMatmulAlgo_t *lt_plan_algo(const lt_plan *p, int which) {
+  if (which == 0) return &p->algo;
+  return which <= p->cand_count ? &p->cand[which - 1] : NULL;
 }
 
 /* 1 when the call computes in TF32 (F32 storage, a TF32 context). */
@@ -292,7 +293,7 @@ static cublasComputeType_t plan_compute(int tf32) {
   return tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
 }
 
-static lt_plan *plan_find_or_build(gpu_context *ctx, int lane,
+static lt_plan *plan_find_or_build(gpu_context *ctx,
                                    const lt_matmul_call *call) {
   int tf32 = plan_tf32(ctx, call);
   lt_plan_key key = plan_key_of(call, plan_compute(tf32));
@@ -307,7 +308,7 @@ static lt_plan *plan_find_or_build(gpu_context *ctx, int lane,
   p->key = key;
   p->info.shape = call->shape;
   p->info.tf32 = tf32;
-  if (plan_describe(p, call) != 0 || plan_choose(ctx, lane, p, call) != 0) {
+  if (plan_describe(p, call) != 0 || plan_choose(ctx, p) != 0) {
     if (!ctx->last_error[0])
       lt_refuse(ctx, &call->shape,
                 "building the plan failed (see the line above)");
@@ -318,10 +319,31 @@ static lt_plan *plan_find_or_build(gpu_context *ctx, int lane,
   return p;
 }
 
-lt_plan *lt_plan_for(gpu_context *ctx, int lane, const lt_matmul_call *call) {
+lt_plan *lt_plan_for(gpu_context *ctx, const lt_matmul_call *call) {
   ctx->last_error[0] = '\0';
   if (lt_matmul_check(ctx, call) != 0) return NULL;
-  return plan_find_or_build(ctx, lane, call);
+  return plan_find_or_build(ctx, call);
+}
+
+int lt_matmul_candidate_count(gpu_context *ctx, const lt_matmul_call *call) {
+  lt_plan *p = lt_plan_for(ctx, call);
+  return p ? p->cand_count : -1;
+}
+
+int lt_matmul_candidate_algo(gpu_context *ctx, const lt_matmul_call *call,
+                             int index, cublasLtMatmulAlgo_t *algo) {
+  lt_plan *p = lt_plan_for(ctx, call);
+  if (!p || index < 0 || index >= p->cand_count) return -1;
+  *algo = p->cand[index];
+  return 0;
+}
+
+int lt_matmul_candidate_find(gpu_context *ctx, const lt_matmul_call *call,
+                             const cublasLtMatmulAlgo_t *algo) {
+  lt_plan *p = lt_plan_for(ctx, call);
+  for (int i = 0; p && i < p->cand_count; i++)
+    if (memcmp(&p->cand[i], algo, sizeof *algo) == 0) return i;
+  return -1;
 }
 
 int lt_matmul_plannable(gpu_context *ctx, const lt_matmul_call *call) {
@@ -348,8 +370,14 @@ int lt_matmul(gpu_context *ctx, const lt_matmul_call *call) {
 int lt_matmul_on(gpu_context *ctx, int lane, const lt_matmul_call *call) {
   ctx->last_error[0] = '\0';
   if (lt_matmul_check(ctx, call) != 0) return -1;
-  lt_plan *p = plan_find_or_build(ctx, lane, call);
+  lt_plan *p = plan_find_or_build(ctx, call);
   if (!p) return -1;
+  const cublasLtMatmulAlgo_t *algo = lt_plan_algo(p, call->pick.algo);
+  if (!algo)
+    return lt_refuse(ctx, &call->shape,
+                     "expected a pick among the plan's %d candidates, found "
+                     "candidate %d (a tuning for another plan?)",
+                     p->cand_count, call->pick.algo);
   /* Host-side descriptor writes: cublasLtMatmul reads them when it
    * enqueues, so earlier launches keep the pointers they were given. */
   const void *bias = lt_call_bias_vector(call);
@@ -374,7 +402,7 @@ int lt_matmul_on(gpu_context *ctx, int lane, const lt_matmul_call *call) {
     p->a_scale_set = call->d_a_scale;
     p->b_scale_set = call->d_b_scale;
   }
-  cublasStatus_t status = lt_plan_launch(ctx, lane, p, call, &p->algo);
+  cublasStatus_t status = lt_plan_launch(ctx, lane, p, call, algo);
   if (status != CUBLAS_STATUS_SUCCESS)
     return lt_refuse(ctx, &call->shape, "cublasLtMatmul failed: %s (%s)",
                      cublasLtGetStatusName(status),

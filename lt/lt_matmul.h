@@ -45,12 +45,15 @@
  * not give the bit order); aux_ld is in bits, a multiple of 128 and >= m
  * (cublasLt.h, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD).
  *
- * Plans (descriptor, layouts, algorithm) are cached per shape, epilogue,
- * compute type and pointer alignments: the first call builds one (and, with
- * gpu_options.autotune, times the heuristic's candidates on that call's
- * buffers: lt_autotune.h); later calls set their bias/aux pointers on it
- * (host-side) and launch. Plans are built outside CUDA graph capture: run a
- * step once before capturing it.
+ * Plans (descriptor, layouts, the heuristic's candidates) are cached per
+ * shape, epilogue, compute type and pointer alignments: the first call
+ * builds one; later calls set their bias/aux pointers on it (host-side)
+ * and launch. A call runs the heuristic's first candidate unless its pick
+ * (lt_pick) names another: which one is the step tuner's choice
+ * (train/step_tune.h), made by timing the whole training step, among the
+ * candidates the context's autotune rule accepts (lt_matmul_candidates).
+ * Plans are built outside CUDA graph capture: run a step once before
+ * capturing it.
  */
 #ifndef MNIST_EPILOGS_LT_MATMUL_H
 #define MNIST_EPILOGS_LT_MATMUL_H
@@ -61,6 +64,24 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* Heuristic candidates asked for per plan when --autotune is on (one when
+ * it is off). */
+enum { LT_MAX_CANDIDATES = 32 };
+
+/* How a call runs, chosen by the step tuner (train/step_tune.h) and kept
+ * per layer (layers/linear.h). Zero: the plan's own, that is the
+ * heuristic's first candidate, and under --mode auto the per-call
+ * decision (lt_auto.h). Candidate c > 0 is the heuristic's candidate c - 1
+ * of that plan (lt_matmul_candidates); a pick past the plan's list is
+ * refused. */
+typedef struct lt_pick {
+  unsigned char algo;  /* the call's own plan (the fused call) */
+  unsigned char plain; /* its DEFAULT twin's plan (lt_call_plain: the
+                          unfused way's GEMM) */
+  unsigned char split; /* its split GEMM's plan (lt_call_split) */
+  unsigned char way;   /* --mode auto: an lt_auto_choice (0: undecided) */
+} lt_pick;
 
 /* Every matrix and vector has the element type shape.type. */
 typedef struct lt_matmul_call {
@@ -87,6 +108,7 @@ typedef struct lt_matmul_call {
    * GEMM when it runs, so a kernel before it in stream order may write
    * them: the scales never cross to the host) */
   const float *d_a_scale, *d_b_scale;
+  lt_pick pick; /* zero: the heuristic's first choice */
 } lt_matmul_call;
 
 /* The vector the epilogue reads or writes through cuBLASLt's one
@@ -95,19 +117,21 @@ typedef struct lt_matmul_call {
 const void *lt_call_bias_vector(const lt_matmul_call *call);
 
 /* The same product with the DEFAULT epilogue and no vectors: the first step
- * of the unfused twin, and the plain matmul the benchmark times. */
+ * of the unfused twin, and the plain matmul the benchmark times. Its pick
+ * is the call's pick.plain. */
 lt_matmul_call lt_call_plain(const lt_matmul_call *call);
 
-/* What a built plan chose, for reports. */
+/* What a built plan holds, for reports. */
 typedef struct lt_plan_info {
   lt_shape shape;
-  int tf32;        /* computed in TF32 */
-  int offered;     /* candidates the heuristic returned */
-  int matched;     /* autotune: candidates that ran and whose outputs matched
-                      the first's (the ones timed); else 1 */
-  int chosen;      /* index of the kept candidate (0: heuristic's first) */
-  float chosen_us; /* median time of the kept one (autotune only) */
-  float first_us;  /* median time of the first working candidate */
+  int tf32;       /* computed in TF32 */
+  int offered;    /* candidates the heuristic returned */
+  int checked;    /* lt_matmul_candidates ran them (else only the first is
+                     known to run) */
+  int accepted;   /* of those, the ones the autotune rule accepts (the
+                     first included) */
+  float first_us; /* the first candidate alone (lt_matmul_candidates),
+                     median of a few launches; 0 until checked */
   /* --mode auto (lt_auto.h): the call timed fused, as its unfused twin and
    * (DRELU_BGRAD, DGELU_BGRAD) the split way, each in a CUDA graph, and the
    * choice (LT_AUTO_UNDECIDED until decided). split_us: 0 where the split
@@ -153,9 +177,43 @@ int lt_matmul_plannable(gpu_context *ctx, const lt_matmul_call *call);
 /* The wrapper's last refusal ("" after a call that succeeded). */
 const char *lt_last_error(const gpu_context *ctx);
 
-/* Plans built so far, and what the i-th one chose (0 <= i < count). */
+/* Plans built so far, and what the i-th one holds (0 <= i < count). */
 int lt_plan_count(const gpu_context *ctx);
 lt_plan_info lt_plan_info_at(const gpu_context *ctx, int i);
+
+/* The candidates of a call's plan, as the step tuner sees them. */
+typedef struct lt_candidates {
+  int count;                           /* offered by the heuristic */
+  unsigned char ok[LT_MAX_CANDIDATES]; /* 1: accepted by the context's
+                                          autotune rule (ok[0] = 1) */
+  float alone_us[LT_MAX_CANDIDATES];   /* accepted ones: the call alone on
+                                          its lane, median of a few
+                                          launches (0 otherwise) */
+} lt_candidates;
+
+/* Builds the call's plan if needed, then (once per plan, outside graph
+ * capture, waiting for the lane) runs each candidate on the call's
+ * buffers and on a probe (lt_autotune.h) to see which compute the first
+ * candidate's numbers, and times each accepted one alone. Overwrites the
+ * call's outputs. Returns 0, or -1 with the reason in lt_last_error. */
+int lt_matmul_candidates(gpu_context *ctx, int lane, const lt_matmul_call *call,
+                         lt_candidates *out);
+
+/* How many candidates the heuristic offered for the call's plan (built if
+ * needed; nothing runs), or -1 with the reason in lt_last_error. */
+int lt_matmul_candidate_count(gpu_context *ctx, const lt_matmul_call *call);
+
+/* Candidate `index` (0-based) of the call's plan (built if needed), as
+ * cuBLASLt's opaque algorithm (which the cuBLASLt docs say may be stored and
+ * restored with the same library version): for the tuning cache and the
+ * fingerprint. Returns 0, or -1 (no such candidate, or no plan). */
+int lt_matmul_candidate_algo(gpu_context *ctx, const lt_matmul_call *call,
+                             int index, cublasLtMatmulAlgo_t *algo);
+
+/* The index of `algo` among the call's plan's candidates (byte for byte),
+ * or -1 when the heuristic did not offer it. */
+int lt_matmul_candidate_find(gpu_context *ctx, const lt_matmul_call *call,
+                             const cublasLtMatmulAlgo_t *algo);
 
 #ifdef __cplusplus
 }

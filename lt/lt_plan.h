@@ -25,14 +25,19 @@ typedef struct lt_plan {
   const float *a_scale_set, *b_scale_set; /* FP8: the scale pointers set */
   cublasLtMatmulDesc_t op;
   cublasLtMatrixLayout_t a, b, d;
-  cublasLtMatmulAlgo_t algo;
+  cublasLtMatmulAlgo_t algo;                    /* candidate 0 */
+  cublasLtMatmulAlgo_t cand[LT_MAX_CANDIDATES]; /* the heuristic's order */
+  int cand_count;
+  unsigned char cand_ok[LT_MAX_CANDIDATES]; /* lt_candidates.ok, once
+                                               info.checked */
+  float cand_us[LT_MAX_CANDIDATES];         /* lt_candidates.alone_us */
   lt_plan_info info;
 } lt_plan;
 
 /* The plan `call` uses, checked and built on first use as lt_matmul_on
  * does (for lt_auto.c); NULL with the reason in lt_last_error. Defined in
  * lt_matmul.c. */
-lt_plan *lt_plan_for(gpu_context *ctx, int lane, const lt_matmul_call *call);
+lt_plan *lt_plan_for(gpu_context *ctx, const lt_matmul_call *call);
 
 /* The cached plan with this key, or NULL. */
 lt_plan *lt_plan_cache_find(lt_plan_cache *cache, const lt_plan_key *key);
@@ -47,6 +52,11 @@ void lt_plan_cache_commit(lt_plan_cache *cache);
 void lt_plan_release(lt_plan *plan);
 int lt_plan_cache_count(const lt_plan_cache *cache);
 const lt_plan *lt_plan_cache_at(const lt_plan_cache *cache, int i);
+
+/* The algorithm `call` runs with on plan `p`: its pick (`which`: the pick's
+ * field for this plan, 0 for the plan's first) or NULL when the pick is
+ * past the plan's candidates. */
+const cublasLtMatmulAlgo_t *lt_plan_algo(const lt_plan *p, int which);
 
 /* Launches `call` with plan `p` and algorithm `algo` on a lane. */
 cublasStatus_t lt_plan_launch(gpu_context *ctx, int lane, const lt_plan *p,

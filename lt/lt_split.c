@@ -9,7 +9,8 @@ lt_matmul_call lt_call_split(const lt_matmul_call *call) {
                          .d_a = call->d_a,
                          .d_b = call->d_b,
                          .d_d = call->d_d,
-                         .d_aux = call->d_aux};
+                         .d_aux = call->d_aux,
+                         .pick = {.algo = call->pick.split}};
   return gemm;
 }
 

@@ -22,7 +22,8 @@ extern "C" {
 #endif
 
 /* The split way's GEMM: the call's shape through lt_shape_split (DRELU or
- * DGELU), the same A, B, D and aux, no bias gradient. */
+ * DGELU), the same A, B, D and aux, no bias gradient; its pick is the
+ * call's pick.split. */
 lt_matmul_call lt_call_split(const lt_matmul_call *call);
 
 /* Enqueues the split way of a DRELU_BGRAD / DGELU_BGRAD call on a lane,

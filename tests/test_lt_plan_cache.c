@@ -28,7 +28,7 @@ static lt_plan *add_plan(lt_plan_cache *cache, int id) {
   lt_plan *p = lt_plan_cache_reserve(cache);
   ck_assert_ptr_nonnull(p);
   p->key = key_for(id);
-  p->info.chosen = id;
+  p->info.offered = id;
   lt_plan_cache_commit(cache);
   return p;
 }
@@ -45,14 +45,14 @@ START_TEST(plan_pointer_outlives_growth) {
   ck_assert_ptr_eq(lt_plan_cache_find(cache, &key), held);
   ck_assert_ptr_eq(lt_plan_cache_at(cache, 0), held);
   ck_assert_int_eq(held->key.shape.m, 1);
-  ck_assert_int_eq(held->info.chosen, 0);
+  ck_assert_int_eq(held->info.offered, 0);
   /* And every other plan is still found where it was built. */
   for (int id = 1; id <= MORE; id++) {
     key = key_for(id);
     const lt_plan *p = lt_plan_cache_find(cache, &key);
     ck_assert_ptr_nonnull(p);
     ck_assert_ptr_eq(p, lt_plan_cache_at(cache, id));
-    ck_assert_int_eq(p->info.chosen, id);
+    ck_assert_int_eq(p->info.offered, id);
   }
   lt_plan_cache_destroy(cache);
 }
@@ -64,13 +64,13 @@ START_TEST(uncommitted_slot_is_reused) {
   lt_plan *failed = lt_plan_cache_reserve(cache);
   ck_assert_ptr_nonnull(failed);
   failed->key = key_for(7);
-  failed->info.chosen = 7;
+  failed->info.offered = 7;
   ck_assert_int_eq(lt_plan_cache_count(cache), 0);
   lt_plan_key key = key_for(7);
   ck_assert_ptr_null(lt_plan_cache_find(cache, &key));
   lt_plan *again = lt_plan_cache_reserve(cache);
   ck_assert_ptr_eq(again, failed);
-  ck_assert_int_eq(again->info.chosen, 0); /* zeroed */
+  ck_assert_int_eq(again->info.offered, 0); /* zeroed */
   lt_plan_cache_destroy(cache);
   lt_plan_cache_destroy(NULL);
 }

@@ -15,6 +15,7 @@ trainer_config trainer_config_defaults(void) {
       .seed = 1,
       .mode = MLP_MODE_FUSED,
       .graphs = 1,
+      .tune_cache = TUNE_CACHE_USE,
   };
   return c;
 }

@@ -12,6 +12,7 @@
 #include "layers/mlp_layout.h"
 #include "layers/mlp_mode.h"
 #include "lt/lt_shape.h"
+#include "train/tune_cache.h"
 
 typedef struct trainer_config {
   int widths[MLP_MAX_LAYERS + 1]; /* 784, hidden..., 10 */
@@ -37,11 +38,18 @@ typedef struct trainer_config {
                        with units that stay zero (mlp_options.pad_units) */
   int pad_multiple; /* with pad_units: 8 (or 0), 16 or 32
                        (mlp_options.pad_multiple) */
+  /* The step tuner (train/step_tune.h): its budget of timed steps (ms of
+   * GPU time; 0: STEP_TUNE_BUDGET_MS), how it uses the tuning cache, and
+   * the cache's folder (NULL: the default, train/tune_cache.h). */
+  float tune_budget_ms;
+  tune_cache_mode tune_cache;
+  const char *tune_cache_dir;
 } trainer_config;
 
 /* The defaults: 784-1024-1024-10, batch 128, 5 epochs, lr 0.05 with the
- * cosine schedule, momentum 0.9, seed 1, fused, graphs on. Chosen to reach
- * 98 % test accuracy robustly in 5 epochs (README.md). */
+ * cosine schedule, momentum 0.9, seed 1, fused, graphs on, the tuning
+ * cache used. Chosen to reach 98 % test accuracy robustly in 5 epochs
+ * (README.md). */
 trainer_config trainer_config_defaults(void);
 
 /* What a precision needs of the network: FP8 pads every width to a

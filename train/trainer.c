@@ -8,6 +8,7 @@
 #include "gpu/gpu_check.h"
 #include "gpu/gpu_graph.h"
 #include "train/epoch_data.h"
+#include "train/step_tune.h"
 
 enum {
   STAT_TRAIN_LOSS,
@@ -30,8 +31,9 @@ struct trainer {
   double *d_stats;    /* [STAT_COUNT] */
   cudaEvent_t start, stop, test_stop;
   cudaGraphExec_t train_graph, test_graph;
-  int steps_done;  /* optimiser steps so far (config.max_steps) */
-  int epoch_steps; /* steps the epoch being enqueued runs */
+  step_tune_report *tune; /* what the step tuner chose, and why */
+  int steps_done;         /* optimiser steps so far (config.max_steps) */
+  int epoch_steps;        /* steps the epoch being enqueued runs */
 };
 
 static int train_steps(const trainer *t) {
@@ -69,11 +71,16 @@ static int enqueue_test(trainer *t) {
   return 0;
 }
 
-/* Builds every plan (and autotunes it) outside the timed region and
- * outside graph capture: one forward and backward per distinct batch size,
- * without an update, so the parameters stay as initialised. */
+/* Builds every plan outside the timed region and outside graph capture:
+ * one forward and backward per distinct batch size, without an update, so
+ * the parameters stay as initialised. Under --mode auto every call goes
+ * fused until the step tuner has chosen its way (no call decides alone). */
 static int warm_up(trainer *t) {
   const epoch_data *d = t->data;
+  for (int l = 0; t->config.mode == MLP_MODE_AUTO && l < t->net->layout.depth;
+       l++)
+    for (int k = 0; k < 3; k++)
+      t->net->layers[l].picks[k].way = LT_AUTO_FUSED;
   int steps[2] = {0, train_steps(t) - 1};
   if (epoch_data_gather(t->data, &d->train) != 0) return -1;
   for (int i = 0; i < 2; i++) {
@@ -99,6 +106,46 @@ static int enqueue_test_graph(void *t) {
 }
 
 static void schedule_fill(trainer *t, int epoch);
+static int enqueue_one_step_graph(void *t);
+
+/* The run's part of the tuning cache's key (step_tune_options.run_key). */
+static void run_key(char *out, size_t size, const trainer *t) {
+  const trainer_config *c = &t->config;
+  const gpu_fp8_recipe *f = &t->ctx->options.fp8;
+  char net[128];
+  trainer_config_name(net, sizeof net, c);
+  snprintf(out, size,
+           "net %s; batch %d; precision %s; mode %s; activation %s; pad %d/%d; "
+           "loss scale %g; fp8 %d/%d/%d",
+           net, c->batch, gpu_precision_name(t->ctx->options.precision),
+           mlp_mode_name(c->mode), lt_activation_name(c->activation),
+           c->pad_units, c->pad_multiple, (double)t->net->loss_scale,
+           f->all_e4m3, f->current, f->fast_accum);
+}
+
+/* The step tuner on the first full batch (train/step_tune.h). */
+static int tune_step(trainer *t) {
+  const epoch_data *d = t->data;
+  char key[512];
+  run_key(key, sizeof key, t);
+  t->tune = calloc(1, sizeof *t->tune);
+  if (!t->tune) {
+    fprintf(stderr, "trainer: out of host memory\n");
+    return -1;
+  }
+  step_tune_options o = {.budget_ms = t->config.tune_budget_ms,
+                         .cache = t->config.tune_cache,
+                         .cache_dir = t->config.tune_cache_dir,
+                         .run_key = key};
+  step_tune_target target = {.ctx = t->ctx,
+                             .net = t->net,
+                             .mode = t->config.mode,
+                             .d_x = epoch_data_x(d, &d->train, 0),
+                             .n = epoch_data_batch_size(d, &d->train, 0),
+                             .enqueue_step = enqueue_one_step_graph,
+                             .arg = t};
+  return step_tune_run(t->tune, &target, &o);
+}
 
 static int trainer_init(trainer *t, const mnist_dataset *data) {
   trainer_config_fit_precision(&t->config, t->ctx->options.precision);
@@ -132,7 +179,8 @@ static int trainer_init(trainer *t, const mnist_dataset *data) {
                          .fp8_recipe = t->ctx->options.fp8};
   if (mlp_create(&t->net, c->widths, c->depth, c->batch, &options) != 0)
     return -1;
-  if (mlp_init_params(t->net, t->ctx, c->seed) != 0 || warm_up(t) != 0)
+  if (mlp_init_params(t->net, t->ctx, c->seed) != 0 || warm_up(t) != 0 ||
+      tune_step(t) != 0)
     return -1;
   if (c->max_steps > 0) t->config.graphs = 0; /* epochs may end early */
   t->epoch_steps = steps;                     /* what a capture records */
@@ -191,6 +239,7 @@ void trainer_destroy(trainer *t) {
   cudaStreamSynchronize(t->ctx->stream);
   if (t->test_graph) cudaGraphExecDestroy(t->test_graph);
   if (t->train_graph) cudaGraphExecDestroy(t->train_graph);
+  free(t->tune);
   mlp_destroy(t->net);
   if (t->test_stop) cudaEventDestroy(t->test_stop);
   if (t->stop) cudaEventDestroy(t->stop);
@@ -296,6 +345,10 @@ int trainer_step_calls(const trainer *t, mlp_call calls[MLP_MAX_STEP_CALLS]) {
   return mlp_step_calls(t->net, epoch_data_x(d, &d->train, 0),
                         epoch_data_batch_size(d, &d->train, 0),
                         t->ctx->options.chain, calls);
+}
+
+const step_tune_report *trainer_tune_report(const trainer *t) {
+  return t->tune;
 }
 
 int trainer_steps_done(const trainer *t) {

@@ -13,6 +13,7 @@
 
 #include "data/mnist.h"
 #include "layers/mlp.h"
+#include "train/step_tune.h"
 #include "train/train_config.h"
 
 typedef struct epoch_stats {
@@ -27,8 +28,9 @@ typedef struct trainer trainer;
 /* Checks the configuration (784-...-10, batch >= 1, epochs >= 1), uploads
  * the data, creates and initialises the network from config->seed, builds
  * every cuBLASLt plan with one throw-away forward/backward per batch shape
- * (no update), and captures the graphs. Returns 0, or -1 with a message on
- * stderr. */
+ * (no update), chooses how each call runs by timing the step (the step
+ * tuner, train/step_tune.h: the network's state is put back after it), and
+ * captures the graphs. Returns 0, or -1 with a message on stderr. */
 int trainer_create(trainer **out, gpu_context *ctx, const mnist_dataset *data,
                    const trainer_config *config);
 void trainer_destroy(trainer *t);
@@ -67,6 +69,10 @@ int trainer_get_params(const trainer *t, float *h_slab);
 void trainer_pixel_transform(const trainer *t, float *scale, float *shift);
 
 const mlp *trainer_network(const trainer *t);
+
+/* What the step tuner chose at trainer_create, and its evidence
+ * (train/step_tune.h: step_tune_print prints it). */
+const step_tune_report *trainer_tune_report(const trainer *t);
 
 /* The cuBLASLt calls of a training step on the first training batch of the
  * current epoch (mlp_step_calls): after trainer_create the batches are

@@ -1,0 +1,201 @@
+/* test_step_tune.c: the step tuner end to end (train/step_tune.h), through
+ * mnist_train and mnist_bench on the real data and the GPU:
+ *   - under --autotune exact a tuned run prints the digits of --autotune
+ *     off (loss and accuracy columns of --log; timing columns excluded),
+ *     fused and unfused, in FP32 and BF16;
+ *   - two processes print the same fingerprint: with the cache (the second
+ *     reads what the first wrote, and chooses in under 20 ms), and without
+ *     it;
+ *   - --mode auto is never behind its own fused and unfused rows in
+ *     mnist_bench beyond the rows' own spread.
+ * Skips (77) without a GPU or the data, saying which. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "tests/test_gpu.h"
+#include "tests/test_util.h"
+
+static const char *mnist_dir;
+static char dir[4096];
+
+/* Runs `command` (output into out); returns its exit code. */
+static int run(const char *command, char *out, size_t size) {
+  return test_capture(command, out, size);
+}
+
+/* The --log CSV's loss and accuracy columns (the first five). */
+static void log_digits(char *out, size_t size, const char *path) {
+  FILE *f = fopen(path, "r");
+  ck_assert_msg(f != NULL, "no log %s", path);
+  char line[512];
+  size_t at = 0;
+  out[0] = '\0';
+  while (fgets(line, sizeof line, f)) {
+    int commas = 0;
+    size_t keep = 0;
+    while (line[keep] && commas < 5)
+      commas += line[keep++] == ',';
+    if (at + keep + 1 < size) {
+      memcpy(out + at, line, keep);
+      at += keep;
+      out[at++] = '\n';
+      out[at] = '\0';
+    }
+  }
+  fclose(f);
+}
+
+/* mnist_train 2 epochs of 784-256-10 with `args`, its log's digits. */
+static void train_digits(char *digits, size_t size, const char *args,
+                         const char *tag) {
+  char log[4300], command[8192], out[16384];
+  snprintf(log, sizeof log, "%s/%s.csv", dir, tag);
+  snprintf(command, sizeof command,
+           "'%s' --data-dir '%s' --hidden 256 --epochs 2 --quiet "
+           "--tune-cache off --log '%s' %s",
+           MNIST_TRAIN_PATH, mnist_dir, log, args);
+  ck_assert_msg(run(command, out, sizeof out) == 0, "%s", out);
+  log_digits(digits, size, log);
+}
+
+/* Loop index: {fused, unfused} x {fp32, bf16}. */
+START_TEST(exact_tuning_prints_what_off_prints) {
+  static const char *modes[] = {"fused", "unfused"};
+  static const char *precisions[] = {"fp32", "bf16"};
+  char args[256], tuned[4096], off[4096];
+  const char *mode = modes[_i % 2], *precision = precisions[_i / 2];
+  snprintf(args, sizeof args, "--mode %s --precision %s --autotune exact", mode,
+           precision);
+  train_digits(tuned, sizeof tuned, args, "tuned");
+  snprintf(args, sizeof args, "--mode %s --precision %s --autotune off", mode,
+           precision);
+  train_digits(off, sizeof off, args, "off");
+  ck_assert_msg(strcmp(tuned, off) == 0, "%s %s: tuned\n%s\noff\n%s", mode,
+                precision, tuned, off);
+}
+END_TEST
+
+/* "step tuner: fingerprint XXXXXXXX, chosen in T ms from|by ..." of a run
+ * with --show-plans and `args`. */
+static void fingerprint(char out[9], double *ms, int *cached,
+                        const char *args) {
+  char command[8192], text[65536];
+  snprintf(command, sizeof command,
+           "'%s' --data-dir '%s' --epochs 1 --show-plans %s", MNIST_TRAIN_PATH,
+           mnist_dir, args);
+  ck_assert_msg(run(command, text, sizeof text) == 0, "%s", text);
+  const char *line = strstr(text, "step tuner: fingerprint ");
+  ck_assert_msg(line != NULL, "no fingerprint in:\n%s", text);
+  char how[16] = "";
+  ck_assert_int_eq(sscanf(line,
+                          "step tuner: fingerprint %8[0-9a-f], chosen in %lf "
+                          "ms %15s",
+                          out, ms, how),
+                   3);
+  *cached = strcmp(how, "from") == 0;
+}
+
+START_TEST(the_same_command_chooses_the_same) {
+  char first[16], second[16], again[16], cache[4300], args[4400];
+  double ms = 0;
+  int cached = 0;
+  snprintf(cache, sizeof cache, "%s/cache", dir);
+  snprintf(args, sizeof args, "--tune-cache-dir '%s'", cache);
+  fingerprint(first, &ms, &cached, args);
+  ck_assert_int_eq(cached, 0);
+  fingerprint(second, &ms, &cached, args);
+  ck_assert_msg(cached, "the second run did not read the cache");
+  ck_assert_str_eq(first, second);
+  ck_assert_msg(ms < 20.0, "choosing from the cache took %.1f ms", ms);
+  /* Without the cache, the margin rule keeps ties with the heuristic:
+   * another process chooses the same. */
+  fingerprint(again, &ms, &cached, "--tune-cache off");
+  ck_assert_int_eq(cached, 0);
+  ck_assert_str_eq(first, again);
+}
+END_TEST
+
+/* A bench row: "network batch label prec graph median (lo-hi) ...". */
+typedef struct row {
+  char label[16];
+  double median, lo, hi;
+} row;
+
+static int bench_rows(row *rows, int max, const char *text) {
+  int count = 0;
+  for (const char *line = text; line && *line && count < max;) {
+    row r;
+    char network[32], prec[8], graph[8];
+    int batch;
+    if (sscanf(line, "%31s %d %15s %7s %7s %lf (%lf-%lf)", network, &batch,
+               r.label, prec, graph, &r.median, &r.lo, &r.hi) == 8 &&
+        strncmp(network, "784-", 4) == 0)
+      rows[count++] = r;
+    line = strchr(line, '\n');
+    if (line) line++;
+  }
+  return count;
+}
+
+static const row *find(const row *rows, int count, const char *label) {
+  for (int i = 0; i < count; i++)
+    if (strcmp(rows[i].label, label) == 0) return &rows[i];
+  return NULL;
+}
+
+/* auto (and auto+pad) against fused and unfused (+pad) of the same run:
+ * its median at most the better one's plus the larger of their spreads. */
+START_TEST(auto_is_never_behind) {
+  char command[8192], text[65536];
+  snprintf(command, sizeof command,
+           "'%s' --data-dir '%s' --network seed --precision fp32 "
+           "--activation relu --no-layers --repeats 5 --tune-cache off",
+           MNIST_BENCH_PATH, mnist_dir);
+  ck_assert_msg(run(command, text, sizeof text) == 0, "%s", text);
+  row rows[16];
+  int count = bench_rows(rows, 16, text);
+  const char *suffix[2] = {"", "+pad"};
+  for (int p = 0; p < 2; p++) {
+    char f[16], u[16], a[16];
+    snprintf(f, sizeof f, "fused%s", suffix[p]);
+    snprintf(u, sizeof u, "unfused%s", suffix[p]);
+    snprintf(a, sizeof a, "auto%s", suffix[p]);
+    const row *fr = find(rows, count, f), *ur = find(rows, count, u),
+              *ar = find(rows, count, a);
+    ck_assert_msg(fr && ur && ar, "rows %s/%s/%s missing in:\n%s", f, u, a,
+                  text);
+    const row *best = fr->median <= ur->median ? fr : ur;
+    double spread = best->hi - best->lo;
+    if (ar->hi - ar->lo > spread) spread = ar->hi - ar->lo;
+    ck_assert_msg(ar->median <= best->median + spread,
+                  "%s %.3f ms behind %s %.3f (spread %.3f)", a, ar->median,
+                  best->label, best->median, spread);
+  }
+}
+END_TEST
+
+int main(void) {
+  test_require_gpu("step_tune");
+  char why[1024];
+  const char *mnist[] = {MNIST_SOURCE_DIR "/data/mnist",
+                         MNIST_SOURCE_DIR "/../shared/data/mnist", NULL};
+  mnist_dir = test_find_data("MNIST_DIR", mnist, why, sizeof why);
+  if (!mnist_dir) {
+    printf("SKIP step_tune: MNIST %s\n", why);
+    return TEST_SKIP;
+  }
+  if (test_make_temp_dir(dir, sizeof dir) != 0) return 1;
+  Suite *suite = suite_create("step_tune");
+  TCase *tc = tcase_create("step_tune");
+  tcase_set_timeout(tc, 600);
+  tcase_add_loop_test(tc, exact_tuning_prints_what_off_prints, 0, 4);
+  tcase_add_test(tc, the_same_command_chooses_the_same);
+  tcase_add_test(tc, auto_is_never_behind);
+  suite_add_tcase(suite, tc);
+  int status = test_run_suite(suite, 1);
+  test_remove_dir(dir);
+  return status;
+}

@@ -1,0 +1,321 @@
+/* test_tune_search.c: the step tuner's decision rule (train/tune_rule.h) and
+ * search (train/tune_search.h) against a fake step: each slot's value adds
+ * a known cost to the step, samples get seeded Gaussian noise. Cases:
+ * noise alone (ties stay with the heuristic's first), a real gain, a gain
+ * within the noise, a challenger that wins alone but loses in the step, a
+ * refused candidate, candidates the rule does not accept, the visit order,
+ * the early stop and the budget. Plain C. */
+#include <check.h>
+#include <math.h>
+#include <string.h>
+
+#include "tests/test_util.h"
+#include "train/tune_search.h"
+
+/* The fake step: ms per step = base + sum of cost[slot][value] (+ noise).
+ */
+typedef struct fake_step {
+  int slots;
+  double base_ms;
+  double cost[TUNE_MAX_SLOTS][4];
+  double noise_ms;     /* standard deviation of each sample */
+  int refuse_value;    /* a value of slot 0 that cannot run (-1: none) */
+  unsigned long state; /* the noise's generator */
+  int measures;        /* calls of measure */
+  int pairs_measured;
+} fake_step;
+
+static double uniform(fake_step *f) {
+  f->state = f->state * 6364136223846793005ul + 1442695040888963407ul;
+  return ((f->state >> 11) + 0.5) / 9007199254740992.0;
+}
+
+static double gaussian(fake_step *f) {
+  return sqrt(-2.0 * log(uniform(f))) * cos(6.283185307179586 * uniform(f));
+}
+
+static double step_ms(const fake_step *f, const tune_config *c) {
+  double ms = f->base_ms;
+  for (int s = 0; s < f->slots; s++)
+    ms += f->cost[s][c->value[s]];
+  return ms;
+}
+
+static int fake_measure(void *self, const tune_config *a, const tune_config *b,
+                        int pairs, float *base, float *cand, double *spent) {
+  fake_step *f = self;
+  f->measures++;
+  if (f->refuse_value >= 0 && b->value[0] == f->refuse_value) return 1;
+  *spent = 0.0;
+  for (int i = 0; i < pairs; i++) {
+    base[i] = (float)(step_ms(f, a) + f->noise_ms * gaussian(f));
+    cand[i] = (float)(step_ms(f, b) + f->noise_ms * gaussian(f));
+    *spent += base[i] + cand[i];
+  }
+  f->pairs_measured += pairs;
+  return 0;
+}
+
+/* Slots with `values` candidates each, all accepted, equal alone. */
+static void make_slots(tune_slot *slots, int count, int values) {
+  memset(slots, 0, sizeof(tune_slot) * (size_t)count);
+  for (int s = 0; s < count; s++) {
+    slots[s].call = s;
+    slots[s].count = values;
+    for (int v = 0; v < values; v++) {
+      slots[s].ok[v] = 1;
+      slots[s].alone_us[v] = 10.0f;
+    }
+  }
+}
+
+static int search(fake_step *f, tune_config *c, const tune_slot *slots,
+                  tune_log *log, double budget) {
+  int visit[TUNE_MAX_SLOTS];
+  for (int s = 0; s < f->slots; s++)
+    visit[s] = s;
+  tune_ops ops = {f, fake_measure};
+  tune_log_init(log, budget);
+  memset(c, 0, sizeof *c);
+  return tune_search(c, slots, visit, f->slots, &ops, log);
+}
+
+/* Equal candidates and noise: the heuristic's first everywhere, over many
+ * seeds (a false switch is a 0.3 % event per comparison: at most 2 of
+ * these 400). */
+START_TEST(noise_alone_keeps_the_first) {
+  tune_slot slots[4];
+  make_slots(slots, 4, 3);
+  int switched = 0;
+  for (unsigned seed = 1; seed <= 50; seed++) {
+    fake_step f = {.slots = 4,
+                   .base_ms = 0.1,
+                   .noise_ms = 0.002,
+                   .refuse_value = -1,
+                   .state = seed};
+    tune_config c;
+    tune_log log;
+    ck_assert_int_eq(search(&f, &c, slots, &log, 1e9), 0);
+    for (int s = 0; s < 4; s++)
+      switched += c.value[s] != 0;
+    ck_assert_int_eq(log.comparisons, 8);
+  }
+  ck_assert_int_le(switched, 2);
+}
+END_TEST
+
+/* A 10 % gain in one slot, 2 % noise per sample: found every time. */
+START_TEST(a_real_gain_wins) {
+  tune_slot slots[3];
+  make_slots(slots, 3, 3);
+  for (unsigned seed = 1; seed <= 20; seed++) {
+    fake_step f = {.slots = 3,
+                   .base_ms = 0.1,
+                   .noise_ms = 0.002,
+                   .refuse_value = -1,
+                   .state = seed};
+    f.cost[1][2] = -0.01;
+    tune_config c;
+    tune_log log;
+    ck_assert_int_eq(search(&f, &c, slots, &log, 1e9), 0);
+    ck_assert_int_eq(c.value[1], 2);
+    ck_assert_int_eq(c.value[0], 0);
+    ck_assert_int_eq(c.value[2], 0);
+  }
+}
+END_TEST
+
+/* A 0.3 % gain, below the rule's floor: the first stays even without
+ * noise. */
+START_TEST(gain_below_the_floor_stays) {
+  tune_slot slots[1];
+  make_slots(slots, 1, 2);
+  fake_step f = {.slots = 1,
+                 .base_ms = 1.0,
+                 .noise_ms = 0.0,
+                 .refuse_value = -1,
+                 .state = 3};
+  f.cost[0][1] = -0.003;
+  tune_config c;
+  tune_log log;
+  ck_assert_int_eq(search(&f, &c, slots, &log, 1e9), 0);
+  ck_assert_int_eq(c.value[0], 0);
+  ck_assert_int_eq(log.record[0].verdict.wins, 0);
+  ck_assert(log.record[0].verdict.diff_ms < 0.0);
+}
+END_TEST
+
+/* Value 1 is the fastest alone (5 us against 10) but costs 10 % in the
+ * step; value 2 is equal alone and saves 10 % in the step. */
+START_TEST(fast_alone_slow_in_the_step_loses) {
+  tune_slot slots[1];
+  make_slots(slots, 1, 3);
+  slots[0].alone_us[1] = 5.0f;
+  fake_step f = {.slots = 1,
+                 .base_ms = 0.1,
+                 .noise_ms = 0.001,
+                 .refuse_value = -1,
+                 .state = 7};
+  f.cost[0][1] = +0.01;
+  f.cost[0][2] = -0.01;
+  tune_config c;
+  tune_log log;
+  ck_assert_int_eq(search(&f, &c, slots, &log, 1e9), 0);
+  ck_assert_int_eq(c.value[0], 2);
+  /* Tried fastest alone first, and out early. */
+  ck_assert_int_eq(log.record[0].to, 1);
+  ck_assert_int_eq(log.record[0].verdict.early, 1);
+  ck_assert_int_eq(log.record[1].to, 2);
+  ck_assert_int_eq(log.record[1].verdict.wins, 1);
+}
+END_TEST
+
+/* A candidate that cannot run loses without a sample, and the search goes
+ * on to the next. */
+START_TEST(a_refused_candidate_loses) {
+  tune_slot slots[1];
+  make_slots(slots, 1, 3);
+  fake_step f = {.slots = 1,
+                 .base_ms = 0.1,
+                 .noise_ms = 0.0,
+                 .refuse_value = 1,
+                 .state = 1};
+  f.cost[0][1] = -0.05;
+  f.cost[0][2] = -0.01;
+  tune_config c;
+  tune_log log;
+  ck_assert_int_eq(search(&f, &c, slots, &log, 1e9), 0);
+  ck_assert_int_eq(c.value[0], 2);
+  ck_assert_int_eq(log.record[0].verdict.refused, 1);
+  ck_assert_int_eq(log.record[0].verdict.wins, 0);
+}
+END_TEST
+
+/* What the autotune rule did not accept is never tried, however fast; nor
+ * is a candidate much slower alone than the incumbent. */
+START_TEST(only_accepted_and_close_candidates_are_tried) {
+  tune_slot s;
+  make_slots(&s, 1, 5);
+  s.ok[1] = 0;
+  s.alone_us[1] = 1.0f;  /* fastest, but not accepted */
+  s.alone_us[2] = 12.0f; /* 20 % slower alone: not tried */
+  s.alone_us[3] = 10.5f;
+  s.alone_us[4] = 9.0f;
+  int out[TUNE_PER_SLOT];
+  ck_assert_int_eq(tune_challengers(out, &s, 0), 2);
+  ck_assert_int_eq(out[0], 4);
+  ck_assert_int_eq(out[1], 3);
+  s.field = TUNE_FIELD_WAY; /* ways: every accepted one, in order */
+  ck_assert_int_eq(tune_challengers(out, &s, 0), 2);
+  ck_assert_int_eq(out[0], 2);
+  ck_assert_int_eq(out[1], 3);
+}
+END_TEST
+
+/* Slots are visited by their share of the step, largest first. */
+START_TEST(visits_by_share) {
+  tune_slot slots[3];
+  make_slots(slots, 3, 2);
+  for (int v = 0; v < 2; v++) {
+    slots[0].alone_us[v] = 5.0f;
+    slots[1].alone_us[v] = 50.0f;
+    slots[2].alone_us[v] = 20.0f;
+  }
+  fake_step f = {.slots = 3,
+                 .base_ms = 0.1,
+                 .noise_ms = 0.0,
+                 .refuse_value = -1,
+                 .state = 1};
+  tune_config c;
+  tune_log log;
+  ck_assert_int_eq(search(&f, &c, slots, &log, 1e9), 0);
+  ck_assert_int_eq(log.count, 3);
+  ck_assert_int_eq(log.record[0].slot, 1);
+  ck_assert_int_eq(log.record[1].slot, 2);
+  ck_assert_int_eq(log.record[2].slot, 0);
+}
+END_TEST
+
+/* A loser is out after TUNE_EARLY_PAIRS pairs; a winner takes all
+ * TUNE_PAIRS. */
+START_TEST(losers_stop_early) {
+  tune_slot slots[1];
+  make_slots(slots, 1, 3);
+  fake_step f = {.slots = 1,
+                 .base_ms = 0.1,
+                 .noise_ms = 0.0,
+                 .refuse_value = -1,
+                 .state = 1};
+  f.cost[0][1] = +0.01;
+  f.cost[0][2] = -0.01;
+  tune_config c;
+  tune_log log;
+  ck_assert_int_eq(search(&f, &c, slots, &log, 1e9), 0);
+  ck_assert_int_eq(log.record[0].verdict.pairs, TUNE_EARLY_PAIRS);
+  ck_assert_int_eq(log.record[1].verdict.pairs, TUNE_PAIRS);
+  ck_assert_int_eq(f.pairs_measured, TUNE_EARLY_PAIRS + TUNE_PAIRS);
+}
+END_TEST
+
+/* The budget: no comparison starts once it is spent; what was not visited
+ * keeps the first candidate, and the log says so. */
+START_TEST(budget_stops_the_search) {
+  tune_slot slots[4];
+  make_slots(slots, 4, 3);
+  fake_step f = {.slots = 4,
+                 .base_ms = 1.0,
+                 .noise_ms = 0.0,
+                 .refuse_value = -1,
+                 .state = 1};
+  for (int s = 0; s < 4; s++)
+    f.cost[s][1] = -0.1; /* every slot could win */
+  tune_config c;
+  tune_log log;
+  /* One comparison of 16 pairs spends ~2 * 16 ms: the budget allows one. */
+  ck_assert_int_eq(search(&f, &c, slots, &log, 10.0), 0);
+  ck_assert_int_eq(log.budget_hit, 1);
+  ck_assert_int_eq(log.comparisons, 1);
+  ck_assert_int_eq(c.value[0], 1);
+  for (int s = 1; s < 4; s++)
+    ck_assert_int_eq(c.value[s], 0);
+  ck_assert(log.spent_ms >= 10.0);
+}
+END_TEST
+
+/* The rule's numbers on hand-made samples: the median difference, the
+ * noise from the MAD, the verdict. */
+START_TEST(rule_arithmetic) {
+  float base[4] = {1.0f, 1.0f, 1.0f, 1.0f};
+  float cand[4] = {0.88f, 0.89f, 0.91f, 0.92f};
+  tune_verdict v;
+  tune_rule_judge(&v, base, cand, 4);
+  ck_assert_double_eq_tol(v.diff_ms, -0.10, 1e-6);
+  /* |d - median| = 0.02, 0.01, 0.01, 0.02: MAD 0.015. */
+  ck_assert_double_eq_tol(v.noise_ms, 1.2533 * 1.4826 * 0.015 / 2.0, 1e-6);
+  ck_assert_int_eq(v.wins, 1);
+  float spread[4] = {0.5f, 1.5f, 0.8f, 1.2f}; /* median 1.0, noisy */
+  tune_rule_judge(&v, base, spread, 4);
+  ck_assert_int_eq(v.wins, 0);
+  ck_assert_int_eq(tune_rule_out_early(base, spread, 4), 1);
+  ck_assert_int_eq(tune_rule_out_early(base, cand, 4), 0);
+  ck_assert_double_eq_tol(tune_median(cand, 4), 0.90, 1e-6);
+  ck_assert_double_eq_tol(tune_median(cand, 3), 0.89, 1e-6);
+}
+END_TEST
+
+int main(void) {
+  Suite *suite = suite_create("tune_search");
+  TCase *tc = tcase_create("core");
+  tcase_add_test(tc, noise_alone_keeps_the_first);
+  tcase_add_test(tc, a_real_gain_wins);
+  tcase_add_test(tc, gain_below_the_floor_stays);
+  tcase_add_test(tc, fast_alone_slow_in_the_step_loses);
+  tcase_add_test(tc, a_refused_candidate_loses);
+  tcase_add_test(tc, only_accepted_and_close_candidates_are_tried);
+  tcase_add_test(tc, visits_by_share);
+  tcase_add_test(tc, losers_stop_early);
+  tcase_add_test(tc, budget_stops_the_search);
+  tcase_add_test(tc, rule_arithmetic);
+  suite_add_tcase(suite, tc);
+  return test_run_suite(suite, 0);
+}

@@ -1,0 +1,197 @@
+/* step_tune.c: the step tuner's course (step_tune.h): the slots, the cache,
+ * the search in its phases, the network put back, the choices applied. */
+#include "train/step_tune.h"
+
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+#include "gpu/gpu_check.h"
+#include "layers/mlp_snapshot.h"
+#include "lt/lt_auto.h"
+#include "train/step_slots.h"
+#include "train/step_time.h"
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* The cache key: the run's part, then what the tuner knows of the GPU,
+ * the libraries and the step's calls (their pointer alignments mod 256,
+ * which select kernels). */
+static void make_key(char *key, size_t size, const step_tune_target *t,
+                     const step_tune_options *o, const mlp_call *calls,
+                     int count) {
+  const gpu_context *ctx = t->ctx;
+  int driver = 0;
+  cudaDriverGetVersion(&driver);
+  char chain[128];
+  gpu_chain_format(chain, sizeof chain, ctx->options.chain);
+  size_t at = (size_t)snprintf(
+      key, size,
+      "%s; gpu %s; sms %d; driver %d; cublaslt %zu; chain %s; autotune %s; "
+      "workspace %zu; align",
+      o->run_key ? o->run_key : "", ctx->device_name, ctx->sm_count, driver,
+      cublasLtGetVersion(), chain, gpu_autotune_name(ctx->options.autotune),
+      (size_t)GPU_WORKSPACE_BYTES);
+  for (int i = 0; i < count && at < size; i++) {
+    const lt_matmul_call *c = &calls[i].call;
+    const void *p[5] = {c->d_a, c->d_b, c->d_d, lt_call_bias_vector(c),
+                        c->d_aux};
+    for (int j = 0; j < 5 && at < size; j++)
+      at += (size_t)snprintf(key + at, size - at, "%s%u", j ? "," : " ",
+                             (unsigned)((uintptr_t)p[j] % 256));
+  }
+}
+
+/* Under auto: the slots of one field, the way of every call `way`. */
+static int slots_of(int *out, const tune_slot *slots, int count,
+                    tune_field field) {
+  int n = 0;
+  for (int i = 0; i < count; i++)
+    if (slots[i].field == field) out[n++] = i;
+  return n;
+}
+
+/* The search in its phases (step_tune.h), from the heuristic's first
+ * candidates. */
+static int search(tune_config *best, step_tune_report *r,
+                  const step_tune_target *t, step_clock *clock) {
+  tune_ops ops = {clock, step_clock_measure};
+  int visit[TUNE_MAX_SLOTS];
+  int n;
+  if (t->mode != MLP_MODE_AUTO) {
+    step_slots_first(best, r->slots, r->slot_count, 0);
+    for (n = 0; n < r->slot_count; n++)
+      visit[n] = n;
+    return tune_search(best, r->slots, visit, n, &ops, &r->log);
+  }
+  tune_config fused, unfused;
+  step_slots_first(&fused, r->slots, r->slot_count, LT_AUTO_FUSED);
+  n = slots_of(visit, r->slots, r->slot_count, TUNE_FIELD_ALGO);
+  if (tune_search(&fused, r->slots, visit, n, &ops, &r->log) != 0) return -1;
+  unfused = fused;
+  for (int i = 0; i < r->slot_count; i++)
+    if (r->slots[i].field == TUNE_FIELD_WAY) unfused.value[i] = LT_AUTO_UNFUSED;
+  n = slots_of(visit, r->slots, r->slot_count, TUNE_FIELD_PLAIN);
+  if (tune_search(&unfused, r->slots, visit, n, &ops, &r->log) != 0) return -1;
+  /* The all-unfused step carries the fused step's algorithms for the calls
+   * that have no twin, and the fused step the unfused one's twins. */
+  for (int i = 0; i < r->slot_count; i++)
+    if (r->slots[i].field == TUNE_FIELD_PLAIN)
+      fused.value[i] = unfused.value[i];
+  int wins = 0;
+  if (tune_compare(&wins, &fused, &unfused, &ops, &r->log, -1, LT_AUTO_FUSED,
+                   LT_AUTO_UNFUSED) < 0)
+    return -1;
+  *best = wins ? unfused : fused;
+  n = slots_of(visit, r->slots, r->slot_count, TUNE_FIELD_WAY);
+  return tune_search(best, r->slots, visit, n, &ops, &r->log);
+}
+
+/* Tunes with the network's state kept and put back. */
+static int tune(step_tune_report *r, const step_tune_target *t,
+                const step_tune_options *o) {
+  mlp_snapshot *snapshot = NULL;
+  step_clock *clock = NULL;
+  cudaStream_t stream = t->ctx->stream;
+  tune_log_init(&r->log, o->budget_ms > 0 ? o->budget_ms : STEP_TUNE_BUDGET_MS);
+  if (mlp_snapshot_create(&snapshot, t->net) != 0) return -1;
+  int status = mlp_snapshot_take(snapshot, t->net, stream);
+  if (status == 0)
+    status = step_clock_create(&clock, t, r->calls, r->slots, r->slot_count);
+  if (status == 0) status = search(&r->chosen, r, t, clock);
+  step_clock_destroy(clock);
+  if (mlp_snapshot_restore(snapshot, t->net, stream) != 0 ||
+      cudaStreamSynchronize(stream) != cudaSuccess)
+    status = -1;
+  mlp_snapshot_destroy(snapshot);
+  return status;
+}
+
+/* The choices from the cache, when it holds this step's: 0, else 1 (the
+ * note says why). */
+static int from_cache(step_tune_report *r, const step_tune_target *t,
+                      const char *path, const char *key) {
+  tune_cache_entry entry;
+  char why[256] = "";
+  int read = tune_cache_read(&entry, path, key, why, sizeof why);
+  if (read == 1) {
+    snprintf(r->cache_note, sizeof r->cache_note, "no entry in %s", path);
+    return 1;
+  }
+  if (read == 0 &&
+      (r->slot_count =
+           step_slots_build(r->slots, t, r->calls, r->call_count, 0)) >= 0 &&
+      step_slots_from_entry(&r->chosen, t->ctx, r->calls, r->slots,
+                            r->slot_count, &entry, why, sizeof why) == 0) {
+    snprintf(r->cache_note, sizeof r->cache_note, "read %s", path);
+    return 0;
+  }
+  snprintf(r->cache_note, sizeof r->cache_note, "ignored %s: %s", path, why);
+  return 1;
+}
+
+/* Writes the chosen set to the cache (unless it came from there) and
+ * fills the fingerprint. */
+static int keep(step_tune_report *r, const step_tune_target *t,
+                const step_tune_options *o, const char *path, const char *key) {
+  tune_cache_entry entry;
+  if (step_slots_entry(&entry, t->ctx, r->calls, r->slots, r->slot_count,
+                       &r->chosen, key) != 0)
+    return -1;
+  r->fingerprint = entry.fingerprint;
+  if (o->cache == TUNE_CACHE_OFF || r->from_cache || !path[0]) return 0;
+  char why[256] = "";
+  size_t at = strlen(r->cache_note);
+  if (tune_cache_write(path, &entry, why, sizeof why) == 0)
+    snprintf(r->cache_note + at, sizeof r->cache_note - at, "; wrote %s", path);
+  else
+    snprintf(r->cache_note + at, sizeof r->cache_note - at, "; not written: %s",
+             why);
+  return 0;
+}
+
+int step_tune_run(step_tune_report *r, const step_tune_target *t,
+                  const step_tune_options *o) {
+  double started = now_ms();
+  memset(r, 0, sizeof *r);
+  if (t->ctx->options.autotune == GPU_AUTOTUNE_OFF && t->mode != MLP_MODE_AUTO)
+    return 0;
+  r->tuned = 1;
+  r->call_count =
+      mlp_step_calls(t->net, t->d_x, t->n, t->ctx->options.chain, r->calls);
+  char key[TUNE_CACHE_KEY_MAX];
+  char dir[2048] = "", path[4096] = "";
+  make_key(key, sizeof key, t, o, r->calls, r->call_count);
+  if (o->cache != TUNE_CACHE_OFF &&
+      (o->cache_dir ? snprintf(dir, sizeof dir, "%s", o->cache_dir) <= 0
+                    : tune_cache_default_dir(dir, sizeof dir) != 0))
+    snprintf(r->cache_note, sizeof r->cache_note,
+             "no folder for it: set $HOME, $XDG_CACHE_HOME or "
+             "--tune-cache-dir");
+  else if (o->cache != TUNE_CACHE_OFF &&
+           tune_cache_path(path, sizeof path, dir, key) != 0)
+    snprintf(r->cache_note, sizeof r->cache_note, "its path is too long");
+  r->slot_count = 0;
+  if (path[0] && o->cache == TUNE_CACHE_USE)
+    r->from_cache = from_cache(r, t, path, key) == 0;
+  else if (path[0])
+    snprintf(r->cache_note, sizeof r->cache_note, "refreshed");
+  if (!r->from_cache) {
+    r->slot_count = step_slots_build(r->slots, t, r->calls, r->call_count, 1);
+    if (r->slot_count < 0 || tune(r, t, o) != 0) {
+      fprintf(stderr, "step_tune: tuning the step failed: %s\n",
+              lt_last_error(t->ctx));
+      memset(&r->chosen, 0, sizeof r->chosen);
+      step_slots_apply(t->net, r->calls, r->slots, 0, &r->chosen, t->n);
+      return -1;
+    }
+  }
+  step_slots_apply(t->net, r->calls, r->slots, r->slot_count, &r->chosen, t->n);
+  if (keep(r, t, o, path, key) != 0) return -1;
+  r->choose_ms = now_ms() - started;
+  return 0;
+}

@@ -1,0 +1,86 @@
+/* step_tune.h: the step tuner. Chooses, for one network and batch, which
+ * of cuBLASLt's candidates each call of the training step runs (the
+ * algorithm of its own plan, of its unfused twin's GEMM) and, under --mode
+ * auto, which way each call goes (fused, unfused, split), by timing the
+ * whole step where it is paid: captured as a CUDA graph, replayed in
+ * interleaved pairs, judged by tune_rule.h, searched by tune_search.h.
+ *
+ * Start: cuBLASLt's first candidates everywhere, so a tuned run cannot be
+ * slower than --autotune off beyond the noise the rule allows. Under
+ * --mode auto: first the algorithms of the all-fused step, then those of
+ * the all-unfused step, then the better of the two steps (fused on a tie),
+ * then each call's way. Challengers are the candidates the context's
+ * autotune rule accepts (lt_autotune.h: bit for bit the first's numbers
+ * under exact, so a tuned run prints what --autotune off prints). The
+ * replays train the network: its state is snapshotted before and restored
+ * after (layers/mlp_snapshot.h), so tuning changes nothing but speed.
+ *
+ * The choices go to the network's layers (linear_layer.picks), so each
+ * network (each mnist_bench row) keeps its own, and are kept in the
+ * tuning cache (tune_cache.h), so the same command chooses the same way
+ * every time and a second run spends no time tuning. --show-plans prints
+ * the fingerprint of the chosen set and the evidence (step_tune_print).
+ */
+#ifndef MNIST_EPILOGS_STEP_TUNE_H
+#define MNIST_EPILOGS_STEP_TUNE_H
+
+#include <stdio.h>
+
+#include "layers/mlp.h"
+#include "train/tune_cache.h"
+#include "train/tune_search.h"
+
+/* The GPU time the search may spend in timed steps by default: tens of ms
+ * (the default run trains for about 0.26 s on the H200). */
+#define STEP_TUNE_BUDGET_MS 60.0
+
+typedef struct step_tune_options {
+  double budget_ms;      /* GPU time in timed steps (<= 0:
+                            STEP_TUNE_BUDGET_MS) */
+  tune_cache_mode cache; /* TUNE_CACHE_USE unless told */
+  const char *cache_dir; /* NULL: tune_cache_default_dir */
+  const char *run_key;   /* the run's part of the cache key: network,
+                            batch, precision, mode, activation, padding, ...
+                            (the trainer's; the tuner adds the GPU, driver,
+                            library, chain, rule, workspace, alignments) */
+} step_tune_options;
+
+/* The step to tune: one training step of `net` on the batch d_x (n
+ * samples, the full batch), enqueued on ctx->stream by enqueue_step(arg). */
+typedef struct step_tune_target {
+  gpu_context *ctx;
+  mlp *net;
+  mlp_mode mode;
+  const void *d_x;
+  int n;
+  int (*enqueue_step)(void *arg);
+  void *arg;
+} step_tune_target;
+
+typedef struct step_tune_report {
+  int tuned;      /* 0: nothing to choose (--autotune off, fused/unfused) */
+  int from_cache; /* 1: the choices came from the cache */
+  char cache_note[600]; /* what the cache did, one line ("" when off) */
+  unsigned fingerprint; /* FNV-1a of the chosen set (algorithms by their
+                           bytes, ways by value), 32 bits */
+  double choose_ms;     /* wall clock spent choosing */
+  int call_count;
+  mlp_call calls[MLP_MAX_STEP_CALLS];
+  int slot_count;
+  tune_slot slots[TUNE_MAX_SLOTS];
+  tune_config chosen;
+  tune_log log;
+} step_tune_report;
+
+/* Chooses as above and writes the choices into net's layers (picks at
+ * batch n). The step's plans must exist (run it once first); nothing may
+ * be capturing. Returns 0, or -1 with a message on stderr (the network
+ * then keeps the heuristic's choices and its state as it was). */
+int step_tune_run(step_tune_report *report, const step_tune_target *target,
+                  const step_tune_options *options);
+
+/* The report --show-plans prints: the fingerprint, where the choices came
+ * from, each slot's choice, and every comparison's evidence. */
+void step_tune_print(FILE *out, const step_tune_report *report);
+
+#endif

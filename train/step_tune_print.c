@@ -1,0 +1,104 @@
+/* step_tune_print.c: the step tuner's report, as --show-plans prints it
+ * (step_tune.h). */
+#include <stdio.h>
+
+#include "train/step_tune.h"
+
+static const char *field_name(tune_field f) {
+  return f == TUNE_FIELD_ALGO    ? "algo"
+         : f == TUNE_FIELD_PLAIN ? "twin"
+         : f == TUNE_FIELD_SPLIT ? "split"
+                                 : "way";
+}
+
+static const char *way_name(int way) {
+  return way == 1 ? "fused" : way == 2 ? "unfused" : way == 3 ? "split" : "-";
+}
+
+/* A slot's value: "#3" for a candidate, the name for a way. */
+static void value_text(char *out, size_t size, const tune_slot *s, int v) {
+  if (s->field == TUNE_FIELD_WAY)
+    snprintf(out, size, "%s", way_name(v));
+  else
+    snprintf(out, size, "#%d", v);
+}
+
+static int accepted(const tune_slot *s) {
+  int n = 0;
+  for (int v = 0; v < s->count; v++)
+    n += s->ok[v] != 0;
+  return n;
+}
+
+static void print_slots(FILE *out, const step_tune_report *r) {
+  fprintf(out, "  %-16s %-5s %-8s %s\n", "call", "slot", "chosen",
+          r->from_cache ? "(candidates offered)"
+                        : "(candidates offered, same numbers; us alone: "
+                          "first / chosen)");
+  for (int i = 0; i < r->slot_count; i++) {
+    const tune_slot *s = &r->slots[i];
+    char label[32], value[16];
+    mlp_call_label(label, sizeof label, &r->calls[s->call]);
+    value_text(value, sizeof value, s, r->chosen.value[i]);
+    fprintf(out, "  %-16s %-5s %-8s", label, field_name(s->field), value);
+    if (s->field == TUNE_FIELD_WAY)
+      fprintf(out, " (split %s)\n", s->ok[3] ? "possible" : "refused");
+    else if (r->from_cache)
+      fprintf(out, " (%d)\n", s->count);
+    else
+      fprintf(out, " (%d, %d; %.1f / %.1f)\n", s->count, accepted(s),
+              s->alone_us[0], s->alone_us[r->chosen.value[i]]);
+  }
+}
+
+static void print_evidence(FILE *out, const step_tune_report *r) {
+  const tune_log *log = &r->log;
+  fprintf(out,
+          "  evidence: %d comparisons in the step, %.1f ms of timed steps "
+          "(budget %.0f ms%s); ms per step incumbent / challenger, median "
+          "difference +- noise (pairs):\n",
+          log->comparisons, log->spent_ms, log->budget_ms,
+          log->budget_hit ? ", spent: the rest keeps the heuristic's order"
+                          : "");
+  for (int i = 0; i < log->count; i++) {
+    const tune_record *c = &log->record[i];
+    const tune_verdict *v = &c->verdict;
+    char label[48] = "the whole step", from[16], to[16];
+    if (c->slot >= 0) {
+      const tune_slot *s = &r->slots[c->slot];
+      char call[32];
+      mlp_call_label(call, sizeof call, &r->calls[s->call]);
+      snprintf(label, sizeof label, "%s %s", call, field_name(s->field));
+      value_text(from, sizeof from, s, c->from);
+      value_text(to, sizeof to, s, c->to);
+    } else {
+      snprintf(from, sizeof from, "%s", way_name(c->from));
+      snprintf(to, sizeof to, "%s", way_name(c->to));
+    }
+    if (v->refused) {
+      fprintf(out, "    %-22s %s -> %s: refused (could not run)\n", label, from,
+              to);
+      continue;
+    }
+    fprintf(out, "    %-22s %s -> %s: %.4f / %.4f, %+.4f +- %.4f (%d): %s\n",
+            label, from, to, v->base_ms, v->cand_ms, v->diff_ms, v->noise_ms,
+            v->pairs,
+            v->wins    ? "wins"
+            : v->early ? "out early"
+                       : "kept incumbent");
+  }
+}
+
+void step_tune_print(FILE *out, const step_tune_report *r) {
+  if (!r->tuned) {
+    fprintf(out, "\nstep tuner: nothing to choose (--autotune off): every "
+                 "call runs cuBLASLt's first candidate\n");
+    return;
+  }
+  fprintf(out, "\nstep tuner: fingerprint %08x, chosen in %.1f ms %s%s%s\n",
+          r->fingerprint, r->choose_ms,
+          r->from_cache ? "from the tuning cache" : "by timing the step",
+          r->cache_note[0] ? "; cache: " : "", r->cache_note);
+  print_slots(out, r);
+  if (!r->from_cache) print_evidence(out, r);
+}

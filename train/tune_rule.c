@@ -1,0 +1,56 @@
+/* tune_rule.c: the step tuner's decision rule (tune_rule.h). */
+#include "train/tune_rule.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The most samples one median is taken of. */
+enum { TUNE_RULE_MAX = 4 * TUNE_PAIRS };
+
+static int compare_floats(const void *a, const void *b) {
+  float x = *(const float *)a, y = *(const float *)b;
+  return (x > y) - (x < y);
+}
+
+double tune_median(const float *x, int count) {
+  float sorted[TUNE_RULE_MAX];
+  if (count > TUNE_RULE_MAX) count = TUNE_RULE_MAX;
+  memcpy(sorted, x, (size_t)count * sizeof *x);
+  qsort(sorted, (size_t)count, sizeof *sorted, compare_floats);
+  return count % 2 ? sorted[count / 2]
+                   : 0.5 * ((double)sorted[count / 2 - 1] + sorted[count / 2]);
+}
+
+/* d[i] = cand[i] - base[i]. */
+static void differences(float *d, const float *base, const float *cand,
+                        int pairs) {
+  for (int i = 0; i < pairs; i++)
+    d[i] = cand[i] - base[i];
+}
+
+void tune_rule_judge(tune_verdict *out, const float *base, const float *cand,
+                     int pairs) {
+  float d[TUNE_RULE_MAX], spread[TUNE_RULE_MAX];
+  if (pairs > TUNE_RULE_MAX) pairs = TUNE_RULE_MAX;
+  differences(d, base, cand, pairs);
+  double diff = tune_median(d, pairs);
+  for (int i = 0; i < pairs; i++)
+    spread[i] = (float)fabs(d[i] - diff);
+  double mad = tune_median(spread, pairs);
+  memset(out, 0, sizeof *out);
+  out->pairs = pairs;
+  out->base_ms = tune_median(base, pairs);
+  out->cand_ms = tune_median(cand, pairs);
+  out->diff_ms = diff;
+  out->noise_ms = 1.2533 * 1.4826 * mad / sqrt((double)pairs);
+  out->wins = diff < -TUNE_NOISE_K * out->noise_ms &&
+              -diff > TUNE_MIN_GAIN * out->base_ms;
+}
+
+int tune_rule_out_early(const float *base, const float *cand, int pairs) {
+  float d[TUNE_RULE_MAX];
+  if (pairs > TUNE_RULE_MAX) pairs = TUNE_RULE_MAX;
+  differences(d, base, cand, pairs);
+  return tune_median(d, pairs) >= 0.0;
+}

@@ -1,0 +1,123 @@
+/* tune_search.c: the step tuner's search (tune_search.h). */
+#include "train/tune_search.h"
+
+#include <string.h>
+
+void tune_log_init(tune_log *log, double budget_ms) {
+  memset(log, 0, sizeof *log);
+  log->budget_ms = budget_ms;
+}
+
+static void log_add(tune_log *log, int slot, int from, int to,
+                    const tune_verdict *v) {
+  log->comparisons++;
+  if (log->count >= TUNE_MAX_RECORDS) return;
+  tune_record *r = &log->record[log->count++];
+  r->slot = slot;
+  r->from = from;
+  r->to = to;
+  r->verdict = *v;
+}
+
+int tune_compare(int *wins, const tune_config *a, const tune_config *b,
+                 const tune_ops *ops, tune_log *log, int slot, int from,
+                 int to) {
+  float base[TUNE_PAIRS], cand[TUNE_PAIRS];
+  double spent = 0.0;
+  tune_verdict v;
+  *wins = 0;
+  if (log->spent_ms >= log->budget_ms) {
+    log->budget_hit = 1;
+    return 1;
+  }
+  int status =
+      ops->measure(ops->self, a, b, TUNE_EARLY_PAIRS, base, cand, &spent);
+  if (status < 0) return -1;
+  if (status > 0) {
+    memset(&v, 0, sizeof v);
+    v.refused = 1;
+    log_add(log, slot, from, to, &v);
+    return 0;
+  }
+  log->spent_ms += spent;
+  int pairs = TUNE_EARLY_PAIRS;
+  if (!tune_rule_out_early(base, cand, pairs)) {
+    if (ops->measure(ops->self, a, b, TUNE_PAIRS - pairs, base + pairs,
+                     cand + pairs, &spent) != 0)
+      return -1; /* b ran in the first stage: a failure now is an error */
+    log->spent_ms += spent;
+    pairs = TUNE_PAIRS;
+  }
+  tune_rule_judge(&v, base, cand, pairs);
+  v.early = pairs < TUNE_PAIRS;
+  v.wins = v.wins && !v.early;
+  log_add(log, slot, from, to, &v);
+  *wins = v.wins;
+  return 0;
+}
+
+int tune_challengers(int *out, const tune_slot *s, int current) {
+  int count = 0;
+  int timed = s->field != TUNE_FIELD_WAY && s->alone_us[current] > 0.0f;
+  float limit = (float)(TUNE_ALONE_WINDOW * s->alone_us[current]);
+  /* Selection by time alone, fastest first (the heuristic's order among
+   * equal times); ways in their own order. */
+  int taken[TUNE_MAX_VALUES] = {0};
+  while (count < TUNE_PER_SLOT) {
+    int best = -1;
+    for (int v = 0; v < s->count && v < TUNE_MAX_VALUES; v++) {
+      if (v == current || !s->ok[v] || taken[v]) continue;
+      if (timed && (s->alone_us[v] <= 0.0f || s->alone_us[v] > limit)) continue;
+      if (best < 0 || (timed && s->alone_us[v] < s->alone_us[best])) best = v;
+    }
+    if (best < 0) break;
+    taken[best] = 1;
+    out[count++] = best;
+  }
+  return count;
+}
+
+/* The slot's share of the step: its incumbent value alone (0: unknown). */
+static float share(const tune_slot *s, const tune_config *c, int slot) {
+  return s->field == TUNE_FIELD_WAY ? 0.0f : s->alone_us[c->value[slot]];
+}
+
+/* visit sorted by share, largest first; equal shares keep their order. */
+static void order_by_share(int *order, const tune_slot *slots, const int *visit,
+                           int count, const tune_config *c) {
+  memcpy(order, visit, (size_t)count * sizeof *order);
+  for (int i = 1; i < count; i++) {
+    int x = order[i], j = i;
+    float sx = share(&slots[x], c, x);
+    while (j > 0 && share(&slots[order[j - 1]], c, order[j - 1]) < sx) {
+      order[j] = order[j - 1];
+      j--;
+    }
+    order[j] = x;
+  }
+}
+
+int tune_search(tune_config *incumbent, const tune_slot *slots,
+                const int *visit, int visit_count, const tune_ops *ops,
+                tune_log *log) {
+  int order[TUNE_MAX_SLOTS];
+  if (visit_count > TUNE_MAX_SLOTS) visit_count = TUNE_MAX_SLOTS;
+  order_by_share(order, slots, visit, visit_count, incumbent);
+  for (int i = 0; i < visit_count; i++) {
+    int slot = order[i];
+    int challenger[TUNE_PER_SLOT];
+    int count =
+        tune_challengers(challenger, &slots[slot], incumbent->value[slot]);
+    for (int c = 0; c < count; c++) {
+      tune_config trial = *incumbent;
+      int from = incumbent->value[slot], wins = 0;
+      trial.value[slot] = (unsigned char)challenger[c];
+      int status = tune_compare(&wins, incumbent, &trial, ops, log, slot, from,
+                                challenger[c]);
+      if (status < 0) return -1;
+      if (status > 0) return 0; /* the budget is spent */
+      if (wins) *incumbent = trial;
+    }
+  }
+  return 0;
+}

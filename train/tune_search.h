@@ -1,0 +1,104 @@
+/* tune_search.h: the step tuner's search (train/step_tune.h), plain C over
+ * an abstract step so that it is tested with a fake timer
+ * (tests/test_tune_search.c).
+ *
+ * The step has slots: one choice each (the algorithm of a call's plan, of
+ * its unfused twin's GEMM or of its split GEMM, or under --mode auto the
+ * call's way), and a configuration gives every slot a value. The search
+ * starts from an incumbent (the caller's: cuBLASLt's first candidates)
+ * and visits the slots it is given in order of their share of the step
+ * (the incumbent value's time alone, largest first). Per slot it tries at
+ * most TUNE_PER_SLOT challengers: the values the autotune rule accepts,
+ * fastest alone first, and only those within TUNE_ALONE_WINDOW of the
+ * incumbent alone (so a candidate that is much slower alone is not worth
+ * a step's time; one that wins alone must still win in the step). Each is
+ * judged by tune_rule.h in the step; a winner becomes the incumbent. The
+ * search stops when the budget (GPU time spent in timed steps) is spent,
+ * and says so: what was not visited keeps the heuristic's choice.
+ */
+#ifndef MNIST_EPILOGS_TUNE_SEARCH_H
+#define MNIST_EPILOGS_TUNE_SEARCH_H
+
+#include "train/tune_rule.h"
+
+enum {
+  TUNE_MAX_SLOTS = 64,   /* slots of one step */
+  TUNE_MAX_VALUES = 32,  /* values of one slot (LT_MAX_CANDIDATES) */
+  TUNE_PER_SLOT = 2,     /* challengers tried per slot */
+  TUNE_MAX_RECORDS = 160 /* comparisons kept for the report */
+};
+#define TUNE_ALONE_WINDOW 1.10
+
+/* What a slot chooses. Algorithm values are candidate indices in the
+ * heuristic's order (0: its first); way values are lt_auto_choice values
+ * (1 fused, 2 unfused, 3 split). */
+typedef enum tune_field {
+  TUNE_FIELD_ALGO,  /* the call's own plan */
+  TUNE_FIELD_PLAIN, /* its DEFAULT twin's (the unfused way's GEMM) */
+  TUNE_FIELD_SPLIT, /* its split GEMM's */
+  TUNE_FIELD_WAY    /* --mode auto: fused, unfused or split */
+} tune_field;
+
+typedef struct tune_slot {
+  int call; /* the step's call it belongs to */
+  tune_field field;
+  int count;                         /* values 0 .. count - 1 */
+  unsigned char ok[TUNE_MAX_VALUES]; /* 1: may be chosen */
+  float alone_us[TUNE_MAX_VALUES];   /* the value alone; 0: not known */
+} tune_slot;
+
+typedef struct tune_config {
+  unsigned char value[TUNE_MAX_SLOTS];
+} tune_config;
+
+/* The step, as the search sees it. measure() times `pairs` interleaved
+ * pairs of steps, configuration a (the incumbent) against b: base[i] and
+ * cand[i] in ms per step, *spent_ms the GPU time the samples took. Returns
+ * 0; 1 when b cannot run (refused by cuBLASLt: it loses, nothing timed);
+ * or -1 on an error (the search stops with -1). */
+typedef struct tune_ops {
+  void *self;
+  int (*measure)(void *self, const tune_config *a, const tune_config *b,
+                 int pairs, float *base, float *cand, double *spent_ms);
+} tune_ops;
+
+/* One comparison, for the report: slot `slot` from value `from` (the
+ * incumbent's) to `to`; slot -1 for a comparison of two whole
+ * configurations (tune_compare). */
+typedef struct tune_record {
+  int slot, from, to;
+  tune_verdict verdict;
+} tune_record;
+
+typedef struct tune_log {
+  tune_record record[TUNE_MAX_RECORDS];
+  int count;        /* records kept (at most TUNE_MAX_RECORDS) */
+  int comparisons;  /* comparisons made */
+  double spent_ms;  /* GPU time in timed steps */
+  double budget_ms; /* the most spent_ms may reach before a comparison */
+  int budget_hit;   /* 1: a comparison was left out for the budget */
+} tune_log;
+
+/* A log with this budget, nothing spent. */
+void tune_log_init(tune_log *log, double budget_ms);
+
+/* Compares b with a in the step (two stages, tune_rule.h) and logs it
+ * under `slot`, `from`, `to`. *wins = 1 when b replaces a. Returns 0, 1
+ * when the budget was spent before it began (nothing measured, *wins = 0),
+ * or -1 when measure failed. */
+int tune_compare(int *wins, const tune_config *a, const tune_config *b,
+                 const tune_ops *ops, tune_log *log, int slot, int from,
+                 int to);
+
+/* Visits slots visit[0 .. visit_count) as above, from *incumbent, which
+ * ends as the best configuration found. Returns 0 (budget spent or not:
+ * see log->budget_hit), or -1 when measure failed. */
+int tune_search(tune_config *incumbent, const tune_slot *slots,
+                const int *visit, int visit_count, const tune_ops *ops,
+                tune_log *log);
+
+/* The challengers of slot `s` against value `current`, in the order they
+ * are tried: out[0 .. returned count), at most TUNE_PER_SLOT. */
+int tune_challengers(int *out, const tune_slot *s, int current);
+
+#endif
