@@ -79,6 +79,9 @@ void train_report_plans(const gpu_context *ctx) {
                p.tf32 ? "tf32" : lt_dtype_name(p.shape.type));
     printf("  %5d %5d %5d  %-14s %-14s %3d offered", p.shape.m, p.shape.n,
            p.shape.k, lt_epilogue_name(p.shape.epilogue), type, p.offered);
+    if (p.single_at != 0)
+      printf(" (the first %s)",
+             p.single_at < 0 ? "not in the list" : "not first in the list");
     if (p.checked)
       printf(", %3d same numbers, first %.1f us", p.accepted, p.first_us);
     if (p.auto_choice) printf("; auto %.2f / %.2f", p.fused_us, p.unfused_us);

@@ -22,15 +22,16 @@ typedef struct lt_comparison {
   unsigned mask_bits_differ; /* ReLU mask bits (rows < m) that differ */
 } lt_comparison;
 
-/* Fills max_diff, max_ref and words_differ of *d_out for x (m, n), ld_x,
- * against y (m, n), ld_y, both of element type `type`. */
+/* Folds into max_diff, max_ref and words_differ of *d_out (zeroed by the
+ * caller: many blocks add to it) x (m, n), ld_x, against y (m, n), ld_y,
+ * both of element type `type`. */
 int lt_compare_values(lt_comparison *d_out, lt_dtype type, const void *d_x,
                       int ld_x, const void *d_y, int ld_y, int m, int n,
                       cudaStream_t stream);
 
-/* Fills mask_bits_differ of *d_out: bits (i, j), i < m, j < n, of two
- * cuBLASLt ReLU masks with aux_ld bits per column that differ. Padding bits
- * (rows >= m) are not compared. */
+/* Adds to mask_bits_differ of *d_out (zeroed by the caller) the bits (i,
+ * j), i < m, j < n, of two cuBLASLt ReLU masks with aux_ld bits per column
+ * that differ. Padding bits (rows >= m) are not compared. */
 int lt_compare_masks(lt_comparison *d_out, const uint8_t *d_x,
                      const uint8_t *d_y, int aux_ld, int m, int n,
                      cudaStream_t stream);

@@ -259,22 +259,33 @@ static int plan_candidates(gpu_context *ctx, lt_plan *p,
   return 0;
 }
 
-/* The heuristic's candidates, kept in its order; the first is the plan's
- * own. With --autotune off only the first is asked for: nothing else may
- * run. Which of the others compute the same numbers is checked later, when
- * the step tuner asks (lt_matmul_candidates). */
+/* The plan's own algorithm is the heuristic's answer when asked for one
+ * candidate: --autotune off's. Asked for more, the heuristic is not
+ * promised to put that answer first; so the list's members follow the
+ * single answer as challengers, that answer left out of them where it
+ * recurs (info.single_at says where it stood). With --autotune off nothing
+ * else is asked for. Which of the
+ * others compute the same numbers is checked later, when the step tuner
+ * asks (lt_matmul_candidates). */
 static int plan_choose(gpu_context *ctx, lt_plan *p) {
   cublasLtMatmulHeuristicResult_t results[LT_MAX_CANDIDATES];
-  int wanted =
-      ctx->options.autotune == GPU_AUTOTUNE_OFF ? 1 : LT_MAX_CANDIDATES;
   int count = 0;
-  if (plan_candidates(ctx, p, results, wanted, &count)) return -1;
-  for (int i = 0; i < count; i++)
-    p->cand[i] = results[i].algo;
-  p->cand_count = count;
-  p->info.offered = count;
+  if (plan_candidates(ctx, p, results, 1, &count)) return -1;
+  p->algo = p->cand[0] = results[0].algo;
+  p->cand_count = 1;
+  if (ctx->options.autotune != GPU_AUTOTUNE_OFF &&
+      plan_candidates(ctx, p, results, LT_MAX_CANDIDATES, &count))
+    return -1;
+  p->info.single_at = ctx->options.autotune == GPU_AUTOTUNE_OFF ? 0 : -1;
+  for (int i = 0; ctx->options.autotune != GPU_AUTOTUNE_OFF && i < count &&
+                  p->cand_count < LT_MAX_CANDIDATES;
+       i++)
+    if (memcmp(&results[i].algo, &p->algo, sizeof p->algo) != 0)
+      p->cand[p->cand_count++] = results[i].algo;
+    else
+      p->info.single_at = i;
+  p->info.offered = p->cand_count;
   p->info.accepted = 1;
-  p->algo = results[0].algo;
   return 0;
 }
 
@@ -330,20 +341,55 @@ int lt_matmul_candidate_count(gpu_context *ctx, const lt_matmul_call *call) {
   return p ? p->cand_count : -1;
 }
 
+/* The attributes of `algo` (each read into a zeroed 8-byte slot, little
+ * endian: at most 4 bytes each). */
+static void algo_id(lt_algo_id *id, const cublasLtMatmulAlgo_t *algo) {
+  memset(id, 0, sizeof *id);
+  for (int f = 0; f < LT_ALGO_FIELDS; f++) {
+    size_t written = 0;
+    unsigned char value[8] = {0};
+    if (cublasLtMatmulAlgoConfigGetAttribute(
+            algo, (cublasLtMatmulAlgoConfigAttributes_t)f, NULL, 0, &written) !=
+            CUBLAS_STATUS_SUCCESS ||
+        written > sizeof value ||
+        cublasLtMatmulAlgoConfigGetAttribute(
+            algo, (cublasLtMatmulAlgoConfigAttributes_t)f, value, written,
+            &written) != CUBLAS_STATUS_SUCCESS) {
+      id->field[f] = -1;
+      continue;
+    }
+    unsigned long long v = 0;
+    for (size_t b = written; b-- > 0;)
+      v = v << 8 | value[b];
+    id->field[f] = (long long)v;
+  }
+}
+
 int lt_matmul_candidate_algo(gpu_context *ctx, const lt_matmul_call *call,
-                             int index, cublasLtMatmulAlgo_t *algo) {
+                             int index, cublasLtMatmulAlgo_t *algo,
+                             lt_algo_id *id) {
   lt_plan *p = lt_plan_for(ctx, call);
   if (!p || index < 0 || index >= p->cand_count) return -1;
   *algo = p->cand[index];
+  algo_id(id, algo);
   return 0;
 }
 
 int lt_matmul_candidate_find(gpu_context *ctx, const lt_matmul_call *call,
-                             const cublasLtMatmulAlgo_t *algo) {
+                             const cublasLtMatmulAlgo_t *algo,
+                             const lt_algo_id *id) {
   lt_plan *p = lt_plan_for(ctx, call);
-  for (int i = 0; p && i < p->cand_count; i++)
+  int found = -1, matches = 0;
+  for (int i = 0; p && i < p->cand_count; i++) {
     if (memcmp(&p->cand[i], algo, sizeof *algo) == 0) return i;
-  return -1;
+    lt_algo_id other;
+    algo_id(&other, &p->cand[i]);
+    if (memcmp(&other, id, sizeof other) == 0) {
+      found = i;
+      matches++;
+    }
+  }
+  return matches == 1 ? found : -1;
 }
 
 int lt_matmul_plannable(gpu_context *ctx, const lt_matmul_call *call) {

@@ -125,7 +125,10 @@ lt_matmul_call lt_call_plain(const lt_matmul_call *call);
 typedef struct lt_plan_info {
   lt_shape shape;
   int tf32;       /* computed in TF32 */
-  int offered;    /* candidates the heuristic returned */
+  int offered;    /* candidates: the heuristic's single answer, then the
+                     others of its longer list */
+  int single_at;  /* where the single answer stood in the longer list (-1:
+                     not in it; 0 with --autotune off: no list) */
   int checked;    /* lt_matmul_candidates ran them (else only the first is
                      known to run) */
   int accepted;   /* of those, the ones the autotune rule accepts (the
@@ -203,17 +206,29 @@ int lt_matmul_candidates(gpu_context *ctx, int lane, const lt_matmul_call *call,
  * needed; nothing runs), or -1 with the reason in lt_last_error. */
 int lt_matmul_candidate_count(gpu_context *ctx, const lt_matmul_call *call);
 
-/* Candidate `index` (0-based) of the call's plan (built if needed), as
- * cuBLASLt's opaque algorithm (which the cuBLASLt docs say may be stored and
- * restored with the same library version): for the tuning cache and the
- * fingerprint. Returns 0, or -1 (no such candidate, or no plan). */
-int lt_matmul_candidate_algo(gpu_context *ctx, const lt_matmul_call *call,
-                             int index, cublasLtMatmulAlgo_t *algo);
+/* An algorithm as cuBLASLt describes it: its configuration attributes
+ * (CUBLASLT_ALGO_CONFIG_ID, TILE_ID, SPLITK_NUM, REDUCTION_SCHEME,
+ * CTA_SWIZZLING, CUSTOM_OPTION, STAGES_ID, INNER_SHAPE_ID,
+ * CLUSTER_SHAPE_ID, in that order), the same in every process. */
+enum { LT_ALGO_FIELDS = 9 };
+typedef struct lt_algo_id {
+  long long field[LT_ALGO_FIELDS];
+} lt_algo_id;
 
-/* The index of `algo` among the call's plan's candidates (byte for byte),
- * or -1 when the heuristic did not offer it. */
+/* Candidate `index` (0-based) of the call's plan (built if needed): the
+ * opaque algorithm (which the cuBLASLt docs say may be stored and restored
+ * with the same library version) and its attributes, for the tuning cache
+ * and the fingerprint. Returns 0, or -1 (no such candidate, or no plan). */
+int lt_matmul_candidate_algo(gpu_context *ctx, const lt_matmul_call *call,
+                             int index, cublasLtMatmulAlgo_t *algo,
+                             lt_algo_id *id);
+
+/* The index among the call's plan's candidates of the one stored as
+ * (algo, id): the candidate equal to algo byte for byte, else the only one
+ * with these attributes; -1 when the heuristic offers neither now. */
 int lt_matmul_candidate_find(gpu_context *ctx, const lt_matmul_call *call,
-                             const cublasLtMatmulAlgo_t *algo);
+                             const cublasLtMatmulAlgo_t *algo,
+                             const lt_algo_id *id);
 
 #ifdef __cplusplus
 }

@@ -90,6 +90,7 @@ static void fingerprint(char out[9], double *ms, int *cached,
   const char *line = strstr(text, "step tuner: fingerprint ");
   ck_assert_msg(line != NULL, "no fingerprint in:\n%s", text);
   char how[16] = "";
+  printf("%.*s\n", (int)strcspn(line, "\n"), line);
   ck_assert_int_eq(sscanf(line,
                           "step tuner: fingerprint %8[0-9a-f], chosen in %lf "
                           "ms %15s",
@@ -146,8 +147,9 @@ static const row *find(const row *rows, int count, const char *label) {
   return NULL;
 }
 
-/* auto (and auto+pad) against fused and unfused (+pad) of the same run:
- * its median at most the better one's plus the larger of their spreads. */
+/* auto (and auto+pad, where the run has +pad rows) against fused and
+ * unfused (+pad) of the same run: its median at most the better one's
+ * plus the larger of their spreads. */
 START_TEST(auto_is_never_behind) {
   char command[8192], text[65536];
   snprintf(command, sizeof command,
@@ -165,6 +167,7 @@ START_TEST(auto_is_never_behind) {
     snprintf(a, sizeof a, "auto%s", suffix[p]);
     const row *fr = find(rows, count, f), *ur = find(rows, count, u),
               *ar = find(rows, count, a);
+    if (p == 1 && !fr && !ur && !ar) continue; /* no +pad rows here */
     ck_assert_msg(fr && ur && ar, "rows %s/%s/%s missing in:\n%s", f, u, a,
                   text);
     const row *best = fr->median <= ur->median ? fr : ur;

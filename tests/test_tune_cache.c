@@ -35,6 +35,8 @@ static tune_cache_entry entry_of(int salt) {
     e.slot[i].has_algo = i != 4;
     for (int b = 0; e.slot[i].has_algo && b < TUNE_CACHE_ALGO_BYTES; b++)
       e.slot[i].algo[b] = (unsigned char)(b * 31 + i + salt);
+    for (int f = 0; e.slot[i].has_algo && f < TUNE_CACHE_ID_FIELDS; f++)
+      e.slot[i].id[f] = f == 3 ? -1 : (long long)f * 1000003 + i + salt;
   }
   e.fingerprint = 0x1234abcdu + (unsigned)salt;
   return e;

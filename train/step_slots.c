@@ -7,6 +7,9 @@
 #include "lt/lt_auto.h"
 #include "lt/lt_split.h"
 
+_Static_assert((int)TUNE_CACHE_ID_FIELDS == (int)LT_ALGO_FIELDS,
+               "the cache keeps every attribute of an lt_algo_id");
+
 lt_matmul_call step_slot_call(const mlp_call *calls, const tune_slot *s) {
   const lt_matmul_call *call = &calls[s->call].call;
   return s->field == TUNE_FIELD_PLAIN   ? lt_call_plain(call)
@@ -119,10 +122,14 @@ int step_slots_entry(tune_cache_entry *out, gpu_context *ctx,
     e->has_algo = slots[i].field != TUNE_FIELD_WAY;
     if (e->has_algo) {
       cublasLtMatmulAlgo_t algo;
+      lt_algo_id id;
       lt_matmul_call call = step_slot_call(calls, &slots[i]);
-      if (lt_matmul_candidate_algo(ctx, &call, e->value, &algo) != 0) return -1;
+      if (lt_matmul_candidate_algo(ctx, &call, e->value, &algo, &id) != 0)
+        return -1;
       memcpy(e->algo, &algo, sizeof e->algo);
-      h = tune_fnv1a(h, e->algo, sizeof e->algo);
+      memcpy(e->id, id.field, sizeof e->id);
+      /* The attributes, not the bytes: the same in every process. */
+      h = tune_fnv1a(h, e->id, sizeof e->id);
     }
     int head[3] = {e->call, e->field, e->has_algo ? 0 : e->value};
     h = tune_fnv1a(h, head, sizeof head);
@@ -156,9 +163,11 @@ int step_slots_from_entry(tune_config *c, gpu_context *ctx,
       continue;
     }
     cublasLtMatmulAlgo_t algo;
+    lt_algo_id id;
     memcpy(&algo, e->algo, sizeof algo);
+    memcpy(id.field, e->id, sizeof id.field);
     lt_matmul_call call = step_slot_call(calls, &slots[i]);
-    int found = lt_matmul_candidate_find(ctx, &call, &algo);
+    int found = lt_matmul_candidate_find(ctx, &call, &algo, &id);
     if (found < 0 || found >= TUNE_MAX_VALUES) {
       snprintf(why, why_size,
                "choice %d names an algorithm the heuristic does not offer "

@@ -54,6 +54,14 @@ void step_clock_destroy(step_clock *k) {
   free(k);
 }
 
+/* STEP_TIME_STEPS steps, as the graph holds them. */
+static int enqueue_steps(void *self) {
+  const step_tune_target *t = ((step_clock *)self)->t;
+  for (int s = 0; s < STEP_TIME_STEPS; s++)
+    if (t->enqueue_step(t->arg) != 0) return -1;
+  return 0;
+}
+
 /* Captures configuration c into exec[i]: written into the layers, one
  * step run as it is (any plan it needs is built there, outside capture),
  * then captured, instantiated and launched once (the upload). Returns 0, 1
@@ -69,7 +77,7 @@ static int prepare(step_clock *k, int i, const tune_config *c) {
     return 1;
   }
   if (gpu_graph_capture_exec(&k->exec[i], stream, gpu_graph_flags(t->ctx),
-                             t->enqueue_step, t->arg) != 0)
+                             enqueue_steps, k) != 0)
     return -1;
   k->config[i] = *c;
   CUDA_CHECK(cudaGraphLaunch(k->exec[i], stream));
@@ -87,7 +95,7 @@ static int entry_for(step_clock *k, const tune_config *c, int avoid) {
   return status == 0 ? i : status > 0 ? -2 : -1;
 }
 
-/* Replays per sample: STEP_TIME_SAMPLE_MS over the step's time (three
+/* Replays per sample: STEP_TIME_SAMPLE_MS over a replay's time (three
  * replays of entry i timed together). */
 static int choose_replays(step_clock *k, int i) {
   cudaStream_t stream = k->t->ctx->stream;
@@ -98,9 +106,9 @@ static int choose_replays(step_clock *k, int i) {
   CUDA_CHECK(cudaEventRecord(k->ev[1], stream));
   CUDA_CHECK(cudaEventSynchronize(k->ev[1]));
   CUDA_CHECK(cudaEventElapsedTime(&ms, k->ev[0], k->ev[1]));
-  double step_ms = ms / 3.0;
-  int replays = step_ms > 0.0 ? (int)(STEP_TIME_SAMPLE_MS / step_ms + 0.999)
-                              : STEP_TIME_MAX_REPLAYS;
+  double replay_ms = ms / 3.0; /* a replay: STEP_TIME_STEPS steps */
+  int replays = replay_ms > 0.0 ? (int)(STEP_TIME_SAMPLE_MS / replay_ms + 0.999)
+                                : STEP_TIME_MAX_REPLAYS;
   k->replays = replays < 1                       ? 1
                : replays > STEP_TIME_MAX_REPLAYS ? STEP_TIME_MAX_REPLAYS
                                                  : replays;
@@ -135,7 +143,7 @@ int step_clock_measure(void *self, const tune_config *a, const tune_config *b,
     *spent_ms += ms;
     int first_a = (s / 2) % 2 == 0;
     int is_a = (s % 2 == 0) == first_a;
-    float per_step = ms / (float)k->replays;
+    float per_step = ms / (float)(k->replays * STEP_TIME_STEPS);
     if (is_a)
       base[s / 2] = per_step;
     else

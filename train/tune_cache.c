@@ -110,19 +110,34 @@ static int hex_value(char c) {
                                 : -1;
 }
 
-/* "slot <call> <field> <value> <algo|->". */
+/* "a,b,...": TUNE_CACHE_ID_FIELDS whole numbers >= -1. */
+static int parse_id(long long *id, const char *text) {
+  for (int f = 0; f < TUNE_CACHE_ID_FIELDS; f++) {
+    char *end = NULL;
+    if (!(*text >= '0' && *text <= '9') && *text != '-') return -1;
+    id[f] = strtoll(text, &end, 10);
+    if (end == text || id[f] < -1) return -1;
+    if (*end != (f + 1 < TUNE_CACHE_ID_FIELDS ? ',' : '\0')) return -1;
+    text = end + 1;
+  }
+  return 0;
+}
+
+/* "slot <call> <field> <value> <id> <algo>" or "slot ... <value> -". */
 static int parse_slot(tune_cache_slot *s, const char *line) {
-  char algo[2 * TUNE_CACHE_ALGO_BYTES + 2];
+  char id[256], algo[2 * TUNE_CACHE_ALGO_BYTES + 2];
   char tail;
-  if (sscanf(line, "slot %d %d %d %129s %c", &s->call, &s->field, &s->value,
-             algo, &tail) != 4)
-    return -1;
+  int n = sscanf(line, "slot %d %d %d %255s %129s %c", &s->call, &s->field,
+                 &s->value, id, algo, &tail);
+  if (n != 4 && n != 5) return -1;
   if (s->call < 0 || s->field < 0 || s->field > TUNE_FIELD_WAY ||
       s->value < 0 || s->value >= TUNE_MAX_VALUES)
     return -1;
-  s->has_algo = strcmp(algo, "-") != 0;
-  if (!s->has_algo) return s->field == TUNE_FIELD_WAY ? 0 : -1;
-  if (s->field == TUNE_FIELD_WAY || strlen(algo) != 2 * TUNE_CACHE_ALGO_BYTES)
+  s->has_algo = n == 5;
+  if (!s->has_algo)
+    return s->field == TUNE_FIELD_WAY && strcmp(id, "-") == 0 ? 0 : -1;
+  if (s->field == TUNE_FIELD_WAY || parse_id(s->id, id) != 0 ||
+      strlen(algo) != 2 * TUNE_CACHE_ALGO_BYTES)
     return -1;
   for (int i = 0; i < TUNE_CACHE_ALGO_BYTES; i++) {
     int hi = hex_value(algo[2 * i]), lo = hex_value(algo[2 * i + 1]);
@@ -245,6 +260,8 @@ static int format(char *buf, size_t size, const tune_cache_entry *e) {
     const tune_cache_slot *s = &e->slot[i];
     PUT("slot %d %d %d ", s->call, s->field, s->value);
     if (!s->has_algo) PUT("-");
+    for (int f = 0; s->has_algo && f < TUNE_CACHE_ID_FIELDS; f++)
+      PUT("%lld%s", s->id[f], f + 1 < TUNE_CACHE_ID_FIELDS ? "," : " ");
     for (int b = 0; s->has_algo && b < TUNE_CACHE_ALGO_BYTES; b++)
       PUT("%02x", s->algo[b]);
     PUT("\n");

@@ -12,7 +12,8 @@
  *   key <the key: GPU, SM count, driver, cuBLASLt version, network, batch,
  *        precision, mode, activation, padding, chain, autotune rule,
  *        workspace and the step's pointer alignments, on one line>
- *   slot <call> <field> <value> <algorithm: 128 hex digits, or ->
+ *   slot <call> <field> <value> <algorithm: its 9 attributes (lt_algo_id)
+ *        comma-separated, then its 64 bytes in 128 hex digits; or ->
  *   ... (one line per slot, the step tuner's order)
  *   fingerprint <8 hex digits>
  *   end <16 hex digits: FNV-1a of every line above, newlines included>
@@ -36,6 +37,7 @@
 enum {
   TUNE_CACHE_KEY_MAX = 2048,  /* bytes of a key, with its NUL */
   TUNE_CACHE_ALGO_BYTES = 64, /* cublasLtMatmulAlgo_t */
+  TUNE_CACHE_ID_FIELDS = 9,   /* lt_algo_id */
   TUNE_CACHE_MAX_BYTES = 65536
 };
 
@@ -51,7 +53,8 @@ const char *const *tune_cache_mode_choices(void);
 
 typedef struct tune_cache_slot {
   int call, field, value;
-  int has_algo; /* algorithm slots: 1, with the bytes; ways: 0 */
+  int has_algo; /* algorithm slots: 1, with the attributes and bytes */
+  long long id[TUNE_CACHE_ID_FIELDS];
   unsigned char algo[TUNE_CACHE_ALGO_BYTES];
 } tune_cache_slot;
 
