@@ -35,7 +35,10 @@ records these ("compile_check"); "compiled" is true only when they hold.
 
 Prints one line per row and, with --json FILE, writes the numbers for
 scripts/bench_compare.sh, rewritten after every row ("complete" false until
-the last), so a run stopped early keeps the rows it finished.
+the last), so a run stopped early keeps the rows it finished. A run too
+long for one call is split with --networks, --precisions, --variants and
+--compile-mode, each call its own --json, and the parts joined by
+scripts/bench_merge.py.
 
 Exit code: 0; 1 when a row fails (a compiled row whose check fails
 included; the rows before it stay in --json); 2 for bad usage; 3 without
@@ -444,8 +447,8 @@ def load_data(torch, folder):
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(
         prog=PROG, description=__doc__.split("\n\n")[0],
-        epilog="Split a long run across calls with --networks, --precisions, --variants "
-        "(each call its own --json), then merge: scripts/bench_merge.py.")
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=__doc__.split("\n\n", 1)[1])
     parser.add_argument("--data-dir", default=os.environ.get("MNIST_DIR", "data/mnist"))
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--json", help="write the rows here (rewritten after every row)")
