@@ -1,20 +1,43 @@
 #!/usr/bin/env bash
 # bench_compare.sh [BUILD_DIR] [--runs N] [--within SECONDS] [-- mnist_bench
 # flags]: runs
-# mnist_bench and scripts/bench_pytorch.py (PyTorch eager and CUDA-graphed,
-# fp32, tf32, bf16 and fp16; same networks, data and batch) in one go and
-# prints, for each network and precision, ours (graphs on) against PyTorch in
-# that precision (scripts/bench_runs.py makes the table).
+# mnist_bench and scripts/bench_pytorch.py (PyTorch eager, CUDA-graphed, and
+# compiled with torch.compile and graphed; fp32, tf32, bf16, fp16 and fp8
+# through torchao; same networks, data and batch) in one go and prints, for
+# each network and precision, ours (graphs on) against PyTorch in that
+# precision (scripts/bench_runs.py makes the table). "PyTorch best" is the
+# fastest PyTorch variant of the same run, named; a compiled row counts only
+# with its proof that it ran compiled (bench_pytorch.py stops with an error
+# instead of writing a row that fell back), and every speedup is PyTorch
+# best / ours; fp8 rows are set against torchao's best and against PyTorch's
+# bf16 best.
 # --runs N (1 to 100, default 1) repeats the whole comparison N times, ours
 # then PyTorch, and prints one table: each row's (network, batch, precision,
 # our mode or PyTorch variant) median over the runs of each run's median ms
 # per epoch with its range (min-max over the runs), and each speedup
-# (PyTorch graph / ours, taken within a run) as the median over the runs with
+# (PyTorch best / ours, taken within a run) as the median over the runs with
 # its range. The runs share one machine and one GPU; choose N so that they
 # fit the time you have (one run of every row takes minutes), or give
 # --within SECONDS: run k + 1 starts only if the time so far plus the
 # longest run so far fits in SECONDS (at least one run always runs); the
 # table then covers the runs done, and says how many.
+# A run longer than one call (the compiled rows compile for a minute or so
+# each) is split: each call runs a part, selected by mnist_bench's
+# --network/--precision (after --) and bench_pytorch.py's
+# --networks/--precisions/--variants/--compile-mode (TORCH_BENCH_FLAGS), its
+# JSON kept in a folder of its own; afterwards, on any machine,
+# scripts/bench_merge.py joins the parts of each program and
+# scripts/bench_runs.py prints the table:
+#   BENCH_JSON_DIR=out/c1 TORCH_BENCH_FLAGS="--networks 4096-4096:4096
+#     --precisions bf16" scripts/bench_compare.sh build -- --network big
+#     --precision bf16                                  (one call; c2, ... alike)
+#   scripts/bench_merge.py -o out/ours.json out/c*/ours.json
+#   scripts/bench_merge.py -o out/torch.json out/c*/torch.json
+#   scripts/bench_runs.py --ours out/ours.json --torch out/torch.json
+# (with --runs N, merge each run K's ours-K.json and torch-K.json alike and
+# give bench_runs.py the K merged files of each). A PyTorch part may also be
+# bench_pytorch.py --json alone; bench_pytorch.py rewrites its JSON after
+# every row, so a call cut short keeps the rows it finished.
 # PyTorch is optional: without it (or without a GPU that PyTorch sees) only
 # mnist_bench's table is printed (with --runs N > 1: the table over the runs
 # of ours alone), with a line saying why.

@@ -99,7 +99,7 @@ check "--runs 1: exit 0" test "$code" = 0
 check "--runs 1: JSON as ours.json, torch.json" \
   test -s "$work/json/ours.json" -a -s "$work/json/torch.json"
 check "--runs 1: the one-run table, as without --runs" \
-  grep -Eq "^784-100-10 +256 fp32 +10.00 +9.00 +9.00 auto +90.00 +12.00 +1.33x\$" "$work/out"
+  grep -Eq "^784-100-10 +256 fp32 +10.00 +9.00 +9.00 auto +90.00 +12.00 +- +12.00 graph +1.33x +-\$" "$work/out"
 
 for bad in 0 x 101 -3 ""; do
   run "$work/build" --runs "$bad"
@@ -119,7 +119,7 @@ check "--within 1: one run only" test "$(cat "$work/count-ours")" = 1
 check "--within 1: says it stopped and why" \
   has "bench_compare.sh: stopped after 1 of 3 runs: another (up to [0-9]* s) would pass --within 1"
 check "--within 1: the table of the run done" \
-  grep -Eq "^784-100-10 +256 fp32 +10.00 +9.00 +9.00 auto +90.00 +12.00 +1.33x\$" "$work/out"
+  grep -Eq "^784-100-10 +256 fp32 +10.00 +9.00 +9.00 auto +90.00 +12.00 +- +12.00 graph +1.33x +-\$" "$work/out"
 SLEEP=2 run "$work/build" --runs 2 --within 600
 check "--within 600: both runs" test "$(cat "$work/count-ours")" = 2
 # --within 08 is 8 (base 10, not a bad octal number that drops the limit):
