@@ -27,8 +27,10 @@ void train_report_header(const gpu_context *ctx, const train_options *o,
   const trainer_config *c = &o->config;
   char name[256];
   trainer_config_name(name, sizeof name, c);
-  printf("mnist_train: %s (%d SMs), device %d\n", ctx->device_name,
-         ctx->sm_count, o->gpu.device);
+  size_t lt = cublasLtGetVersion();
+  printf("mnist_train: %s (%d SMs), device %d, cuBLASLt %zu.%zu.%zu\n",
+         ctx->device_name, ctx->sm_count, o->gpu.device, lt / 10000,
+         lt / 100 % 100, lt % 100);
   const mlp *net = trainer_network(t);
   printf("network    %s, %zu parameters", name, net->unit_params);
   if (c->pad_units) {
