@@ -57,9 +57,7 @@ void step_clock_destroy(step_clock *k) {
 /* STEP_TIME_STEPS steps, as the graph holds them. */
 static int enqueue_steps(void *self) {
   const step_tune_target *t = ((step_clock *)self)->t;
-  for (int s = 0; s < STEP_TIME_STEPS; s++)
-    if (t->enqueue_step(t->arg) != 0) return -1;
-  return 0;
+  return t->enqueue_steps(t->arg, STEP_TIME_STEPS);
 }
 
 /* Captures configuration c into exec[i]: written into the layers, one
@@ -72,7 +70,7 @@ static int prepare(step_clock *k, int i, const tune_config *c) {
   if (k->exec[i]) cudaGraphExecDestroy(k->exec[i]);
   k->exec[i] = NULL;
   step_slots_apply(t->net, k->calls, k->slots, k->slot_count, c, t->n);
-  if (t->enqueue_step(t->arg) != 0) {
+  if (t->enqueue_steps(t->arg, 1) != 0) {
     CUDA_CHECK(cudaStreamSynchronize(stream));
     return 1;
   }

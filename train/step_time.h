@@ -1,7 +1,7 @@
 /* step_time.h: the step tuner's clock (train/step_tune.h): a configuration
- * of the slots written into the layers, STEP_TIME_STEPS training steps
- * captured back to back as one CUDA graph with it (as an epoch's graph
- * holds them: the next step's forward waits for this one's SGD), re-captured
+ * of the slots written into the layers, the epoch's first STEP_TIME_STEPS
+ * training steps (their own batches) captured back to back as one CUDA
+ * graph with it, as the epoch's graph holds them, re-captured
  * and re-instantiated for every new configuration (a challenger may add or
  * drop kernels, so a graph update would not do), and pairs of
  * configurations timed as interleaved graph replays between CUDA events,
@@ -14,7 +14,7 @@
 /* Replays of the step per sample are chosen so that a sample lasts about
  * this long (at least one replay, at most STEP_TIME_MAX_REPLAYS). */
 #define STEP_TIME_SAMPLE_MS 0.2
-enum { STEP_TIME_STEPS = 2, STEP_TIME_MAX_REPLAYS = 32 };
+enum { STEP_TIME_STEPS = 4, STEP_TIME_MAX_REPLAYS = 32 };
 
 typedef struct step_clock step_clock;
 

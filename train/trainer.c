@@ -106,7 +106,17 @@ static int enqueue_test_graph(void *t) {
 }
 
 static void schedule_fill(trainer *t, int epoch);
-static int enqueue_one_step_graph(void *t);
+
+/* The epoch's first `count` training steps on full batches (at least the
+ * first step), as the epoch's graph runs them: the step tuner's sample. */
+static int enqueue_first_steps(void *arg, int count) {
+  trainer *t = arg;
+  int full = t->data->train.count / t->config.batch;
+  if (count > full) count = full > 0 ? full : 1;
+  for (int s = 0; s < count; s++)
+    if (enqueue_step(t, s) != 0) return -1;
+  return 0;
+}
 
 /* The run's part of the tuning cache's key (step_tune_options.run_key). */
 static void run_key(char *out, size_t size, const trainer *t) {
@@ -142,7 +152,7 @@ static int tune_step(trainer *t) {
                              .mode = t->config.mode,
                              .d_x = epoch_data_x(d, &d->train, 0),
                              .n = epoch_data_batch_size(d, &d->train, 0),
-                             .enqueue_step = enqueue_one_step_graph,
+                             .enqueue_steps = enqueue_first_steps,
                              .arg = t};
   return step_tune_run(t->tune, &target, &o);
 }
