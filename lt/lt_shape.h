@@ -106,6 +106,9 @@ typedef struct lt_shape {
   int aux_ld;          /* RELU_AUX_BIAS, DRELU_BGRAD: bits; GELU_AUX_BIAS,
                           DGELU_BGRAD: elements; else 0 */
   lt_fp8 a_fp8, b_fp8; /* FP8 storage of A and B: both or neither */
+  lt_fp8 d_fp8;        /* FP8 storage of D (E4M3, with FP8 A and B):
+                          D = encode(D_temp * scale_D), C and the bias and
+                          aux stay in `type`; LT_FP8_NONE: D in `type` */
   int fast_accum;      /* FP8 only: CUBLASLT_MATMUL_DESC_FAST_ACCUM = 1
                           (the tensor cores' own accumulator, promoted to
                           FP32 less often: faster, less exact) */
@@ -215,8 +218,10 @@ lt_shape lt_shape_backward_weights(int in, int out, int n, int with_bias_grad);
  * a multiple of 128 bits and >= m, for GELU a multiple of 8 elements and
  * >= m; BGRADB's transb = T; BGRADA's transa = N; FP8: A and B both FP8,
  * not both E5M2, TN, lda and ldb multiples of 16, m and k multiples of 16,
- * D in BF16, no bias-gradient epilogue; fast_accum only with FP8). Returns 0,
- * or -1 with the broken rule in `why`. */
+ * `type` BF16, no bias-gradient epilogue; an FP8 D: E4M3, FP8 A and B,
+ * ldd a multiple of 16, only DEFAULT, BIAS, RELU_AUX_BIAS or
+ * GELU_AUX_BIAS; fast_accum only with FP8). Returns 0, or -1 with the
+ * broken rule in `why`. */
 int lt_shape_check(const lt_shape *shape, char *why, size_t why_size);
 
 /* "RELU_AUX_BIAS bf16 m=100 n=256 k=784 transa=T transb=N" */
