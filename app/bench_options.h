@@ -13,21 +13,21 @@ typedef struct bench_options {
   const char *json_path; /* NULL: no JSON */
   int repeats;           /* timed epochs per row, 1..BENCH_MAX_REPEATS */
   int device;
-  int skip_layers;    /* --no-layers */
-  int precision;      /* a gpu_precision, or -1: all of them */
-  int activation;     /* an lt_activation, or -1: both */
-  int autotune;       /* a gpu_autotune (default exact) */
-  unsigned chain;     /* GPU_CHAIN_* bits (--chain; default none) */
-  gpu_fp8_recipe fp8; /* the fp8 rows' recipe (--fp8-*; default zero) */
-  int network;        /* --network: 0 every network, i + 1 bench_nets()[i] */
-  int pad_multiple;   /* --pad-to: the +pad rows' multiple (0: 8) */
-  int profile;        /* --profile-step: one fused and one unfused step per
-                         network, in `precision` (fp32 when -1) */
-  int trace;          /* --trace-step: one step of each small network, node
-                         by node, in `precision` (bf16 when -1) */
-  int alternatives;   /* --alternatives: the alternative epilogues timed per
-                         call (bench_alternatives.h), in `precision` (bf16
-                         when -1) */
+  int skip_layers;  /* --no-layers */
+  int precision;    /* a gpu_precision, or -1: all of them */
+  int activation;   /* an lt_activation, or -1: both */
+  int autotune;     /* a gpu_autotune (default exact) */
+  unsigned chain;   /* GPU_CHAIN_* bits (--chain; default none) */
+  fp8_recipe fp8;   /* the fp8 rows' recipe (--fp8-*; default zero) */
+  int network;      /* --network: 0 every network, i + 1 bench_nets()[i] */
+  int pad_multiple; /* --pad-to: the +pad rows' multiple (0: 8) */
+  int profile;      /* --profile-step: one fused and one unfused step per
+                       network, in `precision` (fp32 when -1) */
+  int trace;        /* --trace-step: one step of each small network, node
+                       by node, in `precision` (bf16 when -1) */
+  int alternatives; /* --alternatives: the alternative epilogues timed per
+                       call (bench_alternatives.h), in `precision` (bf16
+                       when -1) */
   int help;
   int check_flags; /* parse, say what would run, exit: no data, no GPU */
 } bench_options;

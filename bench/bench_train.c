@@ -114,6 +114,7 @@ int bench_train_network(const bench_run *run, int net, const bench_row *rows,
     return -1;
   }
   c.epochs = run->repeats + 1;
+  c.fp8 = run->fp8;
   int runs[BENCH_MAX_ROWS] = {0}, first = -1;
   for (int v = 0; v < count; v++) {
     runs[v] = rows[v].net == net && row_wanted(run, &rows[v]) &&

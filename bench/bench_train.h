@@ -22,6 +22,7 @@ typedef struct bench_run {
   bench_selection selection;
   int pad_multiple; /* the "+pad" rows' padding multiple (0: 8) */
   unsigned chain;   /* --chain (gpu_options.chain) */
+  fp8_recipe fp8;   /* the fp8 rows' recipe (--fp8-*) */
   bench_json *json; /* NULL: no JSON */
 } bench_run;
 

@@ -193,50 +193,6 @@ lt_shape lt_shape_backward_weights(int in, int out, int n, int with_bias_grad) {
   return s;
 }
 
-lt_shape lt_shape_forward_fp8(int in, int out, int n, int hidden, lt_fp8 a,
-                              lt_fp8 b) {
-  lt_shape s = lt_shape_forward(in, out, n, hidden);
-  s.type = LT_DTYPE_BF16;
-  s.lda = s.ldb = lt_ld_fp8(in);
-  s.a_fp8 = a;
-  s.b_fp8 = b;
-  return s;
-}
-
-lt_shape lt_shape_backward_data_fp8(int in, int out, int n, lt_fp8 a,
-                                    lt_fp8 b) {
-  lt_shape s = {.type = LT_DTYPE_BF16,
-                .m = in,
-                .n = n,
-                .k = out,
-                .transa = 1,
-                .transb = 0,
-                .lda = lt_ld_fp8(out),
-                .ldb = lt_ld_fp8(out),
-                .ldd = lt_ld(in),
-                .epilogue = LT_EPILOGUE_DEFAULT,
-                .a_fp8 = a,
-                .b_fp8 = b};
-  return s;
-}
-
-lt_shape lt_shape_backward_weights_fp8(int in, int out, int n, lt_fp8 a,
-                                       lt_fp8 b) {
-  lt_shape s = {.type = LT_DTYPE_BF16,
-                .m = in,
-                .n = out,
-                .k = n,
-                .transa = 1,
-                .transb = 0,
-                .lda = lt_ld_fp8(n),
-                .ldb = lt_ld_fp8(n),
-                .ldd = lt_ld(in),
-                .epilogue = LT_EPILOGUE_DEFAULT,
-                .a_fp8 = a,
-                .b_fp8 = b};
-  return s;
-}
-
 /* An FP8 D's rules (cublasLt.h: CUBLASLT_MATMUL_DESC_D_SCALE_POINTER,
  * AMAX_D_POINTER; measured on the H200 with CUDA 13.0: an E4M3 D with a
  * BF16 C, RELU_AUX_BIAS, GELU_AUX_BIAS, BIAS and DEFAULT plan; an E4M3 C

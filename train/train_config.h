@@ -9,6 +9,7 @@
 
 #include "data/mnist.h"
 #include "gpu/gpu_options.h"
+#include "layers/fp8.h"
 #include "layers/mlp_layout.h"
 #include "layers/mlp_mode.h"
 #include "lt/lt_shape.h"
@@ -37,6 +38,13 @@ typedef struct trainer_config {
                        with units that stay zero (mlp_options.pad_units) */
   int pad_multiple; /* with pad_units: 8 (or 0), 16 or 32
                        (mlp_options.pad_multiple) */
+  fp8_recipe fp8;   /* --precision fp8's recipe (zeroed: the defaults) */
+  /* The network's first parameters instead of the seed's (a loaded
+   * checkpoint: its real units' layout and FP32 slab, borrowed until
+   * trainer_create returns): set before the warm-up and the graphs, so
+   * an FP8 network's first pass calibrates on them. NULL: from seed. */
+  const mlp_layout *initial_layout;
+  const float *initial_params;
 } trainer_config;
 
 /* The defaults: 784-1024-1024-10, batch 128, 5 epochs, lr 0.05 with the

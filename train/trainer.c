@@ -106,7 +106,8 @@ static int trainer_init(trainer *t, const mnist_dataset *data) {
   lt_dtype type = lt_precision_dtype(t->ctx->options.precision);
   float scale = c->pixel_scale, shift = c->pixel_shift;
   trainer_config_pixel_transform(&scale, &shift, data);
-  if (epoch_data_create(&t->data, data, c->batch, type, scale, shift,
+  int fp8 = t->ctx->options.precision == GPU_PRECISION_FP8;
+  if (epoch_data_create(&t->data, data, c->batch, type, fp8, scale, shift,
                         t->ctx->stream) != 0)
     return -1;
   int steps = train_steps(t);
@@ -128,12 +129,18 @@ static int trainer_init(trainer *t, const mnist_dataset *data) {
                          .pad_units = c->pad_units,
                          .pad_multiple = c->pad_multiple,
                          .loss_scale = c->loss_scale,
-                         .fp8 = t->ctx->options.precision == GPU_PRECISION_FP8,
-                         .fp8_recipe = t->ctx->options.fp8};
+                         .fp8 = fp8,
+                         .fp8_recipe = c->fp8};
   if (mlp_create(&t->net, c->widths, c->depth, c->batch, &options) != 0)
     return -1;
-  if (mlp_init_params(t->net, t->ctx, c->seed) != 0 || warm_up(t) != 0)
+  if ((c->initial_params
+           ? mlp_set_params_from(t->net, t->ctx, c->initial_layout,
+                                 c->initial_params)
+           : mlp_init_params(t->net, t->ctx, c->seed)) != 0 ||
+      warm_up(t) != 0)
     return -1;
+  t->config.initial_layout = NULL; /* borrowed until now */
+  t->config.initial_params = NULL;
   if (c->max_steps > 0) t->config.graphs = 0; /* epochs may end early */
   t->epoch_steps = steps;                     /* what a capture records */
   if (c->graphs && steps > TRAINER_MAX_GRAPH_STEPS) {

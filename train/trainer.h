@@ -25,7 +25,8 @@ typedef struct epoch_stats {
 typedef struct trainer trainer;
 
 /* Checks the configuration (784-...-10, batch >= 1, epochs >= 1), uploads
- * the data, creates and initialises the network from config->seed, builds
+ * the data, creates and initialises the network from config->seed (or
+ * from config->initial_params: a loaded checkpoint), builds
  * every cuBLASLt plan with one throw-away forward/backward per batch shape
  * (no update), and captures the graphs. Returns 0, or -1 with a message on
  * stderr. */
