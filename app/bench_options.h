@@ -19,7 +19,7 @@ typedef struct bench_options {
   int activation;       /* an lt_activation, or -1: both */
   int autotune;         /* a gpu_autotune (default exact) */
   unsigned chain;       /* GPU_CHAIN_* bits (--chain; default none) */
-  gpu_fp8_recipe fp8;   /* the fp8 rows' recipe (--fp8-*; default zero) */
+  fp8_recipe fp8;       /* the fp8 rows' recipe (--fp8-*; default zero) */
   int network;          /* --network: 0 every network, i + 1 bench_nets()[i] */
   int pad_multiple;     /* --pad-to: the +pad rows' multiple (0: 8) */
   int profile;          /* --profile-step: one fused and one unfused step per

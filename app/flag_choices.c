@@ -23,16 +23,30 @@ const char *const *flag_activation_names(void) {
   return names;
 }
 
-void flag_store_fp8_format(void *target, int index) {
-  ((gpu_fp8_recipe *)target)->all_e4m3 = index == 1;
+static void store_fp8_format(void *target, int index) {
+  ((fp8_recipe *)target)->all_e4m3 = index == 1;
 }
 
-void flag_store_fp8_scaling(void *target, int index) {
-  ((gpu_fp8_recipe *)target)->current = index == 1;
+static void store_fp8_scaling(void *target, int index) {
+  ((fp8_recipe *)target)->current = index == 1;
 }
 
-void flag_store_fp8_fast_accum(void *target, int index) {
-  ((gpu_fp8_recipe *)target)->fast_accum = index;
+static void store_fp8_fast_accum(void *target, int index) {
+  ((fp8_recipe *)target)->fast_accum = (fp8_fast_accum)index;
+}
+
+cli_flag flag_fp8(fp8_recipe_field field, fp8_recipe *recipe, int *given) {
+  static const char *const names[] = {"fp8-format", "fp8-scaling",
+                                      "fp8-fast-accum"};
+  static void (*const stores[])(void *, int) = {
+      store_fp8_format, store_fp8_scaling, store_fp8_fast_accum};
+  cli_flag f = {.name = names[field],
+                .kind = CLI_CHOICE,
+                .target = recipe,
+                .choices = fp8_recipe_choices(field),
+                .store = stores[field],
+                .given = given};
+  return f;
 }
 
 void flag_store_mode(void *target, int index) {

@@ -74,7 +74,6 @@ static int open_contexts(gpu_context **contexts, const int *usable,
     options.precision = (gpu_precision)p;
     options.autotune = (gpu_autotune)o->autotune;
     options.chain = o->chain;
-    options.fp8 = o->fp8;
     if (gpu_context_create(&contexts[p], &options) != 0) return -1;
   }
   return 0;
@@ -150,6 +149,7 @@ static int run_bench(const bench_options *o, const mnist_dataset *data) {
                    .tune_budget_ms = o->tune_budget_ms,
                    .tune_cache = o->tune_cache,
                    .tune_cache_dir = o->tune_cache_dir,
+                   .fp8 = o->fp8,
                    .selection = {.only_network = o->network,
                                  .precision = o->precision,
                                  .activation = o->activation}};
@@ -187,10 +187,10 @@ static int run_bench(const bench_options *o, const mnist_dataset *data) {
        !bench_activation_selected(&run.selection, profiled, (int)activation)))
     status = -1; /* refused above, with the reason */
   else if (status == 0 && o->profile)
-    status = bench_profile_steps(data, contexts[profiled], activation);
+    status = bench_profile_steps(data, contexts[profiled], activation, &o->fp8);
   else if (status == 0 && o->trace)
     status = bench_trace_steps(data, contexts[profiled], activation, o->network,
-                               o->pad_multiple);
+                               o->pad_multiple, &o->fp8);
   else if (status == 0)
     status = measure(o, &run);
   if (status != 0) fprintf(stderr, "mnist_bench: failed (see above)\n");

@@ -4,8 +4,10 @@
  * checkpoint's own pixel normalisation. With --index N or --image
  * FILE.pgm: the digit drawn in the terminal, the predicted class and the
  * ten probabilities; without: the test accuracy and the most confident
- * mistakes. It runs in the checkpoint's precision (--precision overrides)
- * and in fused mode (--mode), in the checkpoint's batch capped at the
+ * mistakes. It runs in the checkpoint's precision (--precision overrides;
+ * an fp8 file's recipe too: --fp8-format, --fp8-scaling, --fp8-fast-accum
+ * override it) and in fused mode (--mode), in the checkpoint's batch
+ * capped at the
  * images' count. It first prints what the checkpoint records of its run
  * (mlp_checkpoint_meta_describe: widths, activation, precision, mode,
  * padding, epochs, batch, test accuracy). --image reads no MNIST file; the
@@ -35,8 +37,10 @@ typedef struct predict_options {
   int mistakes;
   int mistakes_given; /* --mistakes was given (refused with one image) */
   int device;
-  int precision; /* gpu_precision; -1: the checkpoint's */
-  mlp_mode mode; /* --mode, default fused */
+  int precision;    /* gpu_precision; -1: the checkpoint's */
+  fp8_recipe fp8;   /* --fp8-*: the fields given; the rest the file's */
+  int fp8_given[3]; /* --fp8-format, --fp8-scaling, --fp8-fast-accum */
+  mlp_mode mode;    /* --mode, default fused */
   int help;
   int check_flags; /* parse, say what would run, exit: no data, no GPU */
 } predict_options;
@@ -46,13 +50,16 @@ static void usage(FILE *out) {
           "usage: mnist_predict --model FILE [--data-dir DIR]\n"
           "                     [--index N | --image FILE.pgm] [--mistakes K]\n"
           "                     [--precision P] [--mode MODE] [--device N]\n"
-          "                     [--check-flags]\n"
+          "                     [--fp8-format F] [--fp8-scaling S]\n"
+          "                     [--fp8-fast-accum G] [--check-flags]\n"
           "Runs a network saved by mnist_train --save, with the pixel\n"
           "normalisation the file records, in the file's precision (fp32\n"
-          "for files that do not say; --precision fp32, tf32, bf16 or fp16\n"
-          "overrides it) and mode (--mode fused, unfused or auto; default\n"
-          "fused), in batches of the file's batch (at most the number of\n"
-          "images). With --index N (a test image) or\n"
+          "for files that do not say; --precision fp32, tf32, bf16, fp16 or\n"
+          "fp8 overrides it; with fp8 the file's recipe, which --fp8-format\n"
+          "hybrid|e4m3, --fp8-scaling delayed|current and --fp8-fast-accum\n"
+          "forward|all|none override) and mode (--mode fused, unfused or\n"
+          "auto; default fused), in batches of the file's batch (at most the\n"
+          "number of images). With --index N (a test image) or\n"
           "--image FILE (a 28x28 8-bit PGM, white digit on black as in\n"
           "MNIST): the digit drawn, the predicted class and the ten\n"
           "probabilities. Without either: the test accuracy and the K most\n"
@@ -97,6 +104,9 @@ static int parse(predict_options *o, int argc, char **argv, char *err,
        .target = &o->mode,
        .choices = flag_mode_names(),
        .store = flag_store_mode},
+      flag_fp8(FP8_RECIPE_FORMAT, &o->fp8, &o->fp8_given[0]),
+      flag_fp8(FP8_RECIPE_SCALING, &o->fp8, &o->fp8_given[1]),
+      flag_fp8(FP8_RECIPE_FAST_ACCUM, &o->fp8, &o->fp8_given[2]),
       {.name = "help",
        .kind = CLI_SWITCH,
        .target = &o->help,
@@ -118,6 +128,12 @@ static int parse(predict_options *o, int argc, char **argv, char *err,
              "--mistakes lists the test split's mistakes: expected it "
              "without %s, found both",
              o->image ? "--image" : "--index");
+  else if (o->precision >= 0 && o->precision != GPU_PRECISION_FP8 &&
+           (o->fp8_given[0] || o->fp8_given[1] || o->fp8_given[2]))
+    snprintf(err, size,
+             "--fp8-format, --fp8-scaling and --fp8-fast-accum apply to "
+             "--precision fp8 only, found --precision %s",
+             gpu_precision_name((gpu_precision)o->precision));
   else
     return 0;
   return -1;
@@ -254,18 +270,37 @@ static int run(const predict_options *o, const mnist_dataset *data,
   return status;
 }
 
+/* 0 when no --fp8-* flag was given or the run is fp8 (the file's
+ * precision, or --precision's), else -1 with `err`. */
+static int fp8_flags_fit(const predict_options *o, gpu_precision precision,
+                         char *err, size_t size) {
+  if (precision == GPU_PRECISION_FP8 ||
+      !(o->fp8_given[0] || o->fp8_given[1] || o->fp8_given[2]))
+    return 0;
+  snprintf(err, size,
+           "--fp8-format, --fp8-scaling and --fp8-fast-accum apply to an fp8 "
+           "run only, found %s's precision %s",
+           o->model, gpu_precision_name(precision));
+  return -1;
+}
+
 /* Reads and checks the checkpoint (784-...-10, its activation, its pixel
- * normalisation: *transform 0 when recorded, 1 when not) and the image
- * (--image). Returns 0, or -1 with `err`. */
+ * normalisation: *transform 0 when recorded, 1 when not; an fp8 run's
+ * recipe where no flag gives it) and the image (--image). Returns 0, or
+ * -1 with `err`. */
 static int read_inputs(mlp_checkpoint *ck, mlp_options *net_options,
                        gpu_precision *precision, float *scale, float *shift,
                        int *transform, uint8_t *image, const predict_options *o,
                        char *err, size_t size) {
   memset(net_options, 0, sizeof *net_options);
+  net_options->fp8_recipe = o->fp8;
   *precision = (gpu_precision)o->precision;
   if (mlp_checkpoint_load(o->model, NULL, 0, ck, err, size) != 0 ||
       (o->precision < 0 && checkpoint_io_precision(precision, ck, "--model",
                                                    o->model, err, size) != 0) ||
+      fp8_flags_fit(o, *precision, err, size) != 0 ||
+      checkpoint_io_fp8_recipe(&net_options->fp8_recipe, ck, o->fp8_given,
+                               "--model", o->model, err, size) != 0 ||
       checkpoint_io_check_widths(ck, "--model", o->model, err, size) != 0 ||
       checkpoint_io_activation(&net_options->activation, ck, "--model",
                                o->model, err, size) != 0 ||

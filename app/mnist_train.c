@@ -160,7 +160,7 @@ static int evaluate(const train_options *o, const mnist_dataset *data,
                          .pad_units = c->pad_units,
                          .pad_multiple = c->pad_multiple,
                          .fp8 = o->gpu.precision == GPU_PRECISION_FP8,
-                         .fp8_recipe = o->gpu.fp8};
+                         .fp8_recipe = c->fp8};
   int status = pred && gpu_context_create(&ctx, &o->gpu) == 0 &&
                        inference_network_create(&net, ctx, checkpoint, &options,
                                                 batch) == 0 &&
@@ -204,9 +204,15 @@ static int train(const train_options *o, const mnist_dataset *data,
   int status = EXIT_FAILURE;
   char err[512];
   stop_signal_catch();
+  /* The loaded parameters are the network's first: set before the
+   * warm-up and the graphs (an FP8 network calibrates on them). */
+  trainer_config config = o->config;
+  if (checkpoint) {
+    config.initial_layout = &checkpoint->layout;
+    config.initial_params = checkpoint->slab;
+  }
   if (gpu_context_create(&ctx, &o->gpu) != 0 ||
-      trainer_create(&t, ctx, data, &o->config) != 0 ||
-      (checkpoint && checkpoint_io_apply(t, checkpoint) != 0)) {
+      trainer_create(&t, ctx, data, &config) != 0) {
     fprintf(stderr, "mnist_train: could not set up training on the GPU "
                     "(see above)\n");
     goto done;
@@ -296,10 +302,11 @@ int main(int argc, char **argv) {
                           options.hidden_given, options.activation_given, err,
                           sizeof err) != 0 ||
        (options.config.epochs == 0 &&
-        checkpoint_io_eval_settings(&options.config, &options.gpu.precision,
-                                    &checkpoint, options.batch_given,
-                                    options.precision_given, options.load_path,
-                                    err, sizeof err) != 0))) {
+        (checkpoint_io_eval_settings(&options.config, &options.gpu.precision,
+                                     &checkpoint, options.batch_given,
+                                     options.precision_given, options.fp8_given,
+                                     options.load_path, err, sizeof err) != 0 ||
+         train_options_check_fp8(&options, err, sizeof err) != 0)))) {
     fprintf(stderr, "mnist_train: %s\n", err);
     return EXIT_FAILURE;
   }

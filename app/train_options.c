@@ -181,24 +181,9 @@ int train_options_parse(train_options *out, int argc, char **argv, char *err,
        .choices = flag_precision_names(),
        .store = store_precision,
        .given = &out->precision_given},
-      {.name = "fp8-format",
-       .kind = CLI_CHOICE,
-       .target = &out->gpu.fp8,
-       .choices = gpu_fp8_format_choices(),
-       .store = flag_store_fp8_format,
-       .given = &out->fp8_given},
-      {.name = "fp8-scaling",
-       .kind = CLI_CHOICE,
-       .target = &out->gpu.fp8,
-       .choices = gpu_fp8_scaling_choices(),
-       .store = flag_store_fp8_scaling,
-       .given = &out->fp8_given},
-      {.name = "fp8-fast-accum",
-       .kind = CLI_CHOICE,
-       .target = &out->gpu.fp8,
-       .choices = gpu_fp8_fast_accum_choices(),
-       .store = flag_store_fp8_fast_accum,
-       .given = &out->fp8_given},
+      flag_fp8(FP8_RECIPE_FORMAT, &c->fp8, &out->fp8_given[0]),
+      flag_fp8(FP8_RECIPE_SCALING, &c->fp8, &out->fp8_given[1]),
+      flag_fp8(FP8_RECIPE_FAST_ACCUM, &c->fp8, &out->fp8_given[2]),
       {.name = "loss-scale",
        .kind = CLI_CUSTOM,
        .target = &c->loss_scale,
@@ -299,15 +284,29 @@ int train_options_parse(train_options *out, int argc, char **argv, char *err,
              "--epochs 0 trains nothing: expected no --steps with it");
     return -1;
   }
-  if (out->fp8_given && out->gpu.precision != GPU_PRECISION_FP8) {
-    snprintf(err, err_size,
-             "--fp8-format, --fp8-scaling and --fp8-fast-accum apply to "
-             "--precision fp8 only, "
-             "found --precision %s",
-             gpu_precision_name(out->gpu.precision));
+  /* --epochs 0 --load takes the file's precision unless --precision is
+   * given: the fp8 flags are checked once it is known
+   * (train_options_check_fp8, after the load). */
+  int precision_from_file = c->epochs == 0 && !out->precision_given;
+  if (!precision_from_file && train_options_check_fp8(out, err, err_size))
     return -1;
-  }
   trainer_config_fit_precision(c, out->gpu.precision);
   if (out->steps > 0) c->max_steps = out->steps;
+  return 0;
+}
+
+int train_options_check_fp8(const train_options *o, char *err,
+                            size_t err_size) {
+  static const char *const names[] = {"--fp8-format", "--fp8-scaling",
+                                      "--fp8-fast-accum"};
+  if (o->gpu.precision == GPU_PRECISION_FP8) return 0;
+  for (int i = 0; i < 3; i++) {
+    if (!o->fp8_given[i]) continue;
+    snprintf(err, err_size,
+             "%s applies to --precision fp8 only, found --precision %s%s",
+             names[i], gpu_precision_name(o->gpu.precision),
+             o->precision_given ? "" : " (the run's)");
+    return -1;
+  }
   return 0;
 }

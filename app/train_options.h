@@ -23,7 +23,8 @@ typedef struct train_options {
   int activation_given;  /* --activation was given (--load's must agree) */
   int batch_given;     /* --batch was given (else --epochs 0 takes --load's) */
   int precision_given; /* --precision was given (else, likewise) */
-  int fp8_given;       /* --fp8-format or --fp8-scaling was given */
+  int fp8_given[3];    /* --fp8-format, --fp8-scaling, --fp8-fast-accum
+                          given (else --epochs 0 takes --load's) */
   int quiet;
   int show_plans; /* list the cuBLASLt plans after training */
   int help;
@@ -39,6 +40,12 @@ void train_options_defaults(train_options *out);
  * was expected and what was found. */
 int train_options_parse(train_options *out, int argc, char **argv, char *err,
                         size_t err_size);
+
+/* 0 when no --fp8-* flag was given or the run's precision is fp8; else
+ * -1 with `err` naming the flag and the precision found. Parsing checks
+ * it, but for --epochs 0 without --precision, whose precision is the
+ * checkpoint's: then the caller checks once it has loaded it. */
+int train_options_check_fp8(const train_options *o, char *err, size_t err_size);
 
 /* Parses "1024,1024" (or "none") into hidden[]; returns 0 or -1 + err. */
 int train_options_parse_hidden(int *hidden, int *count, const char *text,

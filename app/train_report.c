@@ -47,10 +47,13 @@ void train_report_header(const gpu_context *ctx, const train_options *o,
          c->cosine ? "cosine" : "constant", c->momentum, c->seed, c->epochs,
          c->graphs ? "on" : "off", gpu_autotune_name(o->gpu.autotune));
   if (net->loss_scale != 1.0f) printf(", loss scale %g", net->loss_scale);
-  if (net->fp8)
-    printf(", fp8 %s (%s), %s scaling", o->gpu.fp8.all_e4m3 ? "e4m3" : "hybrid",
-           o->gpu.fp8.all_e4m3 ? "all E4M3" : "E4M3 forward, E5M2 gradients",
-           o->gpu.fp8.current ? "current" : "delayed");
+  if (net->fp8_tensors) {
+    const char *names[3];
+    fp8_recipe_names(&c->fp8, names);
+    printf(", fp8 %s (%s), %s scaling, fast accumulation %s", names[0],
+           c->fp8.all_e4m3 ? "all E4M3" : "E4M3 forward, E5M2 gradients",
+           names[1], names[2]);
+  }
   if (o->gpu.chain != GPU_CHAIN_NONE) {
     char chain[128];
     gpu_chain_format(chain, sizeof chain, o->gpu.chain);
@@ -74,8 +77,9 @@ void train_report_plans(const gpu_context *ctx) {
     lt_plan_info p = lt_plan_info_at(ctx, i);
     char type[40];
     if (lt_shape_is_fp8(&p.shape))
-      snprintf(type, sizeof type, "%s*%s%s", lt_fp8_name(p.shape.a_fp8),
-               lt_fp8_name(p.shape.b_fp8), p.shape.fast_accum ? "+fast" : "");
+      snprintf(type, sizeof type, "%s*%s%s%s%s", lt_fp8_name(p.shape.a_fp8),
+               lt_fp8_name(p.shape.b_fp8), p.shape.d_fp8 ? "->" : "",
+               lt_fp8_name(p.shape.d_fp8), p.shape.fast_accum ? "+fast" : "");
     else
       snprintf(type, sizeof type, "%s",
                p.tf32 ? "tf32" : lt_dtype_name(p.shape.type));
@@ -102,36 +106,40 @@ void train_report_plans(const gpu_context *ctx) {
 
 int train_report_fp8(gpu_context *ctx, const trainer *t, int per_tensor) {
   const mlp *net = trainer_network(t);
-  if (!net->fp8) return 0;
+  if (!net->fp8_tensors) return 0;
   fp8_meta meta[3 * MLP_MAX_LAYERS];
   if (mlp_fp8_read_meta(net, ctx, meta) != 0) return -1;
   int count = 3 * net->layout.depth;
-  unsigned long long saturated = 0, flushed = 0, nan = 0, bad = 0;
+  unsigned long long saturated = 0, flushed = 0, nan = 0, bad = 0, over = 0;
   for (int i = 0; i < count; i++) {
     saturated += meta[i].saturated;
     flushed += meta[i].flushed;
     nan += meta[i].nan;
     bad += meta[i].bad_amax;
+    over += meta[i].overflows;
   }
   printf("fp8: %llu values saturated, %llu flushed to zero, %llu NaN, %llu "
-         "scales kept for an inf/NaN amax%s\n",
-         saturated, flushed, nan, bad,
+         "steps whose amax passed the range, %llu scales kept for an "
+         "inf/NaN amax%s\n",
+         saturated, flushed, nan, over, bad,
          per_tensor ? "" : " (--show-plans: per tensor)");
   if (!per_tensor) return 0;
   printf("fp8 tensors (format, casts, last scale, history amax, saturated, "
-         "flushed, NaN):\n");
+         "flushed, NaN, steps past the range):\n");
   for (int i = 0; i < count; i++) {
-    char name[16];
-    mlp_fp8_tensor_name(name, sizeof name, i);
+    static const char *const roles[] = {"W", "X", "dZ"};
+    char name[16]; /* "W1", "X1", "dZ1": role-major, layers from 1 */
+    snprintf(name, sizeof name, "%s%d", roles[i / net->layout.depth],
+             i % net->layout.depth + 1);
     float history = 0.0f;
     for (int h = 0; h < FP8_HISTORY; h++)
       if (meta[i].history[h] > history) history = meta[i].history[h];
-    int gradient = i % 3 == MLP_FP8_GRADIENT;
-    printf("  %-4s %s %8u casts  scale %-10g amax %-10g %u %u %u\n", name,
-           fp8_format_name(gradient ? mlp_fp8_gradient_format(net)
-                                    : FP8_FORMAT_E4M3),
+    int gradient = i / net->layout.depth == MLP_FP8_GRADIENT;
+    printf("  %-4s %s %8u casts  scale %-10g amax %-10g %u %u %u %u\n", name,
+           lt_fp8_name(gradient ? fp8_recipe_gradient(&net->fp8_tensors->recipe)
+                                : LT_FP8_E4M3),
            meta[i].casts, meta[i].scale, history, meta[i].saturated,
-           meta[i].flushed, meta[i].nan);
+           meta[i].flushed, meta[i].nan, meta[i].overflows);
   }
   return 0;
 }

@@ -20,8 +20,10 @@ static int time_call(gpu_context *ctx, const lt_matmul_call *call,
   us[1] = us[2] = us[3] = 0.0f;
   if (bench_time_op(ctx, lt_matmul, &plain, &us[0]) != 0) return -1;
   if (call->shape.epilogue == LT_EPILOGUE_DEFAULT) return 0;
+  /* An FP8 output has no unfused twin (lt_unfused.h): us[2] stays 0. */
   if (bench_time_op(ctx, lt_matmul, call, &us[1]) != 0 ||
-      bench_time_op(ctx, lt_matmul_unfused, call, &us[2]) != 0)
+      (!call->shape.d_fp8 &&
+       bench_time_op(ctx, lt_matmul_unfused, call, &us[2]) != 0))
     return -1;
   if (!lt_epilogue_has_split(call->shape.epilogue)) return 0;
   lt_matmul_call gemm = lt_call_split(call);
@@ -66,8 +68,10 @@ static int time_step_calls(bench_json *json, trainer *t, gpu_context *ctx,
     printf("%-18s %-5s %-4s %-15s %-4s %5d %5d %5d  %-14s %9.1f", network,
            precision, activation, label, lane, s->m, s->n, s->k, epilogue,
            us[0]);
-    if (us[1] > 0)
+    if (us[1] > 0 && us[2] > 0)
       printf(" %9.1f %9.1f %7.2fx", us[1], us[2], us[2] / us[1]);
+    else if (us[1] > 0)
+      printf(" %9.1f %9s %8s", us[1], "-", "-");
     else
       printf(" %9s %9s %8s", "-", "-", "-");
     if (us[3] > 0)
@@ -114,6 +118,7 @@ int bench_layers_run(const bench_run *run) {
       c.mode = MLP_MODE_FUSED;
       bench_run_tuning(&c, run);
       c.activation = act;
+      c.fp8 = run->fp8;
       trainer_config_name(name, sizeof name, &c);
       trainer *t = NULL;
       epoch_stats s;

@@ -9,7 +9,7 @@
 #include "train/trainer.h"
 
 int bench_profile_steps(const mnist_dataset *data, gpu_context *ctx,
-                        lt_activation activation) {
+                        lt_activation activation, const fp8_recipe *fp8) {
   const mlp_mode modes[2] = {MLP_MODE_FUSED, MLP_MODE_UNFUSED};
   int net_count;
   const bench_net *nets = bench_nets(&net_count);
@@ -22,6 +22,7 @@ int bench_profile_steps(const mnist_dataset *data, gpu_context *ctx,
     }
     c.epochs = 1;
     c.activation = activation;
+    c.fp8 = *fp8;
     trainer_config_name(name, sizeof name, &c);
     for (int i = 0; i < 2; i++) {
       trainer *t = NULL;

@@ -6,12 +6,13 @@
 
 #include "data/mnist.h"
 #include "gpu/gpu_context.h"
+#include "layers/fp8.h"
 #include "lt/lt_shape.h"
 
-/* For each network, fused then unfused, in the context's precision and
- * with `activation`: a warm-up epoch, then one profiled step. Returns 0
- * or -1 (message on stderr). */
+/* For each network, fused then unfused, in the context's precision (FP8:
+ * with recipe `fp8`) and with `activation`: a warm-up epoch, then one
+ * profiled step. Returns 0 or -1 (message on stderr). */
 int bench_profile_steps(const mnist_dataset *data, gpu_context *ctx,
-                        lt_activation activation);
+                        lt_activation activation, const fp8_recipe *fp8);
 
 #endif

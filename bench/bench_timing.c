@@ -8,6 +8,7 @@
 #include "gpu/gpu_graph.h"
 #include "gpu/sample_stats.h"
 #include "layers/fp8_cast.h"
+#include "layers/linear.h"
 #include "layers/sgd.h"
 
 enum { REPLAYS = 9 };
@@ -117,17 +118,16 @@ static int fp8_rate_call(gpu_context *ctx, const float *d, int size,
                        .d_out = q + i * count,
                        .ld_out = size,
                        .d_meta = meta + i,
-                       .format = FP8_FORMAT_E4M3,
-                       .current = 1};
+                       .format = LT_FP8_E4M3};
     if (fp8_cast(&a, NULL, ctx->stream) != 0) return -1;
   }
-  lt_matmul_call c = {.shape = lt_shape_forward_fp8(size, size, size, 0,
-                                                    LT_FP8_E4M3, LT_FP8_E4M3),
-                      .d_a = q,
-                      .d_b = q + count,
-                      .d_d = q + 2 * count,
-                      .d_a_scale = &meta[0].scale_inv,
-                      .d_b_scale = &meta[1].scale_inv};
+  lt_matmul_call c = {
+      .shape = linear_shape_forward_fp8(size, size, size, 0, LT_FP8_NONE),
+      .d_a = q,
+      .d_b = q + count,
+      .d_d = q + 2 * count,
+      .d_a_scale = &meta[0].scale_inv,
+      .d_b_scale = &meta[1].scale_inv};
   c.shape.epilogue = LT_EPILOGUE_DEFAULT;
   c.shape.fast_accum = 1;
   *call = c;

@@ -232,7 +232,7 @@ static int trace_trainer(trainer *t, const gpu_context *ctx,
 
 int bench_trace_steps(const mnist_dataset *data, gpu_context *ctx,
                       lt_activation activation, int only_network,
-                      int pad_multiple) {
+                      int pad_multiple, const fp8_recipe *fp8) {
   int net_count;
   const bench_net *nets = bench_nets(&net_count);
   bench_row row = {
@@ -251,6 +251,7 @@ int bench_trace_steps(const mnist_dataset *data, gpu_context *ctx,
     c.pad_units = row.pad_units;
     c.pad_multiple = pad_multiple;
     c.activation = activation;
+    c.fp8 = *fp8;
     trainer_config_name(name, sizeof name, &c);
     bench_row_label(label, sizeof label, &row);
     char chain[128];

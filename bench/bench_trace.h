@@ -6,6 +6,7 @@
 
 #include "data/mnist.h"
 #include "gpu/gpu_context.h"
+#include "layers/fp8.h"
 #include "lt/lt_shape.h"
 
 /* Replays timed per network (after BENCH_TRACE_WARMUP untimed ones). */
@@ -27,10 +28,10 @@
  * path, as a Markdown table on stdout. `only_network`: 0 for every such
  * network, i + 1 for bench_nets()[i] only (bench_selection); the units
  * padded to a multiple of pad_multiple (8 when 0); the graphs
- * instantiated with gpu_graph_flags(ctx). Returns 0 or -1 (message on
- * stderr). */
+ * instantiated with gpu_graph_flags(ctx); FP8 with recipe `fp8`. Returns
+ * 0 or -1 (message on stderr). */
 int bench_trace_steps(const mnist_dataset *data, gpu_context *ctx,
                       lt_activation activation, int only_network,
-                      int pad_multiple);
+                      int pad_multiple, const fp8_recipe *fp8);
 
 #endif

@@ -122,6 +122,7 @@ int bench_train_network(const bench_run *run, int net, const bench_row *rows,
   }
   c.epochs = run->repeats + 1;
   bench_run_tuning(&c, run);
+  c.fp8 = run->fp8;
   int runs[BENCH_MAX_ROWS] = {0}, first = -1;
   for (int v = 0; v < count; v++) {
     runs[v] = rows[v].net == net && row_wanted(run, &rows[v]) &&

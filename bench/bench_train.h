@@ -23,6 +23,7 @@ typedef struct bench_run {
   bench_selection selection;
   int pad_multiple; /* the "+pad" rows' padding multiple (0: 8) */
   unsigned chain;   /* --chain (gpu_options.chain) */
+  fp8_recipe fp8;   /* the fp8 rows' recipe (--fp8-*) */
   bench_json *json; /* NULL: no JSON */
   /* The step tuner of every row's trainer (trainer_config.tune_*): each
    * row chooses its own (train/step_tune.h). */

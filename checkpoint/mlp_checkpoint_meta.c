@@ -66,6 +66,9 @@ void mlp_checkpoint_pairs_fill(mlp_checkpoint_pairs *out,
   add_pair(out, "pixel_shift", meta->pixel_shift);
   add_pair(out, "mode", meta->mode);
   add_pair(out, "pad_to", meta->pad_to);
+  add_pair(out, "fp8_format", meta->fp8_format);
+  add_pair(out, "fp8_scaling", meta->fp8_scaling);
+  add_pair(out, "fp8_fast_accum", meta->fp8_fast_accum);
 }
 
 /* Appends ", " (unless first) and `before` `text` `after` to out[*used..],
@@ -94,6 +97,9 @@ void mlp_checkpoint_meta_describe(char *out, size_t size,
   append(out, size, &used, "", meta->widths, "");
   append(out, size, &used, "", meta->activation, "");
   append(out, size, &used, "", meta->precision, "");
+  append(out, size, &used, "fp8 ", meta->fp8_format, "");
+  append(out, size, &used, "", meta->fp8_scaling, " scaling");
+  append(out, size, &used, "fast accumulation ", meta->fp8_fast_accum, "");
   append(out, size, &used, "", meta->mode, " mode");
   if (strcmp(meta->pad_to, "none") == 0)
     append(out, size, &used, "", "units not padded", "");
@@ -196,7 +202,11 @@ int mlp_checkpoint_meta_read(mlp_checkpoint_meta *out,
       read_text(out->pixel_scale, file, "pixel_scale", path, err, err_size) ||
       read_text(out->pixel_shift, file, "pixel_shift", path, err, err_size) ||
       read_text(out->mode, file, "mode", path, err, err_size) ||
-      read_text(out->pad_to, file, "pad_to", path, err, err_size))
+      read_text(out->pad_to, file, "pad_to", path, err, err_size) ||
+      read_text(out->fp8_format, file, "fp8_format", path, err, err_size) ||
+      read_text(out->fp8_scaling, file, "fp8_scaling", path, err, err_size) ||
+      read_text(out->fp8_fast_accum, file, "fp8_fast_accum", path, err,
+                err_size))
     return -1;
   if (out->activation[0] && strcmp(out->activation, "relu") != 0 &&
       strcmp(out->activation, "gelu") != 0) {

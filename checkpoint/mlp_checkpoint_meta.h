@@ -1,7 +1,8 @@
 /* mlp_checkpoint_meta.h: what a checkpoint says about its run, kept in the
  * safetensors "__metadata__" (string -> string): the format tag, the
- * widths, activation, precision, training mode, padding, epochs, seed,
- * batch, test accuracy and the program's version. Plain C.
+ * widths, activation, precision (and an fp8 run's recipe), training
+ * mode, padding, epochs, seed, batch, test accuracy and the program's
+ * version. Plain C.
  *
  * Owns: the struct, its conversion to metadata pairs for the writer, and
  * the checks on a file's metadata (every entry optional; "format", when
@@ -18,7 +19,7 @@
 /* Room for one metadata string, its terminating 0 included. */
 #define MLP_CHECKPOINT_TEXT 128
 /* Metadata pairs the writer writes at most. */
-#define MLP_CHECKPOINT_PAIRS 18
+#define MLP_CHECKPOINT_PAIRS 21
 
 typedef struct mlp_checkpoint_meta {
   char format[MLP_CHECKPOINT_TEXT];     /* read: as found ("" absent); the
@@ -49,6 +50,12 @@ typedef struct mlp_checkpoint_meta {
   char mode[MLP_CHECKPOINT_TEXT];   /* "fused", "unfused", "auto" (--mode) */
   char pad_to[MLP_CHECKPOINT_TEXT]; /* "none", or the multiple the widths
                                        were padded to: "8", "16", "32" */
+  /* The FP8 recipe of an fp8 run (layers/fp8.h: fp8_recipe_names), which
+   * evaluating the file takes unless told otherwise; "" unknown or not
+   * fp8: */
+  char fp8_format[MLP_CHECKPOINT_TEXT];     /* "hybrid", "e4m3" */
+  char fp8_scaling[MLP_CHECKPOINT_TEXT];    /* "delayed", "current" */
+  char fp8_fast_accum[MLP_CHECKPOINT_TEXT]; /* "forward", "all", "none" */
 } mlp_checkpoint_meta;
 
 /* Everything unknown: strings "", numbers -1, no seed. */
@@ -70,7 +77,9 @@ void mlp_checkpoint_pairs_fill(mlp_checkpoint_pairs *out,
 
 /* One line on the run `meta` records, for a reader: "784-100-10, relu,
  * bf16, fused mode, units padded to 16, 5 epochs of batch 128, test
- * accuracy 98.32%"; what the file does not record is left out ("" when it
+ * accuracy 98.32%" (fp8: "fp8, fp8 hybrid, delayed scaling, fast
+ * accumulation forward" after the precision); what the file does not
+ * record is left out ("" when it
  * records none of these); bytes outside printable ASCII are shown as '?'
  * (the text is the file's). */
 void mlp_checkpoint_meta_describe(char *out, size_t size,

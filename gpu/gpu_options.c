@@ -50,21 +50,6 @@ int gpu_precision_parse(const char *name) {
   return -1;
 }
 
-const char *const *gpu_fp8_format_choices(void) {
-  static const char *const names[] = {"hybrid", "e4m3", NULL};
-  return names;
-}
-
-const char *const *gpu_fp8_fast_accum_choices(void) {
-  static const char *const names[] = {"forward", "all", "none", NULL};
-  return names;
-}
-
-const char *const *gpu_fp8_scaling_choices(void) {
-  static const char *const names[] = {"delayed", "current", NULL};
-  return names;
-}
-
 /* The --chain names, bit i named chain_names[i]. */
 static const char *const chain_names[] = {"side-partials", "sgd-lane",
                                           "priorities", "trigger"};

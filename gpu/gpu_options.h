@@ -80,30 +80,10 @@ enum {
   GPU_CHAIN_ALL = (1 << 4) - 1
 };
 
-/* The FP8 recipe of --precision fp8 (layers/mlp_fp8.h). */
-typedef struct gpu_fp8_recipe {
-  int all_e4m3;   /* 0 (hybrid, the default): weights and activations E4M3,
-                     gradients E5M2; 1: gradients E4M3 too */
-  int current;    /* 0 (delayed, the default): each tensor's scale from the
-                     amax history of the steps before; 1 (current): from the
-                     tensor's own amax, one more read of it */
-  int fast_accum; /* CUBLASLT_MATMUL_DESC_FAST_ACCUM: 0 (the default) in the
-                     forward GEMMs only, as Transformer Engine; 1 in every
-                     GEMM; 2 in none */
-} gpu_fp8_recipe;
-
-/* "hybrid" / "e4m3" and "delayed" / "current" (the --fp8-format and
- * --fp8-scaling values), NULL-terminated. */
-const char *const *gpu_fp8_format_choices(void);
-const char *const *gpu_fp8_scaling_choices(void);
-/* "forward", "all", "none" (the --fp8-fast-accum values, in the order of
- * gpu_fp8_recipe.fast_accum). */
-const char *const *gpu_fp8_fast_accum_choices(void);
-
 typedef struct gpu_options {
-  int device; /* CUDA device ordinal */
-  gpu_precision precision;
-  gpu_fp8_recipe fp8; /* with GPU_PRECISION_FP8 */
+  int device;              /* CUDA device ordinal */
+  gpu_precision precision; /* FP8's recipe is the layer's: fp8_recipe,
+                              layers/fp8.h */
   gpu_autotune autotune;
   unsigned chain; /* GPU_CHAIN_* bits; default GPU_CHAIN_NONE */
 } gpu_options;

@@ -17,31 +17,23 @@ typedef struct fp8_spec {
   uint8_t max_code; /* 0x7E, 0x7B */
 } fp8_spec;
 
-static fp8_spec spec_of(fp8_format format) {
-  if (format == FP8_FORMAT_E5M2) return (fp8_spec){2, 15, 15, 0x7B};
+static fp8_spec spec_of(lt_fp8 format) {
+  if (format == LT_FP8_E5M2) return (fp8_spec){2, 15, 15, 0x7B};
   return (fp8_spec){3, 7, 8, 0x7E};
 }
 
-const char *fp8_format_name(fp8_format format) {
-  return format == FP8_FORMAT_E5M2 ? "e5m2" : "e4m3";
-}
-
-float fp8_max_finite(fp8_format format) {
-  return format == FP8_FORMAT_E5M2 ? 57344.0f : 448.0f;
-}
-
-int fp8_is_nan(uint8_t code, fp8_format format) {
+int fp8_is_nan(uint8_t code, lt_fp8 format) {
   uint8_t magnitude = code & 0x7F;
-  if (format == FP8_FORMAT_E5M2) return magnitude > 0x7C;
+  if (format == LT_FP8_E5M2) return magnitude > 0x7C;
   return magnitude == 0x7F;
 }
 
-float fp8_decode(uint8_t code, fp8_format format) {
+float fp8_decode(uint8_t code, lt_fp8 format) {
   fp8_spec s = spec_of(format);
   int magnitude = code & 0x7F;
   float sign = (code & 0x80) ? -1.0f : 1.0f;
   if (fp8_is_nan(code, format)) return NAN;
-  if (format == FP8_FORMAT_E5M2 && magnitude == 0x7C) return sign * INFINITY;
+  if (format == LT_FP8_E5M2 && magnitude == 0x7C) return sign * INFINITY;
   int field = magnitude >> s.mantissa_bits;
   int mantissa = magnitude & ((1 << s.mantissa_bits) - 1);
   /* Subnormal: m * 2^(1 - bias - M); normal: (2^M + m) * 2^(field - bias
@@ -98,8 +90,8 @@ static uint8_t encode_magnitude(uint32_t sig, int e, fp8_spec s, int *beyond) {
   return (uint8_t)code;
 }
 
-/* fp8_encode; *saturated = 1 when it clamped (fp8_counts' rule). */
-static uint8_t encode_flagged(float x, fp8_format format, int *saturated) {
+/* fp8_encode; *saturated = 1 when it clamped. */
+static uint8_t encode_flagged(float x, lt_fp8 format, int *saturated) {
   fp8_spec s = spec_of(format);
   uint32_t bits;
   memcpy(&bits, &x, sizeof bits);
@@ -122,62 +114,90 @@ static uint8_t encode_flagged(float x, fp8_format format, int *saturated) {
   return sign | encode_magnitude(sig, e, s, saturated);
 }
 
-uint8_t fp8_encode(float x, fp8_format format) {
+uint8_t fp8_encode(float x, lt_fp8 format) {
   int saturated;
   return encode_flagged(x, format, &saturated);
 }
 
-uint8_t fp8_encode_scaled(float x, float scale, fp8_format format) {
+uint8_t fp8_encode_scaled(float x, float scale, lt_fp8 format) {
   float product = x * scale;
   return fp8_encode(product, format);
 }
 
-float fp8_decode_scaled(uint8_t code, float scale_inv, fp8_format format) {
+float fp8_decode_scaled(uint8_t code, float scale_inv, lt_fp8 format) {
   return fp8_decode(code, format) * scale_inv;
 }
 
-void fp8_encode_array(uint8_t *out, fp8_counts *counts, const float *x,
-                      size_t count, float scale, fp8_format format) {
-  fp8_counts lost = {0, 0, 0};
-  for (size_t i = 0; i < count; i++) {
-    float product = x[i] * scale;
-    int saturated;
-    out[i] = encode_flagged(product, format, &saturated);
-    lost.saturated += (size_t)saturated;
-    lost.nan += (size_t)(isnan(product) != 0);
-    /* Underflow is counted against x: a finite non-zero x whose product
-     * (or its cast) became zero. */
-    lost.flushed +=
-        (size_t)(x[i] != 0.0f && isfinite(x[i]) && (out[i] & 0x7F) == 0);
-  }
-  if (counts) *counts = lost;
-}
-
-/* Largest k with amax * 2^k <= max_finite, capped at 126 (fp8.h). Exact:
- * with amax = a * 2^ea and max = m * 2^em, a, m in [0.5, 1), k = em - ea
- * when a <= m, else one less. */
-static int scale_exponent(float amax, float max_finite) {
-  int ea, em;
-  float a = frexpf(amax, &ea);
-  float m = frexpf(max_finite, &em);
-  int k = em - ea - (a > m ? 1 : 0);
-  return k > 126 ? 126 : k;
-}
-
-int fp8_scale_from_amax(float *scale, float amax, fp8_format format, char *why,
+int fp8_scale_from_amax(float *scale, float amax, lt_fp8 format, char *why,
                         size_t why_size) {
-  if (!(amax >= 0.0f) || isinf(amax)) {
-    if (why && why_size)
-      snprintf(why, why_size,
-               "fp8 %s scale: expected a finite amax >= 0, found %g (the "
-               "tensor holds inf or NaN); scale left at %g",
-               fp8_format_name(format), (double)amax, (double)*scale);
-    return -1;
+  int outcome;
+  float previous = *scale;
+  *scale = fp8_scale_rule(amax, fp8_max_finite(format), previous, &outcome);
+  if (outcome != FP8_SCALE_BAD) return 0;
+  if (why && why_size)
+    snprintf(why, why_size,
+             "fp8 %s scale: expected a finite amax >= 0, found %g (the "
+             "tensor holds inf or NaN); scale left at %g",
+             lt_fp8_name(format), (double)amax, (double)previous);
+  return -1;
+}
+
+lt_fp8 fp8_recipe_gradient(const fp8_recipe *recipe) {
+  return recipe->all_e4m3 ? LT_FP8_E4M3 : LT_FP8_E5M2;
+}
+
+int fp8_recipe_fast(const fp8_recipe *recipe, int forward) {
+  return recipe->fast_accum == FP8_FAST_ACCUM_ALL ||
+         (forward && recipe->fast_accum == FP8_FAST_ACCUM_FORWARD);
+}
+
+static const char *const choices[FP8_RECIPE_FIELDS][4] = {
+    {"hybrid", "e4m3", NULL},
+    {"delayed", "current", NULL},
+    {"forward", "all", "none", NULL}};
+
+const char *const *fp8_recipe_choices(fp8_recipe_field field) {
+  return choices[field];
+}
+
+/* The recipe's fields as choice indices, in fp8_recipe_field order. */
+static void indices_of(const fp8_recipe *r, int index[FP8_RECIPE_FIELDS]) {
+  index[0] = r->all_e4m3 != 0;
+  index[1] = r->current != 0;
+  index[2] = (unsigned)r->fast_accum < 3 ? (int)r->fast_accum : 0;
+}
+
+void fp8_recipe_names(const fp8_recipe *recipe,
+                      const char *names[FP8_RECIPE_FIELDS]) {
+  int index[FP8_RECIPE_FIELDS];
+  indices_of(recipe, index);
+  for (int f = 0; f < FP8_RECIPE_FIELDS; f++)
+    names[f] = choices[f][index[f]];
+}
+
+int fp8_recipe_from_names(fp8_recipe *recipe,
+                          const char *const names[FP8_RECIPE_FIELDS], char *why,
+                          size_t why_size) {
+  static const char *const keys[] = {"fp8_format", "fp8_scaling",
+                                     "fp8_fast_accum"};
+  int index[FP8_RECIPE_FIELDS];
+  indices_of(recipe, index);
+  for (int f = 0; f < FP8_RECIPE_FIELDS; f++) {
+    if (!names[f] || !names[f][0]) continue;
+    int i = 0;
+    while (choices[f][i] && strcmp(choices[f][i], names[f]) != 0)
+      i++;
+    if (!choices[f][i]) {
+      snprintf(why, why_size, "'%s': expected %s or %s%s%s, found '%.40s'",
+               keys[f], choices[f][0], choices[f][1],
+               choices[f][2] ? " or " : "", choices[f][2] ? choices[f][2] : "",
+               names[f]);
+      return -1;
+    }
+    index[f] = i;
   }
-  if (amax == 0.0f) {
-    *scale = 1.0f;
-    return 0;
-  }
-  *scale = ldexpf(1.0f, scale_exponent(amax, fp8_max_finite(format)));
+  recipe->all_e4m3 = index[0];
+  recipe->current = index[1];
+  recipe->fast_accum = (fp8_fast_accum)index[2];
   return 0;
 }

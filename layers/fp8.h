@@ -44,73 +44,136 @@
  * Transformer Engine's compute_scale_from_amax does with
  * force_pow_2_scales (transformer_engine/common/recipe/recipe_common.cuh:
  * it keeps only the sign and exponent bits of max_fp8 / amax), with margin
- * 0; amax 0 gives scale 1 there and here.
+ * 0. An amax of 0 (an all-zero tensor, or an empty delayed-scaling
+ * history) or one that is not finite keeps the previous scale, as
+ * Transformer Engine's delayed scaling does
+ * (transformer_engine/common/recipe/delayed_scaling.cu: "scale =
+ * p.param.scale[bid]" unless amax is finite and positive): fp8_scale_rule,
+ * the one rule the host and the device run (this header, compiled by both).
+ *
+ * The recipe of --precision fp8 (fp8_recipe) is the layer's too: the
+ * formats, the scaling and fast accumulation (layers/mlp_fp8.h).
  */
 #ifndef MNIST_EPILOGS_FP8_H
 #define MNIST_EPILOGS_FP8_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "lt/lt_shape.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef enum fp8_format {
-  FP8_FORMAT_E4M3, /* bias 7, 3 mantissa bits, max 448, no inf */
-  FP8_FORMAT_E5M2, /* bias 15, 2 mantissa bits, max 57344, inf and NaN */
-  FP8_FORMAT_COUNT
-} fp8_format;
+#if defined(__CUDACC__)
+#define FP8_HOST_DEVICE __host__ __device__
+#else
+#define FP8_HOST_DEVICE
+#endif
 
-/* "e4m3", "e5m2". */
-const char *fp8_format_name(fp8_format format);
-/* 448 or 57344. */
-float fp8_max_finite(fp8_format format);
+/* 448 or 57344: E4M3's or E5M2's largest finite value. */
+static FP8_HOST_DEVICE inline float fp8_max_finite(lt_fp8 format) {
+  return format == LT_FP8_E5M2 ? 57344.0f : 448.0f;
+}
 /* 1 when `code` is a NaN of the format (E4M3: 0x7F, 0xFF; E5M2: exponent
  * field 11111 with a mantissa). */
-int fp8_is_nan(uint8_t code, fp8_format format);
+int fp8_is_nan(uint8_t code, lt_fp8 format);
 
 /* The value of `code`, exact: +-inf for E5M2's inf codes, NaN for NaNs. */
-float fp8_decode(uint8_t code, fp8_format format);
+float fp8_decode(uint8_t code, lt_fp8 format);
 
 /* Round to nearest even with saturation, as the header comment says. */
-uint8_t fp8_encode(float x, fp8_format format);
+uint8_t fp8_encode(float x, lt_fp8 format);
 
 /* encode(x * scale): the product rounded to FP32 first, as a GPU kernel
  * computes it (exact when scale is a power of two and the product is a
  * normal float). */
-uint8_t fp8_encode_scaled(float x, float scale, fp8_format format);
+uint8_t fp8_encode_scaled(float x, float scale, lt_fp8 format);
 /* decode(code) * scale_inv, in FP32 (scale_inv = 1 / scale, the value
  * cuBLASLt's A_SCALE / B_SCALE pointers hold). */
-float fp8_decode_scaled(uint8_t code, float scale_inv, fp8_format format);
+float fp8_decode_scaled(uint8_t code, float scale_inv, lt_fp8 format);
 
-/* What a cast lost, counted per element of its input x (never silent):
- * saturated: x * scale was +-inf or rounded beyond max finite, and was
- *            clamped to +-max finite (values that round down to max
- *            finite by the even rule are ordinary rounding, not counted);
- * flushed:   x was finite and non-zero and its code is +-0 (underflow);
- * nan:       x * scale was NaN (x NaN, or inf * 0; its code is 0x7F). */
-typedef struct fp8_counts {
-  size_t saturated;
-  size_t flushed;
-  size_t nan;
-} fp8_counts;
+/* fp8_scale_rule's outcomes. */
+enum {
+  FP8_SCALE_NEW = 0,  /* the scale of the amax */
+  FP8_SCALE_KEPT = 1, /* amax 0: the previous scale kept */
+  FP8_SCALE_BAD = -1  /* amax NaN, infinite or negative: previous kept */
+};
 
-/* out[i] = fp8_encode_scaled(x[i], scale, format) for i < count; *counts
- * = what those casts lost (=, not +=). counts may be NULL. */
-void fp8_encode_array(uint8_t *out, fp8_counts *counts, const float *x,
-                      size_t count, float scale, fp8_format format);
+/* The per-tensor scale from an amax (largest |x|, or an amax history's
+ * largest): the largest power of two 2^k with amax * 2^k <= max_finite,
+ * k capped at 126 so that scale and 1 / scale are normal floats. An amax
+ * of 0 or one that is not a finite number >= 0 returns `previous`.
+ * *outcome = FP8_SCALE_NEW, _KEPT or _BAD. Exact: with amax = a 2^ea and
+ * max_finite = m 2^em, a, m in [0.5, 1), k = em - ea, one less when
+ * a > m. */
+static FP8_HOST_DEVICE inline float
+fp8_scale_rule(float amax, float max_finite, float previous, int *outcome) {
+  if (!(amax >= 0.0f) || isinf(amax)) {
+    *outcome = FP8_SCALE_BAD;
+    return previous;
+  }
+  if (amax == 0.0f) {
+    *outcome = FP8_SCALE_KEPT;
+    return previous;
+  }
+  int ea, em;
+  float a = frexpf(amax, &ea);
+  float m = frexpf(max_finite, &em);
+  int k = em - ea - (a > m ? 1 : 0);
+  *outcome = FP8_SCALE_NEW;
+  return ldexpf(1.0f, k > 126 ? 126 : k);
+}
 
-/* The per-tensor scale from a tensor's amax (largest |x|): the largest
- * power of two 2^k with amax * 2^k <= max finite, so nothing saturates,
- * with k capped at 126 so that scale and 1 / scale are normal floats (an
- * amax below max_finite * 2^-126 then leaves range unused). amax 0 (an
- * all-zero tensor: any scale encodes it exactly) gives 1. Returns 0, or -1
- * for an amax that is NaN, infinite or negative (the tensor itself holds
- * inf or NaN): *scale is then left as it was, for the caller to keep its
- * previous scale and report, and `why` names the amax found. */
-int fp8_scale_from_amax(float *scale, float amax, fp8_format format, char *why,
+/* fp8_scale_rule for `format` into *scale (in: the previous scale).
+ * Returns 0 (a new scale, or amax 0: *scale kept), or -1 for an amax that
+ * is NaN, infinite or negative (the tensor holds inf or NaN): *scale is
+ * kept, and `why` (may be NULL) names the amax found. */
+int fp8_scale_from_amax(float *scale, float amax, lt_fp8 format, char *why,
                         size_t why_size);
+
+/* The recipe of --precision fp8 (layers/mlp_fp8.h; the flags: --fp8-*);
+ * zeroed, the defaults. Which GEMMs set CUBLASLT_MATMUL_DESC_FAST_ACCUM: */
+typedef enum fp8_fast_accum {
+  FP8_FAST_ACCUM_FORWARD, /* the forward ones (Transformer Engine's) */
+  FP8_FAST_ACCUM_ALL,
+  FP8_FAST_ACCUM_NONE
+} fp8_fast_accum;
+
+typedef struct fp8_recipe {
+  int all_e4m3; /* 0 (hybrid): gradients E5M2; 1: E4M3 as the rest */
+  int current;  /* 0 (delayed): scales from the amax history; 1 (current):
+                   from the tensor's own amax, one more read of it */
+  fp8_fast_accum fast_accum;
+} fp8_recipe;
+
+/* The gradients' format: E5M2 (hybrid) or E4M3. */
+lt_fp8 fp8_recipe_gradient(const fp8_recipe *recipe);
+/* 1 when the forward GEMMs (forward = 1) or the backward ones (0) use
+ * fast accumulation. */
+int fp8_recipe_fast(const fp8_recipe *recipe, int forward);
+
+/* The recipe's fields as flags and checkpoints name them. */
+typedef enum fp8_recipe_field {
+  FP8_RECIPE_FORMAT,     /* --fp8-format: "hybrid", "e4m3" */
+  FP8_RECIPE_SCALING,    /* --fp8-scaling: "delayed", "current" */
+  FP8_RECIPE_FAST_ACCUM, /* --fp8-fast-accum: "forward", "all", "none" */
+  FP8_RECIPE_FIELDS
+} fp8_recipe_field;
+
+/* The field's names, NULL-terminated, in the order of its values. */
+const char *const *fp8_recipe_choices(fp8_recipe_field field);
+/* The recipe's names, one per field (checkpoints record them). */
+void fp8_recipe_names(const fp8_recipe *recipe,
+                      const char *names[FP8_RECIPE_FIELDS]);
+/* Sets the fields whose name is given (NULL or "": kept) from such names.
+ * Returns 0, or -1 with `why` naming the key and what was found (and the
+ * recipe unchanged). */
+int fp8_recipe_from_names(fp8_recipe *recipe,
+                          const char *const names[FP8_RECIPE_FIELDS], char *why,
+                          size_t why_size);
 
 #ifdef __cplusplus
 }

@@ -1,4 +1,12 @@
-/* fp8_cast.cu: the FP8 step's kernels (see fp8_cast.h). */
+/* fp8_cast.cu: the FP8 step's kernels (see fp8_cast.h). A tile is 64 rows
+ * by FP8_CAST_TILE (128) columns, 128 threads; thread t holds rows
+ * 16 (t % 4) .. + 15 of the tile's columns 4 (t / 4) .. + 3: per column
+ * 16-byte loads (all four columns issued before any is used) and one
+ * 16-byte store of its codes; the 16 x 4 codes transposed in registers
+ * (byte permutes) and through shared memory out in 16-byte stores of the
+ * transposed copy, 128 contiguous bytes per line. One atomic per block for
+ * the amax and each count; the scale read, never recomputed from a
+ * history (docs/performance.md, "FP8": the kernel before, 1.4-1.9 TB/s). */
 #include <stdio.h>
 
 #include "gpu/gpu_check.h"
@@ -8,415 +16,339 @@
 #include "lt/lt_gelu.h"
 #include "lt/lt_types.cuh"
 
-/* A tile: FP8_CAST_TILE rows by FP8_CAST_TILE columns, 256 threads (the
- * split of work among them: below, "Thread t of a tile"). */
-enum { TILE = FP8_CAST_TILE, THREADS = FP8_THREADS };
+enum { ROWS = 64, COLS = FP8_CAST_TILE, THREADS = 128, LINE = COLS + 16 };
 
-extern "C" int fp8_cast_tiles(int cols) {
-  return (cols + TILE - 1) / TILE;
+static __host__ __device__ int round16(int n) {
+  return (n + 15) / 16 * 16;
 }
 
-/* Element (r, c) of the source, masked as the args say (GELU: rounded to
- * the source type, the value a 16-bit buffer would hold). */
-template <typename S>
-__device__ float load_masked(const fp8_cast_args &a, int r, int c) {
-  const S *src = (const S *)a.d_src;
-  float x = lt_to_float(src[(size_t)c * a.ld_src + r]);
-  if (a.mask == FP8_MASK_RELU) {
-    const uint8_t *bits = (const uint8_t *)a.d_aux;
-    uint8_t byte = bits[(size_t)c * (a.aux_ld / 8) + r / 8];
-    x = (byte >> (r % 8)) & 1 ? x : 0.0f;
-  } else if (a.mask == FP8_MASK_GELU) {
-    const __nv_bfloat16 *z = (const __nv_bfloat16 *)a.d_aux;
-    float g = x * lt_gelu_grad(lt_to_float(z[(size_t)c * a.aux_ld + r]));
-    x = lt_to_float(lt_from_float<S>(g));
+/* Column c, rows r .. r + 15 of the source, masked as `a` says (GELU:
+ * rounded to the source type, the value a 16-bit buffer would hold). */
+template <typename S, fp8_mask MASK>
+__device__ __forceinline__ void load_column(float x[16], const fp8_cast_args &a,
+                                            int r, int c) {
+  uint4 v[sizeof(S)]; /* 16 elements: 2 vectors in BF16, 4 in FP32 */
+  const uint4 *src =
+      (const uint4 *)((const S *)a.d_src + (size_t)c * a.ld_src + r);
+#pragma unroll
+  for (int k = 0; k < (int)sizeof(S); k++)
+    v[k] = src[k];
+  const S *e = (const S *)v;
+#pragma unroll
+  for (int i = 0; i < 16; i++)
+    x[i] = lt_to_float(e[i]);
+  if (MASK == FP8_MASK_RELU) {
+    unsigned bits = *(const uint16_t *)((const uint8_t *)a.d_aux +
+                                        (size_t)c * (a.aux_ld / 8) + r / 8);
+#pragma unroll
+    for (int i = 0; i < 16; i++)
+      x[i] = (bits >> i) & 1 ? x[i] : 0.0f;
+  } else if (MASK == FP8_MASK_GELU) {
+    const uint4 *aux = (const uint4 *)((const __nv_bfloat16 *)a.d_aux +
+                                       (size_t)c * a.aux_ld + r);
+    uint4 zv[2] = {aux[0], aux[1]};
+    const __nv_bfloat16 *z = (const __nv_bfloat16 *)zv;
+#pragma unroll
+    for (int i = 0; i < 16; i++)
+      x[i] =
+          lt_to_float(lt_from_float<S>(x[i] * lt_gelu_grad(lt_to_float(z[i]))));
   }
-  return x;
 }
 
-/* Four 16-bit or FP32 values in one load. */
-template <typename S> struct __align__(4 * sizeof(S)) quad {
-  S v[4];
-};
+/* Four rows' codes of one column in a word, two values per conversion. */
+static __device__ __forceinline__ uint32_t pack4(const float *x, float scale,
+                                                 __nv_fp8_interpretation_t k) {
+  return (uint32_t)__nv_cvt_float2_to_fp8x2(
+             make_float2(x[0] * scale, x[1] * scale), __NV_SATFINITE, k) |
+         (uint32_t)__nv_cvt_float2_to_fp8x2(
+             make_float2(x[2] * scale, x[3] * scale), __NV_SATFINITE, k)
+             << 16;
+}
 
-/* Rows r .. r + 3 of column c, masked: one load of the source (and of
- * the GELU input) when `vec`, else four. */
-template <typename S, bool VEC>
-__device__ void load_quad(float x[4], const fp8_cast_args &a, int r, int c) {
-  if (VEC && r + 3 < a.rows) {
-    quad<S> q =
-        *(const quad<S> *)((const S *)a.d_src + (size_t)c * a.ld_src + r);
-    for (int i = 0; i < 4; i++)
-      x[i] = lt_to_float(q.v[i]);
-    if (a.mask == FP8_MASK_RELU) {
-      uint8_t byte =
-          ((const uint8_t *)a.d_aux)[(size_t)c * (a.aux_ld / 8) + r / 8];
-      for (int i = 0; i < 4; i++)
-        x[i] = (byte >> ((r + i) % 8)) & 1 ? x[i] : 0.0f;
-    } else if (a.mask == FP8_MASK_GELU) {
-      quad<__nv_bfloat16> z =
-          *(const quad<__nv_bfloat16> *)((const __nv_bfloat16 *)a.d_aux +
-                                         (size_t)c * a.aux_ld + r);
-      for (int i = 0; i < 4; i++)
-        x[i] = lt_to_float(
-            lt_from_float<S>(x[i] * lt_gelu_grad(lt_to_float(z.v[i]))));
+/* The tile's transposed codes: w[j] (16 rows of column 4 cq + j, a word
+ * per four rows) into tile_t[row][column] through 4 x 4 byte transposes;
+ * after the block has synchronised, tile line i (a row of the source) goes
+ * to out_t + row * ld_t + the tile's first column, 16 bytes a store, for
+ * rows < `rows` and columns < round16(`cols`) (zero past `cols`). */
+static __device__ void stage_transposed(uint8_t (*tile_t)[LINE],
+                                        const uint4 w[4], int rg, int cq) {
+#pragma unroll
+  for (int k = 0; k < 4; k++) {
+    uint32_t c[4] = {((const uint32_t *)&w[0])[k], ((const uint32_t *)&w[1])[k],
+                     ((const uint32_t *)&w[2])[k],
+                     ((const uint32_t *)&w[3])[k]};
+    uint32_t t0 = __byte_perm(c[0], c[1], 0x5140),
+             t1 = __byte_perm(c[2], c[3], 0x5140),
+             t2 = __byte_perm(c[0], c[1], 0x7362),
+             t3 = __byte_perm(c[2], c[3], 0x7362);
+    int row = 16 * rg + 4 * k;
+    *(uint32_t *)&tile_t[row][4 * cq] = __byte_perm(t0, t1, 0x5410);
+    *(uint32_t *)&tile_t[row + 1][4 * cq] = __byte_perm(t0, t1, 0x7632);
+    *(uint32_t *)&tile_t[row + 2][4 * cq] = __byte_perm(t2, t3, 0x5410);
+    *(uint32_t *)&tile_t[row + 3][4 * cq] = __byte_perm(t2, t3, 0x7632);
+  }
+}
+
+static __device__ void write_transposed(uint8_t *out_t, int ld_t,
+                                        uint8_t (*tile_t)[LINE], int rows,
+                                        int cols) {
+  for (int q = threadIdx.x; q < ROWS * (COLS / 16); q += THREADS) {
+    int line = q / (COLS / 16), part = q % (COLS / 16);
+    int i = blockIdx.x * ROWS + line, j = blockIdx.y * COLS + 16 * part;
+    if (i < rows && j < round16(cols))
+      *(uint4 *)(out_t + (size_t)i * ld_t + j) =
+          *(const uint4 *)&tile_t[line][16 * part];
+  }
+}
+
+/* The scale of this cast: delayed, the roll's; current, fp8_scale_rule of
+ * the amax the amax pass recorded (*bad: it was not finite). */
+static __device__ float cast_scale(const fp8_cast_args &a, bool *bad) {
+  *bad = false;
+  if (a.d_scale) return *a.d_scale;
+  int outcome;
+  float scale = fp8_scale_rule(a.d_meta->amax, fp8_max_finite(a.format),
+                               a.d_meta->scale, &outcome);
+  *bad = outcome == FP8_SCALE_BAD;
+  return scale;
+}
+
+/* The row sums of the tile's columns (s: this thread's 16 rows over its
+ * four columns), over the block in a fixed order, into the partials of
+ * tile blockIdx.y. Every thread calls it. */
+static __device__ void write_partials(const fp8_cast_args &a, float s[16],
+                                      int rg) {
+  __shared__ float sums[THREADS / 32][ROWS];
+#pragma unroll
+  for (int i = 0; i < 16; i++)
+#pragma unroll
+    for (int o = 4; o < 32; o *= 2)
+      s[i] += __shfl_xor_sync(0xFFFFFFFFu, s[i], o);
+  if (threadIdx.x % 32 < 4)
+#pragma unroll
+    for (int i = 0; i < 16; i++)
+      sums[threadIdx.x / 32][16 * rg + i] = s[i];
+  __syncthreads();
+  int row = blockIdx.x * ROWS + threadIdx.x;
+  if (threadIdx.x < ROWS && row < a.rows) {
+    float total = sums[0][threadIdx.x];
+    for (int w = 1; w < THREADS / 32; w++)
+      total += sums[w][threadIdx.x];
+    a.d_partials[(size_t)blockIdx.y * a.rows + row] = total;
+  }
+}
+
+/* The cast (AMAX_ONLY: current scaling's amax pass). */
+template <typename S, fp8_mask MASK, bool AMAX_ONLY>
+__global__ void __launch_bounds__(THREADS) fp8_cast_kernel(fp8_cast_args a) {
+  gpu_wait_previous();
+  __shared__ __align__(16) uint8_t tile_t[ROWS][LINE];
+  int rg = threadIdx.x % 4, cq = threadIdx.x / 4;
+  int r = blockIdx.x * ROWS + 16 * rg, c0 = blockIdx.y * COLS + 4 * cq;
+  float x[4][16]; /* [column][row]; 0 past the matrix */
+#pragma unroll
+  for (int j = 0; j < 4; j++) {
+    if (r < a.rows && c0 + j < a.cols) {
+      load_column<S, MASK>(x[j], a, r, c0 + j);
+    } else {
+#pragma unroll
+      for (int i = 0; i < 16; i++)
+        x[j][i] = 0.0f;
     }
+  }
+  float amax = 0.0f, sum[16];
+  bool any_nan = false;
+#pragma unroll
+  for (int i = 0; i < 16; i++) {
+    sum[i] = x[0][i] + x[1][i] + x[2][i] + x[3][i];
+    any_nan = any_nan || isnan(sum[i]);
+#pragma unroll
+    for (int j = 0; j < 4; j++)
+      amax = fmaxf(amax, fabsf(x[j][i])); /* a NaN never wins, inf does */
+  }
+  if (AMAX_ONLY) {
+    fp8_block_record(a.d_meta, true, amax, 0, 0, 0);
     return;
   }
-  for (int i = 0; i < 4; i++)
-    x[i] = r + i < a.rows ? load_masked<S>(a, r + i, c) : 0.0f;
-}
-
-/* Thread t of a tile holds rows 4 (t % 16) .. + 3 of columns t / 16 + 16 i,
- * i < 4: 16 elements, loaded four rows at a time. */
-enum { QUADS = TILE / 4, COLUMN_STEP = THREADS / QUADS };
-
-/* The amax pass of current scaling. */
-template <typename S, bool VEC>
-__global__ void fp8_amax_kernel(fp8_cast_args a) {
-  gpu_wait_previous();
-  int r = blockIdx.x * TILE + 4 * (threadIdx.x % QUADS);
-  float amax = 0.0f;
-  for (int i = 0; i < TILE / COLUMN_STEP; i++) {
-    int c = blockIdx.y * TILE + threadIdx.x / QUADS + COLUMN_STEP * i;
-    if (r >= a.rows || c >= a.cols) continue;
-    float x[4];
-    load_quad<S, VEC>(x, a, r, c);
-    for (int k = 0; k < 4; k++)
-      amax = fmaxf(amax, fabsf(x[k]));
-  }
-  fp8_block_record(a.d_meta, amax, 0, 0, 0);
-}
-
-/* The general cast: any leading dimension, any rows, element by element
- * (the fast kernel below takes the aligned cases the step runs). Thread t
- * holds rows 4 (t % 16) .. + 3 of columns t / 16 + 16 i, i < 4; the codes
- * pass through shared memory for the transposed copy. */
-template <typename S> __global__ void fp8_cast_kernel(fp8_cast_args a) {
-  gpu_wait_previous();
-  __shared__ __align__(4) uint8_t tile[TILE][TILE + 4]; /* [column][row] */
-  __shared__ float sums[COLUMN_STEP][TILE];
-  fp8_meta *meta = a.d_meta;
-  float max_finite = a.format == FP8_FORMAT_E5M2 ? 57344.0f : 448.0f;
   bool bad;
-  float scale = fp8_scale_of(fp8_reference_amax(meta, a.current), max_finite,
-                             meta->scale, &bad);
-  int rq = 4 * (threadIdx.x % QUADS), cg = threadIdx.x / QUADS;
-  int r = blockIdx.x * TILE + rq;
-  float amax = 0.0f, sum[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-  unsigned saturated = 0, flushed = 0, nan = 0;
-  for (int i = 0; i < TILE / COLUMN_STEP; i++) {
-    int cl = cg + COLUMN_STEP * i, c = blockIdx.y * TILE + cl;
-    uint32_t packed = 0;
-    for (int k = 0; k < 4 && r + k < a.rows && c < a.cols; k++) {
-      float x = load_masked<S>(a, r + k, c);
-      if (a.d_masked)
-        ((S *)a.d_masked)[(size_t)c * a.ld_src + r + k] = lt_from_float<S>(x);
-      sum[k] += x;
-      amax = fmaxf(amax, fabsf(x));
-      float p = x * scale;
-      uint8_t q = fp8_encode_device(p, a.format);
-      saturated += fp8_saturates(p, a.format);
-      nan += isnan(p) ? 1u : 0u;
-      flushed += x != 0.0f && isfinite(x) && (q & 0x7F) == 0;
-      packed |= (uint32_t)q << (8 * k);
-      if (a.d_out) a.d_out[(size_t)c * a.ld_out + r + k] = q;
-    }
-    *(uint32_t *)&tile[cl][rq] = packed;
-  }
-  for (int k = 0; k < 4; k++)
-    sums[cg][rq + k] = sum[k];
-  /* ends synchronised: the shared tile is complete */
-  fp8_block_record(meta, amax, saturated, flushed, nan);
-  if (a.d_partials && threadIdx.x < TILE) {
-    int row = blockIdx.x * TILE + threadIdx.x;
-    if (row < a.rows) {
-      float s = sums[0][threadIdx.x];
-      for (int g = 1; g < COLUMN_STEP; g++)
-        s += sums[g][threadIdx.x];
-      a.d_partials[(size_t)blockIdx.y * a.rows + row] = s;
-    }
-  }
-  if (a.d_out_t) {
-    /* Now thread t writes columns 4 (t % 16) .. + 3 of rows t / 16 + 16 i
-     * of the transposed copy. */
-    int cq = 4 * (threadIdx.x % QUADS);
-    int c = blockIdx.y * TILE + cq;
-    for (int i = 0; i < TILE / COLUMN_STEP; i++) {
-      int rl = threadIdx.x / QUADS + COLUMN_STEP * i,
-          rr = blockIdx.x * TILE + rl;
-      if (rr >= a.rows) continue;
-      uint8_t *out = a.d_out_t + (size_t)rr * a.ld_out_t + c;
-      for (int k = 0; k < 4 && c + k < a.cols; k++)
-        out[k] = tile[cq + k][rl];
-    }
-  }
-  if (blockIdx.x == 0 && blockIdx.y == 0 && threadIdx.x == 0) {
-    meta->scale = scale;
-    meta->scale_inv = 1.0f / scale;
-    meta->casts += 1;
-    meta->bad_amax += bad ? 1 : 0;
-  }
-}
-
-/* The fast cast (fp8_cast picks it when every access can be vectorised and
- * rows is a multiple of 4), specialised per mask. Thread t of the 64 x 64
- * tile owns a 4 x 4 block: rows 4 (t % 16) .. + 3 of columns 4 (t / 16)
- * .. + 3. Per column one 8- or 16-byte load (a warp: two columns of 128
- * contiguous bytes in BF16), two values per conversion, the four codes of
- * the column one 4-byte store; the 4 x 4 block of codes transposed in
- * registers (byte permutes), then through shared memory so that the
- * transposed copy leaves in 16-byte stores, 64 contiguous bytes per row.
- * Measured on the H200 (ncu): the first version, one column of 16 and
- * byte-wise transposes, executed 59 instructions per element. */
-template <typename S, fp8_mask MASK>
-__global__ void fp8_cast_fast_kernel(fp8_cast_args a) {
-  gpu_wait_previous();
-  __shared__ uint32_t tile_t[TILE][TILE / 4 + 1]; /* [row][column quad] */
-  __shared__ float sums[TILE / 4][TILE];
-  __shared__ float scale_shared;
-  __shared__ bool bad_shared;
-  fp8_meta *meta = a.d_meta;
-  if (threadIdx.x == 0) {
-    bool bad;
-    float max_finite = a.format == FP8_FORMAT_E5M2 ? 57344.0f : 448.0f;
-    scale_shared = fp8_scale_of(fp8_reference_amax(meta, a.current), max_finite,
-                                meta->scale, &bad);
-    bad_shared = bad;
-  }
-  __syncthreads();
-  float scale = scale_shared;
-  __nv_fp8_interpretation_t kind =
-      a.format == FP8_FORMAT_E5M2 ? __NV_E5M2 : __NV_E4M3;
-  int rq = 4 * (threadIdx.x % 16), cq = 4 * (threadIdx.x / 16);
-  int r = blockIdx.x * TILE + rq, c0 = blockIdx.y * TILE + cq;
-  bool rows_ok = r < a.rows; /* rows is a multiple of 4: all four or none */
-  float x[4][4];             /* [column][row] */
-  for (int j = 0; j < 4; j++) {
-    int c = c0 + j;
-    if (!rows_ok || c >= a.cols) continue;
-    quad<S> q =
-        *(const quad<S> *)((const S *)a.d_src + (size_t)c * a.ld_src + r);
-    for (int k = 0; k < 4; k++)
-      x[j][k] = lt_to_float(q.v[k]);
-    if (MASK == FP8_MASK_RELU) {
-      unsigned nib =
-          ((const uint8_t *)a.d_aux)[(size_t)c * (a.aux_ld / 8) + r / 8] >>
-          (r % 8);
-      for (int k = 0; k < 4; k++)
-        x[j][k] = (nib >> k) & 1 ? x[j][k] : 0.0f;
-    } else if (MASK == FP8_MASK_GELU) {
-      quad<__nv_bfloat16> z =
-          *(const quad<__nv_bfloat16> *)((const __nv_bfloat16 *)a.d_aux +
-                                         (size_t)c * a.aux_ld + r);
-      for (int k = 0; k < 4; k++)
-        x[j][k] = lt_to_float(
-            lt_from_float<S>(x[j][k] * lt_gelu_grad(lt_to_float(z.v[k]))));
-    }
-  }
-  float amax = 0.0f, sum[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+  float scale = cast_scale(a, &bad);
+  __nv_fp8_interpretation_t kind = fp8_kind(a.format);
+  uint4 w[4];
   unsigned zero_codes = 0, zero_x = 0, saturated = 0, nan = 0;
-  uint32_t w[4] = {0, 0, 0, 0}; /* the codes of each column */
+#pragma unroll
   for (int j = 0; j < 4; j++) {
-    int c = c0 + j;
-    if (!rows_ok || c >= a.cols) continue;
-    float *v = x[j];
-    w[j] = (uint32_t)__nv_cvt_float2_to_fp8x2(
-               make_float2(v[0] * scale, v[1] * scale), __NV_SATFINITE, kind) |
-           (uint32_t)__nv_cvt_float2_to_fp8x2(
-               make_float2(v[2] * scale, v[3] * scale), __NV_SATFINITE, kind)
-               << 16;
+    uint32_t *word = (uint32_t *)&w[j];
+#pragma unroll
     for (int k = 0; k < 4; k++) {
-      sum[k] += v[k];
-      amax = fmaxf(amax, fabsf(v[k]));
-      zero_x += v[k] == 0.0f;
+      word[k] = pack4(&x[j][4 * k], scale, kind);
+      zero_codes += __popc(__vcmpeq4(word[k] & 0x7F7F7F7Fu, 0u)) / 8;
     }
-    zero_codes += __popc(__vcmpeq4(w[j] & 0x7F7F7F7Fu, 0u)) / 8;
-    if (a.d_out) *(uint32_t *)(a.d_out + (size_t)c * a.ld_out + r) = w[j];
-    if (MASK != FP8_MASK_NONE && a.d_masked) {
-      quad<S> m;
-      for (int k = 0; k < 4; k++)
-        m.v[k] = lt_from_float<S>(v[k]);
-      *(quad<S> *)((S *)a.d_masked + (size_t)c * a.ld_src + r) = m;
-    }
+#pragma unroll
+    for (int i = 0; i < 16; i++)
+      zero_x += x[j][i] == 0.0f;
+    if (a.d_out && r < a.rows && c0 + j < a.cols)
+      *(uint4 *)(a.d_out + (size_t)(c0 + j) * a.ld_out + r) = w[j];
   }
   /* Saturation and NaN: only where the amax or a sum says they may be. */
-  bool odd = fp8_saturates(amax * scale, a.format);
-  for (int k = 0; k < 4; k++)
-    odd = odd || isnan(sum[k]);
-  if (odd)
+  if (fp8_saturates(amax * scale, a.format) || any_nan)
+#pragma unroll
     for (int j = 0; j < 4; j++)
-      for (int k = 0; k < 4 && rows_ok && c0 + j < a.cols; k++) {
-        float p = x[j][k] * scale;
-        saturated += fp8_saturates(p, a.format);
-        nan += isnan(p) ? 1u : 0u;
+#pragma unroll
+      for (int i = 0; i < 16; i++) {
+        saturated += fp8_saturates(x[j][i] * scale, a.format);
+        nan += isnan(x[j][i] * scale) ? 1u : 0u;
       }
-  if (a.d_out_t) {
-    uint32_t t0 = __byte_perm(w[0], w[1], 0x5140),
-             t1 = __byte_perm(w[2], w[3], 0x5140),
-             t2 = __byte_perm(w[0], w[1], 0x7362),
-             t3 = __byte_perm(w[2], w[3], 0x7362);
-    tile_t[rq][cq / 4] = __byte_perm(t0, t1, 0x5410);
-    tile_t[rq + 1][cq / 4] = __byte_perm(t0, t1, 0x7632);
-    tile_t[rq + 2][cq / 4] = __byte_perm(t2, t3, 0x5410);
-    tile_t[rq + 3][cq / 4] = __byte_perm(t2, t3, 0x7632);
-  }
-  for (int k = 0; k < 4; k++)
-    sums[cq / 4][rq + k] = sum[k];
-  /* ends synchronised: tile_t and sums are complete */
-  fp8_block_record(meta, amax, saturated, zero_codes - zero_x, nan);
-  if (a.d_partials && threadIdx.x < TILE) {
-    int row = blockIdx.x * TILE + threadIdx.x;
-    if (row < a.rows) {
-      float s = sums[0][threadIdx.x];
-      for (int g = 1; g < TILE / 4; g++)
-        s += sums[g][threadIdx.x];
-      a.d_partials[(size_t)blockIdx.y * a.rows + row] = s;
-    }
-  }
-  if (a.d_out_t) {
-    /* Thread t: row t / 4 of the tile, its columns 16 (t % 4) .. + 15. */
-    int row = threadIdx.x / 4, part = threadIdx.x % 4;
-    int rr = blockIdx.x * TILE + row, c = blockIdx.y * TILE + 16 * part;
-    if (rr < a.rows && c < a.cols) {
-      uint8_t *out = a.d_out_t + (size_t)rr * a.ld_out_t + c;
-      uint4 v =
-          make_uint4(tile_t[row][4 * part], tile_t[row][4 * part + 1],
-                     tile_t[row][4 * part + 2], tile_t[row][4 * part + 3]);
-      if (c + 15 < a.cols) {
-        *(uint4 *)out = v;
-      } else {
-        const uint8_t *bytes = (const uint8_t *)&v;
-        for (int k = 0; c + k < a.cols; k++)
-          out[k] = bytes[k];
-      }
-    }
-  }
+  if (a.d_out_t) stage_transposed(tile_t, w, rg, cq);
+  /* Past the matrix x is 0 and its code 0: the two zero counts cancel.
+   * Ends synchronised: tile_t is complete. */
+  fp8_block_record(a.d_meta, a.d_scale != NULL, amax, saturated,
+                   zero_codes - zero_x, nan);
+  if (a.d_partials) write_partials(a, sum, rg);
+  if (a.d_out_t)
+    write_transposed(a.d_out_t, a.ld_out_t, tile_t, a.rows, a.cols);
   if (blockIdx.x == 0 && blockIdx.y == 0 && threadIdx.x == 0) {
-    meta->scale = scale;
-    meta->scale_inv = 1.0f / scale;
-    meta->casts += 1;
-    meta->bad_amax += bad_shared ? 1 : 0;
+    a.d_meta->scale = scale;
+    a.d_meta->scale_inv = 1.0f / scale;
+    a.d_meta->casts += 1;
+    a.d_meta->bad_amax += bad ? 1 : 0;
   }
 }
 
-/* Whether every vector access of the cast is aligned: the source (and
- * masked copy) by four elements, the GELU input by four BF16, both FP8
- * outputs by four bytes. */
-static bool vectorizable(const fp8_cast_args *a) {
-  size_t s = lt_dtype_size(a->src_type);
-  bool ok = a->ld_src % 4 == 0 && (uintptr_t)a->d_src % (4 * s) == 0 &&
-            (uintptr_t)a->d_masked % (4 * s) == 0;
-  if (a->mask == FP8_MASK_GELU)
-    ok = ok && a->aux_ld % 4 == 0 && (uintptr_t)a->d_aux % 8 == 0;
-  if (a->d_out) ok = ok && a->ld_out % 4 == 0 && (uintptr_t)a->d_out % 4 == 0;
-  if (a->d_out_t)
-    ok = ok && a->ld_out_t % 4 == 0 && (uintptr_t)a->d_out_t % 4 == 0;
-  return ok;
+/* The cast's kernel for the source type and mask. */
+template <bool AMAX_ONLY>
+static cudaError_t launch_cast(const fp8_cast_args &a, gpu_early_cache *early,
+                               cudaStream_t stream) {
+  dim3 grid((unsigned)((a.rows + ROWS - 1) / ROWS),
+            (unsigned)fp8_cast_tiles(round16(a.cols)));
+  if (a.src_type == LT_DTYPE_F32)
+    return gpu_launch(early, fp8_cast_kernel<float, FP8_MASK_NONE, AMAX_ONLY>,
+                      grid, dim3(THREADS), stream, a);
+  switch (a.mask) {
+  case FP8_MASK_RELU:
+    return gpu_launch(early,
+                      fp8_cast_kernel<__nv_bfloat16, FP8_MASK_RELU, AMAX_ONLY>,
+                      grid, dim3(THREADS), stream, a);
+  case FP8_MASK_GELU:
+    return gpu_launch(early,
+                      fp8_cast_kernel<__nv_bfloat16, FP8_MASK_GELU, AMAX_ONLY>,
+                      grid, dim3(THREADS), stream, a);
+  default:
+    return gpu_launch(early,
+                      fp8_cast_kernel<__nv_bfloat16, FP8_MASK_NONE, AMAX_ONLY>,
+                      grid, dim3(THREADS), stream, a);
+  }
 }
 
-/* The fast kernel's further needs: whole quads of rows, 16-byte rows of
- * the transposed copy. */
-static bool fast(const fp8_cast_args *a) {
-  return vectorizable(a) && a->rows % 4 == 0 &&
-         (!a->d_out_t ||
-          (a->ld_out_t % 16 == 0 && (uintptr_t)a->d_out_t % 16 == 0));
+static bool aligned16(const void *p) {
+  return ((uintptr_t)p & 15u) == 0;
+}
+
+/* NULL when `a` meets the kernel's requirements (fp8_cast.h), else the
+ * one it breaks. */
+static const char *cast_refusal(const fp8_cast_args *a) {
+  size_t size = a->src_type == LT_DTYPE_F32 ? 4 : 2;
+  if (a->src_type != LT_DTYPE_BF16 && a->src_type != LT_DTYPE_F32)
+    return "a BF16 or FP32 source";
+  if (a->mask != FP8_MASK_NONE && a->src_type != LT_DTYPE_BF16)
+    return "a BF16 source with a mask";
+  if (a->rows < 16 || a->rows % 16 || a->cols < 1 || !a->d_meta)
+    return "rows a multiple of 16, cols >= 1 and a scaling state";
+  if (!aligned16(a->d_src) || a->ld_src < a->rows ||
+      (size_t)a->ld_src * size % 16)
+    return "a 16-byte aligned source with 16-byte columns (ld_src)";
+  if (a->mask == FP8_MASK_RELU &&
+      (!aligned16(a->d_aux) || a->aux_ld % 128 || a->aux_ld < a->rows))
+    return "a ReLU mask with aux_ld a multiple of 128 bits, >= rows";
+  if (a->mask == FP8_MASK_GELU &&
+      (!aligned16(a->d_aux) || a->aux_ld % 8 || a->aux_ld < a->rows))
+    return "a GELU input with aux_ld a multiple of 8, >= rows";
+  if (a->d_out &&
+      (!aligned16(a->d_out) || a->ld_out % 16 || a->ld_out < a->rows))
+    return "an output with ld_out a multiple of 16, >= rows";
+  if (a->d_out_t && (!aligned16(a->d_out_t) || a->ld_out_t % 16 ||
+                     a->ld_out_t < round16(a->cols)))
+    return "a transposed output with ld_out_t a multiple of 16, >= cols";
+  return NULL;
 }
 
 extern "C" int fp8_cast(const fp8_cast_args *a, gpu_early_cache *early,
                         cudaStream_t stream) {
-  if ((a->src_type != LT_DTYPE_BF16 && a->src_type != LT_DTYPE_F32) ||
-      (a->mask != FP8_MASK_NONE && a->src_type != LT_DTYPE_BF16) ||
-      a->rows < 1 || a->cols < 1 || !a->d_meta) {
+  const char *broken = cast_refusal(a);
+  if (broken) {
     fprintf(stderr,
-            "fp8_cast: expected a BF16 source (or FP32 without a mask), "
-            "rows, cols >= 1 and a scaling state, found type %s, mask %d, "
-            "%d x %d\n",
-            lt_dtype_name(a->src_type), (int)a->mask, a->rows, a->cols);
+            "fp8_cast: expected %s, found type %s, mask %d, %d x %d, ld %d, "
+            "aux_ld %d, ld_out %d, ld_out_t %d\n",
+            broken, lt_dtype_name(a->src_type), (int)a->mask, a->rows, a->cols,
+            a->ld_src, a->aux_ld, a->ld_out, a->ld_out_t);
     return -1;
   }
-  dim3 grid((unsigned)((a->rows + TILE - 1) / TILE),
-            (unsigned)fp8_cast_tiles(a->cols));
-  fp8_cast_args args = *a;
-  bool vec = vectorizable(a);
-#define FP8_LAUNCH(kernel)                                                     \
-  do {                                                                         \
-    if (a->src_type == LT_DTYPE_BF16 && vec)                                   \
-      CUDA_CHECK(gpu_launch(early, kernel<__nv_bfloat16, true>, grid,          \
-                            dim3(THREADS), stream, args));                     \
-    else if (a->src_type == LT_DTYPE_BF16)                                     \
-      CUDA_CHECK(gpu_launch(early, kernel<__nv_bfloat16, false>, grid,         \
-                            dim3(THREADS), stream, args));                     \
-    else if (vec)                                                              \
-      CUDA_CHECK(gpu_launch(early, kernel<float, true>, grid, dim3(THREADS),   \
-                            stream, args));                                    \
-    else                                                                       \
-      CUDA_CHECK(gpu_launch(early, kernel<float, false>, grid, dim3(THREADS),  \
-                            stream, args));                                    \
-  } while (0)
-  if (a->current) {
-    /* This cast's own amax: not the max with earlier casts since the last
-     * roll (an evaluation pass between two steps). */
-    CUDA_CHECK(
-        cudaMemsetAsync(&a->d_meta->amax_bits, 0, sizeof(uint32_t), stream));
-    FP8_LAUNCH(fp8_amax_kernel);
+  if (!a->d_scale) {
+    /* This cast's own amax: not the max with earlier casts since the
+     * last roll. */
+    CUDA_CHECK(cudaMemsetAsync(&a->d_meta->amax, 0, sizeof(float), stream));
+    CUDA_CHECK(launch_cast<true>(*a, early, stream));
+    CUDA_CHECK_KERNEL("fp8_cast_kernel (amax)");
   }
-#undef FP8_LAUNCH
-  if (fast(a) && a->src_type == LT_DTYPE_BF16) {
-    void (*kernel)(fp8_cast_args) =
-        a->mask == FP8_MASK_RELU
-            ? fp8_cast_fast_kernel<__nv_bfloat16, FP8_MASK_RELU>
-        : a->mask == FP8_MASK_GELU
-            ? fp8_cast_fast_kernel<__nv_bfloat16, FP8_MASK_GELU>
-            : fp8_cast_fast_kernel<__nv_bfloat16, FP8_MASK_NONE>;
-    CUDA_CHECK(gpu_launch(early, kernel, grid, dim3(THREADS), stream, args));
-  } else if (fast(a)) {
-    CUDA_CHECK(gpu_launch(early, fp8_cast_fast_kernel<float, FP8_MASK_NONE>,
-                          grid, dim3(THREADS), stream, args));
-  } else if (a->src_type == LT_DTYPE_BF16) {
-    CUDA_CHECK(gpu_launch(early, fp8_cast_kernel<__nv_bfloat16>, grid,
-                          dim3(THREADS), stream, args));
-  } else {
-    CUDA_CHECK(gpu_launch(early, fp8_cast_kernel<float>, grid, dim3(THREADS),
-                          stream, args));
-  }
+  CUDA_CHECK(launch_cast<false>(*a, early, stream));
   CUDA_CHECK_KERNEL("fp8_cast_kernel");
   return 0;
 }
 
-__global__ void fp8_bias_grad_kernel(__nv_bfloat16 *db, const float *partials,
-                                     int rows, int tiles) {
+/* The transpose of FP8 codes: the cast's tile, loads of 16 codes. */
+__global__ void __launch_bounds__(THREADS)
+    fp8_transpose_kernel(uint8_t *out_t, int ld_t, const uint8_t *in, int ld,
+                         int rows, int cols, size_t stride_in,
+                         size_t stride_out) {
   gpu_wait_previous();
-  int r = blockIdx.x * blockDim.x + threadIdx.x;
-  if (r >= rows) return;
-  float s = 0.0f;
-  for (int t = 0; t < tiles; t++)
-    s += partials[(size_t)t * rows + r];
-  db[r] = __float2bfloat16_rn(s);
+  __shared__ __align__(16) uint8_t tile_t[ROWS][LINE];
+  in += (size_t)blockIdx.z * stride_in;
+  out_t += (size_t)blockIdx.z * stride_out;
+  int rg = threadIdx.x % 4, cq = threadIdx.x / 4;
+  int r = blockIdx.x * ROWS + 16 * rg, c0 = blockIdx.y * COLS + 4 * cq;
+  uint4 w[4];
+#pragma unroll
+  for (int j = 0; j < 4; j++)
+    w[j] = r < rows && c0 + j < cols
+               ? *(const uint4 *)(in + (size_t)(c0 + j) * ld + r)
+               : make_uint4(0, 0, 0, 0);
+  stage_transposed(tile_t, w, rg, cq);
+  __syncthreads();
+  write_transposed(out_t, ld_t, tile_t, rows, cols);
 }
 
-extern "C" int fp8_bias_grad(void *d_db, const float *d_partials, int rows,
-                             int tiles, cudaStream_t stream) {
-  fp8_bias_grad_kernel<<<(rows + 255) / 256, 256, 0, stream>>>(
-      (__nv_bfloat16 *)d_db, d_partials, rows, tiles);
-  CUDA_CHECK_KERNEL("fp8_bias_grad_kernel");
+extern "C" int fp8_transpose(uint8_t *d_out_t, int ld_out_t,
+                             const uint8_t *d_in, int ld_in, int rows, int cols,
+                             int count, size_t stride_in, size_t stride_out,
+                             gpu_early_cache *early, cudaStream_t stream) {
+  if (rows < 16 || rows % 16 || cols < 1 || count < 1 || ld_in % 16 ||
+      ld_in < rows || ld_out_t % 16 || ld_out_t < round16(cols) ||
+      !aligned16(d_in) || !aligned16(d_out_t) || stride_in % 16 ||
+      stride_out % 16) {
+    fprintf(stderr,
+            "fp8_transpose: expected rows a multiple of 16, 16-byte aligned "
+            "matrices and leading dimensions (ld_in >= rows, ld_out_t >= "
+            "cols rounded up to 16), found %d x %d, ld %d, ld_t %d, %d of "
+            "them\n",
+            rows, cols, ld_in, ld_out_t, count);
+    return -1;
+  }
+  dim3 grid((unsigned)((rows + ROWS - 1) / ROWS),
+            (unsigned)fp8_cast_tiles(round16(cols)), (unsigned)count);
+  CUDA_CHECK(gpu_launch(early, fp8_transpose_kernel, grid, dim3(THREADS),
+                        stream, d_out_t, ld_out_t, d_in, ld_in, rows, cols,
+                        stride_in, stride_out));
+  CUDA_CHECK_KERNEL("fp8_transpose_kernel");
   return 0;
 }
 
-__global__ void fp8_roll_kernel(fp8_meta *meta, int count, uint32_t *step) {
+__global__ void fp8_roll_kernel(fp8_roll_args a) {
   gpu_wait_previous();
-  unsigned slot = *step % FP8_HISTORY;
-  for (int t = threadIdx.x; t < count; t += blockDim.x) {
-    meta[t].history[slot] = __uint_as_float(meta[t].amax_bits);
-    meta[t].amax_bits = 0;
-  }
-  __syncthreads();
-  if (threadIdx.x == 0) *step += 1;
+  fp8_roll_block(a);
 }
 
-extern "C" int fp8_scales_roll(fp8_meta *d_meta, int count, uint32_t *d_step,
-                               cudaStream_t stream) {
-  fp8_roll_kernel<<<1, 64, 0, stream>>>(d_meta, count, d_step);
+extern "C" int fp8_roll(const fp8_roll_args *a, gpu_early_cache *early,
+                        cudaStream_t stream) {
+  CUDA_CHECK(gpu_launch(early, fp8_roll_kernel, dim3(1), dim3(64), stream, *a));
   CUDA_CHECK_KERNEL("fp8_roll_kernel");
   return 0;
 }

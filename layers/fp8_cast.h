@@ -1,25 +1,21 @@
-/* fp8_cast.h: the FP8 step's own kernels (layers/mlp_fp8.h): the cast of a
- * BF16 or FP32 matrix to FP8 in both layouts at once (the copy the TN GEMMs
- * read as A, and its transpose), with the ReLU mask or GELU derivative of
- * the backward applied on the way, the bias gradient's partial row sums,
- * the tensor's amax and what the cast lost; the bias gradient from those
- * partials; and the per-step roll of the amax histories. Every scale stays
- * on the GPU: a cast reads its scale from the tensor's fp8_meta and writes
- * the scale_inv the GEMM's A_SCALE / B_SCALE pointer reads.
- *
- * The casts are layers/fp8.h's, bit for bit: scale = fp8_scale_from_amax
- * (a power of two), q = fp8_encode(x * scale) (round to nearest even,
- * saturating), counted by fp8_counts' rules (tests/test_fp8_cast.c).
- */
+/* fp8_cast.h: the FP8 step's own kernels (layers/mlp_fp8.h) and the
+ * scaling state they keep: the cast of a BF16 or FP32 matrix to FP8 in
+ * both layouts at once, the backward's ReLU mask or GELU' applied on the
+ * way and the bias gradient's partial row sums taken; the transpose of
+ * FP8 codes; the roll of the amax histories. Every scale stays on the GPU:
+ * a delayed cast reads the scale the roll computed once per step, a
+ * current one takes its own amax first; each writes the scale_inv its
+ * codes need and counts what it lost. The casts are layers/fp8.h's, bit
+ * for bit (tests/test_fp8_cast.c). */
 #ifndef MNIST_EPILOGS_FP8_CAST_H
 #define MNIST_EPILOGS_FP8_CAST_H
 
 #include <cuda_runtime_api.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "gpu/gpu_early.h"
 #include "layers/fp8.h"
-#include "lt/lt_shape.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -30,19 +26,32 @@ extern "C" {
  * delayed scaling, now removed, kept 16). */
 #define FP8_HISTORY 16
 
-/* One FP8 tensor's scaling state, on the device: 96 bytes, so in an array
- * from a 16-byte aligned base every scale_inv (the first field) is 16-byte
- * aligned, as cuBLASLt's scale pointers are kept (lt_matmul_check). */
+/* One FP8 tensor's scaling state, on the device, 112 bytes: in an array
+ * from a 16-byte aligned base, scale_inv, scale and amax each sit on a
+ * 16-byte boundary, as cuBLASLt's scale and amax pointers must (a scale
+ * pointer 4 bytes off one made cublasLtMatmul return NOT_SUPPORTED,
+ * measured on the H200). */
 typedef struct fp8_meta {
-  float scale_inv;    /* 1 / scale: what the GEMM's scale pointer reads */
-  float scale;        /* the scale of the last cast: q = encode(x * scale) */
-  uint32_t amax_bits; /* this step's amax so far (float bits, atomicMax);
-                         fp8_scales_roll moves it into the history */
-  uint32_t saturated; /* fp8_counts, summed over every cast since */
-  uint32_t flushed;   /* creation (or the last fp8_meta reset) */
-  uint32_t nan;
-  uint32_t casts;             /* casts counted */
-  uint32_t bad_amax;          /* casts whose amax was NaN or inf: scale kept */
+  float scale_inv;    /* 1 / the scale the tensor's codes were written
+                         with: what a GEMM's A_SCALE / B_SCALE reads */
+  uint32_t saturated; /* what the casts lost, per element x, summed since */
+  uint32_t flushed;   /* the network was created or its parameters set: */
+  uint32_t nan;       /* x * scale beyond the rounding boundary (E4M3 464,
+                         E5M2 61440) or inf; x finite, non-zero and its
+                         code +-0; x * scale NaN (fp8_saturates) */
+  float scale;        /* the scale of the next write: the roll's (delayed),
+                         a GEMM's D_SCALE; a current cast writes its own */
+  uint32_t casts;     /* writes by a cast kernel */
+  uint32_t bad_amax;  /* rolls and current casts whose amax was NaN or
+                         infinite: the scale kept */
+  uint32_t overflows; /* rolls whose amax times the scale used passed the
+                         largest finite value: values saturated (a GEMM's
+                         FP8 output is counted only this way) */
+  float amax;         /* this step's amax: a GEMM's AMAX_D (overwritten),
+                         or the max of the casts' (atomicMax of the bits:
+                         non-negative floats order as their bits); the
+                         roll moves it into the history and zeroes it */
+  uint32_t unused[3];
   float history[FP8_HISTORY]; /* amax of the last FP8_HISTORY steps */
 } fp8_meta;
 
@@ -56,53 +65,76 @@ typedef enum fp8_mask {
 
 /* Columns per tile of the cast: the bias gradient's partial sums come in
  * one row of `rows` floats per tile of columns. */
-#define FP8_CAST_TILE 64
+#define FP8_CAST_TILE 128
 
 /* Tiles of columns of a matrix with `cols` columns. */
-int fp8_cast_tiles(int cols);
+static FP8_HOST_DEVICE inline int fp8_cast_tiles(int cols) {
+  return (cols + FP8_CAST_TILE - 1) / FP8_CAST_TILE;
+}
 
+/* Every matrix is column-major, 16-byte aligned, with leading dimensions
+ * of 16 bytes' multiples; rows a multiple of 16 (an FP8 network's widths:
+ * mlp_create refuses others). */
 typedef struct fp8_cast_args {
   lt_dtype src_type; /* BF16 (activations, gradients) or F32 (master
-                        weights) */
-  const void *d_src; /* (rows, cols) col-major, ld ld_src */
+                        weights, no mask) */
+  const void *d_src; /* (rows, cols), ld ld_src */
   int ld_src, rows, cols;
   fp8_mask mask;
   const void *d_aux; /* RELU: the bit-mask, aux_ld bits per column; GELU:
                         z (rows, cols) BF16, aux_ld elements per column */
   int aux_ld;
-  void *d_masked; /* optional: the masked source written back, (rows,
-                     cols) ld ld_src in src_type (for a BF16 GEMM that
-                     reads it); NULL: not written */
   uint8_t *d_out; /* optional: q (rows, cols), ld ld_out */
   int ld_out;
-  uint8_t *d_out_t; /* optional: q transposed, (cols, rows), ld ld_out_t */
+  uint8_t *d_out_t; /* optional: q transposed, (cols, rows), ld ld_out_t:
+                       rows cols .. lt_ld_fp8(cols) - 1 written 0 (the
+                       padding a weight GEMM's k reads) */
   int ld_out_t;
-  float *d_partials; /* optional: row sums of the (masked) source per tile
-                        of columns, [fp8_cast_tiles(cols)][rows] */
-  fp8_meta *d_meta;  /* the tensor's scaling state */
-  fp8_format format;
-  int current; /* 1: scale from this cast's own amax (an amax pass
-                  first); 0: from the history's max (delayed) */
+  float *d_partials;    /* optional: row sums of the (masked) source per tile
+                           of columns, [fp8_cast_tiles(cols)][rows] */
+  const float *d_scale; /* delayed: the scale to cast with (the tensor's
+                           fp8_meta.scale, from the roll); NULL: current
+                           scaling (an amax pass first) */
+  fp8_meta *d_meta;     /* written: amax (max-ed; zeroed first under
+                           current scaling), counts, casts, scale and
+                           scale_inv of this cast */
+  lt_fp8 format;
 } fp8_cast_args;
 
-/* The cast of fp8_cast_args, on `stream`: current scaling zeroes the
- * tensor's amax and runs two kernels (the amax, then the cast), delayed
- * one. Either way the cast
- * records the tensor's amax into d_meta->amax_bits (max, for the history)
- * and counts what it lost. Writes d_meta->scale and scale_inv. Returns 0,
- * or -1 (message on stderr). */
+/* The cast of `args` on `stream`: one kernel (delayed), or a reset of the
+ * amax, the amax pass and the cast (current). Returns 0, or -1 with a
+ * message naming the broken requirement. */
 int fp8_cast(const fp8_cast_args *args, gpu_early_cache *early,
              cudaStream_t stream);
 
-/* d_db[r] (BF16) = sum over the tiles of d_partials[t][r], in tile order,
- * for r < rows, with `tiles` = fp8_cast_tiles of the batch. On `stream`. */
-int fp8_bias_grad(void *d_db, const float *d_partials, int rows, int tiles,
+/* d_out_t (lt_ld_fp8(cols), rows), ld ld_out_t = the transpose of d_in
+ * (rows, cols), ld ld_in, FP8 codes, its rows cols .. lt_ld_fp8(cols) - 1
+ * written 0; `count` such matrices, the k-th at d_in + k * stride_in and
+ * d_out_t + k * stride_out (bytes). One kernel on `stream`; returns 0 or
+ * -1. */
+int fp8_transpose(uint8_t *d_out_t, int ld_out_t, const uint8_t *d_in,
+                  int ld_in, int rows, int cols, int count, size_t stride_in,
+                  size_t stride_out, gpu_early_cache *early,
                   cudaStream_t stream);
 
-/* For each of `count` tensors: history[*d_step % FP8_HISTORY] = this
- * step's amax, amax = 0; then *d_step += 1. One block, on `stream`. */
-int fp8_scales_roll(fp8_meta *d_meta, int count, uint32_t *d_step,
-                    cudaStream_t stream);
+/* The scaling state of a network's FP8 tensors and the roll that ends a
+ * step: for each tensor, history[*d_step % FP8_HISTORY] = amax, the next
+ * scale from the history (fp8_scale_rule), amax = 0; then *d_step += 1.
+ * The inputs' and gradients' scale_inv becomes 1 / the new scale (their
+ * codes are written anew before they are read); the weights' stays the
+ * scale their codes were written with, until SGD writes them again. */
+typedef struct fp8_roll_args {
+  fp8_meta *d_meta; /* [3 layers]: the weights', the inputs', then the
+                       gradients' of layers 0, 1, ... */
+  int layers;
+  lt_fp8 gradient;  /* the gradients' format (the others are E4M3) */
+  uint32_t *d_step; /* steps rolled */
+} fp8_roll_args;
+
+/* The roll as one block on `stream` (SGD's pass rolls for itself:
+ * sgd_fp8.h). Returns 0 or -1. */
+int fp8_roll(const fp8_roll_args *args, gpu_early_cache *early,
+             cudaStream_t stream);
 
 #ifdef __cplusplus
 }

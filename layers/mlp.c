@@ -154,12 +154,6 @@ static int mlp_allocate(mlp *net) {
   return 0;
 }
 
-/* The FP8 state, with the network's SGD view. */
-static int mlp_fp8_create_for(mlp *net, const mlp_options *options) {
-  sgd_slabs slabs = mlp_sgd_slabs(net);
-  return mlp_fp8_create(net, &options->fp8_recipe, &slabs);
-}
-
 int mlp_create(mlp **out, const int *units, int depth, int max_batch,
                const mlp_options *options) {
   const mlp_options none = {0};
@@ -205,7 +199,7 @@ int mlp_create(mlp **out, const int *units, int depth, int max_batch,
                                                     : 1.0f;
   net->inference_only = options->inference_only;
   if (mlp_allocate(net) != 0 ||
-      (options->fp8 && mlp_fp8_create_for(net, options) != 0)) {
+      (options->fp8 && mlp_fp8_create(net, &options->fp8_recipe) != 0)) {
     mlp_destroy(net);
     return -1;
   }
@@ -272,7 +266,7 @@ int mlp_init_params(mlp *net, gpu_context *ctx, unsigned long long seed) {
   }
   sgd_slabs slabs = mlp_sgd_slabs(net);
   if (sgd_write_copy(&slabs, ctx->stream) != 0) return -1;
-  return net->fp8 ? mlp_fp8_weights_init(net, ctx) : 0;
+  return net->fp8_tensors ? mlp_fp8_reset(net, ctx) : 0;
 }
 
 static int check_batch(const mlp *net, int n) {
@@ -284,21 +278,37 @@ static int check_batch(const mlp *net, int n) {
   return 0;
 }
 
-int mlp_forward(mlp *net, gpu_context *ctx, const void *d_x, int n,
-                mlp_mode mode) {
+/* The forward pass of mlp_forward (MLP_PASS_TRAIN) or of an evaluation
+ * (MLP_PASS_EVAL): per layer its forward call, in FP8 with the FP8 step's
+ * hook after it (mlp_fp8.h). */
+static int forward_pass(mlp *net, gpu_context *ctx, const void *d_x, int n,
+                        mlp_mode mode, mlp_pass pass) {
   if (check_batch(net, n) != 0) return -1;
-  if (net->fp8) return mlp_fp8_forward(net, ctx, d_x, n, mode);
+  if (net->fp8_tensors && mlp_fp8_begin_pass(net, ctx, d_x, n, mode, pass) != 0)
+    return -1;
   const void *input = d_x;
   for (int l = 0; l < net->layout.depth; l++) {
-    if (linear_forward(ctx, &net->layers[l], input, n, mode) != 0) return -1;
+    linear_layer layer = net->fp8_tensors
+                             ? mlp_fp8_layer(net, l, d_x, n, mode, pass)
+                             : net->layers[l];
+    if (linear_forward(ctx, &layer, input, n, mode) != 0 ||
+        (net->fp8_tensors &&
+         mlp_fp8_after_forward(net, ctx, l, n, mode, pass) != 0))
+      return -1;
     input = net->layers[l].d_y;
   }
   return 0;
 }
 
+int mlp_forward(mlp *net, gpu_context *ctx, const void *d_x, int n,
+                mlp_mode mode) {
+  return forward_pass(net, ctx, d_x, n, mode,
+                      net->inference_only ? MLP_PASS_EVAL : MLP_PASS_TRAIN);
+}
+
 int mlp_evaluate(mlp *net, gpu_context *ctx, const void *d_x,
                  const int *d_labels, int n, mlp_mode mode, double *d_stats) {
-  if (mlp_forward(net, ctx, d_x, n, mode) != 0) return -1;
+  if (forward_pass(net, ctx, d_x, n, mode, MLP_PASS_EVAL) != 0) return -1;
   const linear_layer *top = &net->layers[net->layout.depth - 1];
   return xent_loss_grad(net->type, NULL, d_stats, top->d_y, lt_ld(top->out),
                         d_labels, net->units[net->layout.depth], n, 1.0f,
@@ -307,7 +317,7 @@ int mlp_evaluate(mlp *net, gpu_context *ctx, const void *d_x,
 
 int mlp_predict(mlp *net, gpu_context *ctx, const void *d_x, int n,
                 mlp_mode mode, int *d_pred, float *d_prob) {
-  if (mlp_forward(net, ctx, d_x, n, mode) != 0) return -1;
+  if (forward_pass(net, ctx, d_x, n, mode, MLP_PASS_EVAL) != 0) return -1;
   const linear_layer *top = &net->layers[net->layout.depth - 1];
   return xent_predict(net->type, d_pred, d_prob, top->d_y, lt_ld(top->out),
                       net->units[net->layout.depth], n, ctx->stream);

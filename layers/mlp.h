@@ -30,6 +30,7 @@
 #define MNIST_EPILOGS_MLP_H
 
 #include "gpu/gpu_options.h"
+#include "layers/fp8.h"
 #include "layers/linear.h"
 #include "layers/mlp_layout.h"
 #include "layers/sgd.h"
@@ -48,20 +49,21 @@ typedef struct mlp_options {
    * allocation), so it computes the same function and gradients, with
    * every call at widths cuBLASLt's sm90 kernels take. */
   int pad_units;
-  int pad_multiple;          /* with pad_units: the multiple the widths are
-                                padded to, a multiple of 8 up to 128 (0 means 8);
-                                the programs offer 8, 16 and 32 (784-100-10 as
-                                784-104-16, 784-112-16 or 784-128-32) */
-  float loss_scale;          /* > 0: this scale; 0: GPU_FP16_LOSS_SCALE for F16,
-                                else 1 */
-  int inference_only;        /* 1: no gradients, momentum, loss gradients or
-                                training events (their pointers stay NULL) */
-  int fp8;                   /* 1: the FP8 step (layers/mlp_fp8.h) on a BF16
-                                network (type must be BF16) */
-  gpu_fp8_recipe fp8_recipe; /* with fp8 */
+  int pad_multiple;      /* with pad_units: the multiple the widths are
+                            padded to, a multiple of 8 up to 128 (0 means 8);
+                            the programs offer 8, 16 and 32 (784-100-10 as
+                            784-104-16, 784-112-16 or 784-128-32) */
+  float loss_scale;      /* > 0: this scale; 0: GPU_FP16_LOSS_SCALE for F16,
+                            else 1 */
+  int inference_only;    /* 1: no gradients, momentum, loss gradients or
+                            training events (their pointers stay NULL) */
+  int fp8;               /* 1: the FP8 step (layers/mlp_fp8.h) on a BF16
+                            network (type must be BF16; every width a
+                            multiple of 16, padded or not) */
+  fp8_recipe fp8_recipe; /* with fp8 */
 } mlp_options;
 
-struct mlp_fp8; /* layers/mlp_fp8.c */
+struct mlp_fp8_tensors; /* layers/mlp_fp8.h */
 
 typedef struct mlp {
   mlp_layout layout;             /* of the logical widths the calls use */
@@ -89,9 +91,10 @@ typedef struct mlp {
                                            linear_layer.d_partials */
   cudaEvent_t dz_ready[MLP_MAX_LAYERS]; /* layer l's d_dz written (main) */
   cudaEvent_t weights_done;             /* side lane finished (side) */
-  struct mlp_fp8 *fp8;                  /* the FP8 step's buffers and
-                                           scales (mlp_fp8.h); NULL unless
-                                           mlp_options.fp8 */
+  struct mlp_fp8_tensors *fp8_tensors;  /* the FP8 copies of weights,
+                                       inputs and gradients and their
+                                       scaling state (mlp_fp8.h); NULL
+                                       unless mlp_options.fp8 */
 } mlp;
 
 /* Allocates an MLP for widths[0..depth] and batches up to max_batch, as
@@ -112,24 +115,38 @@ int mlp_init_params(mlp *net, gpu_context *ctx, unsigned long long seed);
 
 /* h_slab (layout.slab_floats FP32, the network's layout) -> the master
  * parameters; the momentum (if any) zeroed; the 16-bit copy (if any)
- * rewritten. On ctx->stream; waits for it. Returns 0 or -1. */
+ * rewritten; an FP8 network's FP8 weights cast anew and its scaling state
+ * started over (mlp_fp8_reset: the next training pass calibrates). On
+ * ctx->stream; waits for it. Returns 0 or -1. */
 int mlp_set_params(mlp *net, gpu_context *ctx, const float *h_slab);
+
+/* mlp_set_params from h_slab in `layout`, another layout of the same
+ * units (a checkpoint's: the real widths), copied into the network's
+ * (padded units zero). Returns 0 or -1. */
+int mlp_set_params_from(mlp *net, gpu_context *ctx, const mlp_layout *layout,
+                        const float *h_slab);
 
 /* h_slab (layout.slab_floats floats) = the FP32 master parameters, after
  * the work enqueued on ctx->stream. Returns 0 or -1. */
 int mlp_get_params(const mlp *net, gpu_context *ctx, float *h_slab);
 
-/* Forward pass of d_x (widths[0], n), ld lt_ld(widths[0]), in net->type;
- * logits end in mlp_logits(net). The same calls in a training and an
- * inference-only network (the hidden layers' RELU_AUX_BIAS / GELU_AUX_BIAS
- * still write their aux, which an inference-only network keeps for this
- * reason: the same epilogue on the same GEMM gives the same bits as the
- * training step's forward, with no second plan to trust). */
+/* Forward pass of d_x (widths[0], n), ld lt_ld(widths[0]), in net->type
+ * (an FP8 network: an FP8 batch, mlp_fp8_batch in mlp_fp8.h); logits end
+ * in mlp_logits(net). The forward of a training step (FP8: the copies the
+ * backward reads are written, the amax values feed the histories), or in
+ * an inference-only network its evaluation pass. The same calls in a
+ * training and an inference-only network (the hidden layers'
+ * RELU_AUX_BIAS / GELU_AUX_BIAS still write their aux, which an
+ * inference-only network keeps for this reason: the same epilogue on the
+ * same GEMM gives the same bits as the training step's forward, with no
+ * second plan to trust). */
 int mlp_forward(mlp *net, gpu_context *ctx, const void *d_x, int n,
                 mlp_mode mode);
 
 /* Loss gradient and backward pass after mlp_forward on the same d_x:
- * every gradient in d_grads is written (=). -1 for an inference-only
+ * every gradient in d_grads is written (=), but an FP8 network's bias
+ * gradients, which mlp_update sums from the casts' partial sums in SGD's
+ * pass and writes there (mlp_fp8.h). -1 for an inference-only
  * network (so are mlp_update and mlp_train_step). d_stats[0] += summed loss,
  * d_stats[1] += correct predictions. Weight gradients run on the side lane
  * (but the first layer's on the main lane under GPU_CHAIN_SGD_LANE), data
@@ -148,12 +165,16 @@ int mlp_train_step(mlp *net, gpu_context *ctx, const void *d_x,
                    const int *d_labels, int n, mlp_mode mode, const float *d_lr,
                    float momentum, double *d_stats);
 
-/* Forward, then d_pred[j] = the predicted class of sample j and, if
- * d_prob, d_prob (classes, n) = the softmax probabilities (xent_predict). */
+/* An evaluation pass, then d_pred[j] = the predicted class of sample j
+ * and, if d_prob, d_prob (classes, n) = the softmax probabilities
+ * (xent_predict). An evaluation pass is mlp_forward's calls, but an FP8
+ * network writes no copy for a backward and keeps its amax values out of
+ * the training histories (its own scaling state: mlp_fp8.h). */
 int mlp_predict(mlp *net, gpu_context *ctx, const void *d_x, int n,
                 mlp_mode mode, int *d_pred, float *d_prob);
 
-/* Forward and loss only: d_stats[0] += loss, d_stats[1] += correct. */
+/* An evaluation pass (mlp_predict's) and the loss: d_stats[0] += loss,
+ * d_stats[1] += correct. */
 int mlp_evaluate(mlp *net, gpu_context *ctx, const void *d_x,
                  const int *d_labels, int n, mlp_mode mode, double *d_stats);
 
@@ -188,7 +209,9 @@ void mlp_call_label(char *out, size_t size, const mlp_call *c);
  * only), each on the lane it runs on under `chain` (gpu_options.chain);
  * returns count. Running them rewrites the
  * step's outputs (activations, masks, gradients) from the buffers' current
- * contents, as a step would. */
+ * contents, as a step would. An FP8 network: its calls as its last
+ * training pass ran them (mlp_fp8.h: the mode and scaling decide which
+ * forward GEMMs write FP8). */
 int mlp_step_calls(const mlp *net, const void *d_x, int n, unsigned chain,
                    mlp_call calls[MLP_MAX_STEP_CALLS]);
 

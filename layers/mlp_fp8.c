@@ -1,49 +1,64 @@
-/* mlp_fp8.c: the FP8 step's memory and scaling state (mlp_fp8.h): buffers,
- * creation, the views tests and reports read. */
+/* mlp_fp8.c: the FP8 step's memory and scaling state (mlp_fp8.h):
+ * buffers, creation, the reset after the parameters change, and the views
+ * tests and reports read. The step's hooks: mlp_fp8_pass.c. */
 #include "layers/mlp_fp8.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "gpu/gpu_check.h"
-#include "layers/mlp_fp8_calls.h"
 
-fp8_meta *mlp_fp8_meta(const mlp *net, int l, mlp_fp8_role role) {
-  return net->fp8->d_meta + 3 * l + role;
-}
+/* cuBLASLt's scale and amax pointers must be 16-byte aligned (fp8_cast.h). */
+_Static_assert(offsetof(fp8_meta, scale) == 16 &&
+                   offsetof(fp8_meta, amax) == 32 && sizeof(fp8_meta) % 16 == 0,
+               "fp8_meta: scale_inv, scale and amax on 16-byte boundaries");
 
-void mlp_fp8_tensor_name(char *out, size_t size, int index) {
-  static const char *const roles[] = {"W", "X", "dZ"};
-  snprintf(out, size, "%s%d", roles[index % 3], index / 3 + 1);
-}
 /* Bytes rounded up to 256 (every buffer starts 256-aligned). */
 static size_t aligned(size_t bytes) {
   return (bytes + 255) / 256 * 256;
 }
 
-/* Lays the buffers out from `base` (NULL: only counts); returns bytes. */
-static size_t lay_out(mlp *net, char *base) {
-  mlp_fp8 *f = net->fp8;
-  int N = net->max_batch, training = !net->inference_only;
+size_t mlp_fp8_batch_x8t(int in, int n) {
+  return MLP_FP8_BATCH_X8 + aligned((size_t)lt_ld_fp8(in) * (size_t)n);
+}
+
+size_t mlp_fp8_batch_bytes(int in, int n) {
+  return mlp_fp8_batch_x8t(in, n) + aligned((size_t)lt_ld_fp8(n) * (size_t)in);
+}
+
+/* Lays the buffers out from `base` (NULL: only counts), what a step
+ * changes first; returns the bytes, *state_bytes those of the first
+ * part. */
+static size_t lay_out(mlp *net, char *base, size_t *state_bytes) {
+  mlp_fp8_tensors *f = net->fp8_tensors;
+  int depth = net->layout.depth, N = net->max_batch;
+  int training = !net->inference_only;
   size_t at = 0;
 #define TAKE(ptr, type, bytes)                                                 \
   do {                                                                         \
     if (base) ptr = (type)(base + at);                                         \
     at += aligned(bytes);                                                      \
   } while (0)
-  TAKE(f->d_meta, fp8_meta *, sizeof(fp8_meta) * 3 * net->layout.depth);
-  TAKE(f->d_step, uint32_t *, sizeof(uint32_t));
-  for (int l = 0; l < net->layout.depth; l++) {
+  TAKE(f->d_meta, fp8_meta *, sizeof(fp8_meta) * 4 * depth);
+  if (base) f->d_eval_meta = f->d_meta + 3 * depth;
+  TAKE(f->d_step, uint32_t *, 2 * sizeof(uint32_t));
+  if (base) f->d_finished = f->d_step + 1;
+  for (int l = 0; l < depth; l++) {
     size_t in = (size_t)net->layers[l].in, out = (size_t)net->layers[l].out;
-    size_t ld_in = (size_t)lt_ld_fp8((int)in), ld_n = (size_t)lt_ld_fp8(N);
-    TAKE(f->w8[l], uint8_t *, ld_in * out);
-    TAKE(f->x8[l], uint8_t *, ld_in * (size_t)N);
+    TAKE(f->w8[l], uint8_t *, (size_t)lt_ld_fp8((int)in) * out);
+    if (l > 0) TAKE(f->w8t[l], uint8_t *, (size_t)lt_ld_fp8((int)out) * in);
+  }
+  *state_bytes = at;
+  for (int l = 0; l < depth; l++) {
+    size_t in = (size_t)net->layers[l].in, out = (size_t)net->layers[l].out;
+    size_t ld_n = (size_t)lt_ld_fp8(N);
+    if (l > 0) TAKE(f->x8[l], uint8_t *, (size_t)lt_ld_fp8((int)in) * N);
     if (!training) continue;
     if (l > 0) {
-      TAKE(f->w8t[l], uint8_t *, (size_t)lt_ld_fp8((int)out) * in);
-      TAKE(f->dz8[l], uint8_t *, (size_t)lt_ld_fp8((int)out) * (size_t)N);
+      TAKE(f->x8t[l], uint8_t *, ld_n * in);
+      TAKE(f->dz8[l], uint8_t *, (size_t)lt_ld_fp8((int)out) * N);
     }
-    TAKE(f->x8t[l], uint8_t *, ld_n * in);
     TAKE(f->dz8t[l], uint8_t *, ld_n * out);
     TAKE(f->partials[l], float *,
          sizeof(float) * (size_t)fp8_cast_tiles(N) * out);
@@ -52,80 +67,112 @@ static size_t lay_out(mlp *net, char *base) {
   return at;
 }
 
-int mlp_fp8_create(mlp *net, const gpu_fp8_recipe *recipe,
-                   const sgd_slabs *slabs) {
+/* 0 when every width is a multiple of 16 (cuBLASLt's FP8 GEMMs take m
+ * and k only so, and the casts' tiles assume it), else -1, named. */
+static int check_widths(const mlp *net) {
+  for (int l = 0; l <= net->layout.depth; l++) {
+    if (net->layout.widths[l] % 16 == 0) continue;
+    fprintf(stderr,
+            "mlp: the FP8 step expects every width a multiple of 16 "
+            "(cuBLASLt's FP8 GEMMs need m and k so: lt_shape_check), found "
+            "%d (width %d); hint: pad the units to 16 (mlp_options.pad_units "
+            "with pad_multiple 16: --pad-to 16)\n",
+            net->layout.widths[l], l);
+    return -1;
+  }
+  return 0;
+}
+
+int mlp_fp8_create(mlp *net, const fp8_recipe *recipe) {
   if (net->type != LT_DTYPE_BF16) {
     fprintf(stderr, "mlp: the FP8 step extends a BF16 network, found %s\n",
             lt_dtype_name(net->type));
     return -1;
   }
-  mlp_fp8 *f = calloc(1, sizeof *f);
+  if (check_widths(net) != 0) return -1;
+  mlp_fp8_tensors *f = calloc(1, sizeof *f);
   if (!f) {
     fprintf(stderr, "mlp: out of host memory\n");
     return -1;
   }
-  net->fp8 = f;
+  net->fp8_tensors = f;
   f->recipe = *recipe;
-  f->slabs = *slabs;
-  /* Forward and data GEMMs take m and k from the widths (lt_shape_check's
-   * FP8 rule); where one cannot be FP8 it reads the BF16 weights. */
-  for (int l = 0; l < net->layout.depth; l++)
-    if (net->layers[l].in % 16 || net->layers[l].out % 16) f->copy_weights = 1;
-  f->grad_format = recipe->all_e4m3 ? FP8_FORMAT_E4M3 : FP8_FORMAT_E5M2;
-  size_t bytes = lay_out(net, NULL);
+  size_t bytes = lay_out(net, NULL, &f->state_bytes);
   if (cudaMalloc(&f->d_block, bytes) != cudaSuccess) {
     cudaGetLastError();
     fprintf(stderr, "mlp: out of GPU memory for the FP8 buffers (%zu bytes)\n",
             bytes);
     return -1;
   }
-  lay_out(net, f->d_block);
+  lay_out(net, f->d_block, &f->state_bytes);
   CUDA_CHECK(cudaMemset(f->d_block, 0, bytes));
-  /* Scale 1 until a cast sets one. */
-  int count = 3 * net->layout.depth;
-  fp8_meta *h = calloc((size_t)count, sizeof *h);
-  if (!h) {
-    fprintf(stderr, "mlp: out of host memory\n");
-    return -1;
-  }
-  for (int i = 0; i < count; i++)
-    h[i].scale = h[i].scale_inv = 1.0f;
-  cudaError_t status = cudaMemcpy(f->d_meta, h, (size_t)count * sizeof *h,
-                                  cudaMemcpyHostToDevice);
-  free(h);
-  CUDA_CHECK(status);
-  return 0;
-}
-
-int mlp_fp8_state(const mlp *net, void **d_state, size_t *bytes) {
-  if (!net->fp8) return -1;
-  *d_state = net->fp8->d_block;
-  *bytes = lay_out((mlp *)net, NULL);
+  CUDA_CHECK(cudaDeviceSynchronize());
   return 0;
 }
 
 void mlp_fp8_destroy(mlp *net) {
-  if (!net || !net->fp8) return;
-  cudaFree(net->fp8->d_block);
-  free(net->fp8);
-  net->fp8 = NULL;
+  if (!net || !net->fp8_tensors) return;
+  cudaFree(net->fp8_tensors->d_block);
+  free(net->fp8_tensors);
+  net->fp8_tensors = NULL;
+}
+
+/* Every tensor's state zeroed, scales 1 (training and evaluation), the
+ * step 0. */
+static int reset_meta(mlp *net, cudaStream_t stream) {
+  mlp_fp8_tensors *f = net->fp8_tensors;
+  size_t count = 4 * (size_t)net->layout.depth;
+  fp8_meta *h = calloc(count, sizeof *h);
+  if (!h) {
+    fprintf(stderr, "mlp: out of host memory\n");
+    return -1;
+  }
+  for (size_t i = 0; i < count; i++)
+    h[i].scale = h[i].scale_inv = 1.0f;
+  /* On the stream (after its work), waited for before h is freed. */
+  cudaError_t status = cudaMemcpyAsync(f->d_meta, h, count * sizeof *h,
+                                       cudaMemcpyHostToDevice, stream);
+  if (status == cudaSuccess) status = cudaStreamSynchronize(stream);
+  free(h);
+  CUDA_CHECK(status);
+  CUDA_CHECK(cudaMemsetAsync(f->d_step, 0, 2 * sizeof(uint32_t), stream));
+  return 0;
+}
+
+int mlp_fp8_reset(mlp *net, gpu_context *ctx) {
+  mlp_fp8_tensors *f = net->fp8_tensors;
+  if (reset_meta(net, ctx->stream) != 0) return -1;
+  for (int l = 0; l < net->layout.depth; l++) {
+    const linear_layer *layer = &net->layers[l];
+    fp8_cast_args a = {.src_type = LT_DTYPE_F32,
+                       .d_src = net->d_params + net->layout.w_offset[l],
+                       .ld_src = lt_ld(layer->in),
+                       .rows = layer->in,
+                       .cols = layer->out,
+                       .d_out = f->w8[l],
+                       .ld_out = lt_ld_fp8(layer->in),
+                       .d_out_t = f->w8t[l],
+                       .ld_out_t = lt_ld_fp8(layer->out),
+                       .d_meta =
+                           f->d_meta + MLP_FP8_WEIGHTS * net->layout.depth + l,
+                       .format = LT_FP8_E4M3};
+    if (fp8_cast(&a, &ctx->early, ctx->stream) != 0) return -1;
+  }
+  f->calibrated = 0;
+  return 0;
+}
+
+int mlp_fp8_state(const mlp *net, void **d_state, size_t *bytes) {
+  if (!net->fp8_tensors) return -1;
+  *d_state = net->fp8_tensors->d_block;
+  *bytes = net->fp8_tensors->state_bytes;
+  return 0;
 }
 
 int mlp_fp8_read_meta(const mlp *net, gpu_context *ctx, fp8_meta *meta) {
   CUDA_CHECK(cudaStreamSynchronize(ctx->stream));
-  CUDA_CHECK(cudaMemcpy(meta, net->fp8->d_meta,
+  CUDA_CHECK(cudaMemcpy(meta, net->fp8_tensors->d_meta,
                         sizeof(fp8_meta) * 3 * (size_t)net->layout.depth,
                         cudaMemcpyDeviceToHost));
   return 0;
-}
-
-mlp_fp8_layer mlp_fp8_layer_view(const mlp *net, int l) {
-  const mlp_fp8 *f = net->fp8;
-  mlp_fp8_layer v = {f->w8[l],  f->w8t[l],  f->x8[l],      f->x8t[l],
-                     f->dz8[l], f->dz8t[l], f->partials[l]};
-  return v;
-}
-
-fp8_format mlp_fp8_gradient_format(const mlp *net) {
-  return net->fp8->grad_format;
 }

@@ -1,45 +1,42 @@
-/* mlp_fp8.h: the MLP's FP8 step (--precision fp8; issue 22): what it keeps
- * besides the BF16 network it extends (layers/mlp.h with type BF16), and
- * its forward, backward and update. docs/backprop.md, "The FP8 step", draws
- * the whole step.
- *
- * cuBLASLt's FP8 GEMMs run only in the TN format (lt_shape_check), so each
- * FP8 operand must be stored with k as its leading dimension:
- *   forward   Y (out, n) = W8^T X8:   A = W8, the weights (in, out) as
- *             stored (ld lt_ld_fp8(in)), B = X8, the input (in, n)
- *   data      dX (in, n) = W8T^T dZ8: A = W8T, the weights transposed
- *             (out, in), B = dZ8, the gradient (out, n)
- *   weights   dWt (in, out) = X8T^T dZ8T: A = X8T (n, in) and B = dZ8T
- *             (n, out), the input and gradient transposed
- * So every FP8 tensor is written in both layouts (fp8_cast.h): the input
- * of a layer by a cast of its own after the layer below's forward GEMM; a
- * gradient by the kernel that applies the ReLU mask (or GELU') to the data
- * GEMM's BF16 output and sums the bias gradient; the weights by SGD, in
- * the pass that updates them (sgd_fp8.h). Outputs of every
- * GEMM are BF16 (cuBLASLt's AMAX_D needs an FP8 D, and each output is read
- * by a project kernel anyway, which takes the amax on the way).
- *
- * Formats: weights and activations E4M3; gradients E5M2 (hybrid, the
- * default: the range of gradients wants E5M2's exponent) or E4M3 (--fp8-
- * format e4m3). Scales per tensor, on the GPU, delayed (the amax history
- * of FP8_HISTORY steps, one pass per cast) or current (--fp8-scaling
- * current: the tensor's own amax, one more read); the first training pass
- * and an inference-only network always cast with current scaling. Forward GEMMs
- * use fast accumulation, the backward's do not (Transformer Engine's choice;
- * measured in docs/performance.md). The master weights, the momentum and
- * checkpoints stay FP32; the BF16 copy SGD writes serves the bias vectors
- * and any call cuBLASLt cannot run in FP8, which then runs in BF16 (named
- * on stderr once, and by --show-plans: its plan is a bf16 one).
+/* mlp_fp8.h: the MLP's FP8 step (--precision fp8; docs/backprop.md section
+ * 12 draws it and says who writes what): a precision of the one step
+ * (mlp.h), whose forward, backward and call list run the layers' calls on
+ * FP8 views of them (linear_fp8) with the hooks below between them. It
+ * keeps, besides the BF16 network it extends, the FP8 copies of the
+ * weights (W8, W8T), inputs (X8, X8T) and gradients (dZ8, dZ8T), the bias
+ * gradients' partial sums and each tensor's scaling state (fp8_meta):
+ * cuBLASLt's FP8 GEMMs run only in the TN format, so every FP8 operand is
+ * stored with k as its leading dimension, most of them in both layouts:
+ *   forward   Y (out, n) = W8^T X8     A = W8 (in, out), B = X8 (in, n)
+ *   data      dX (in, n) = W8T^T dZ8   A = W8T (out, in), B = dZ8 (out, n)
+ *   weights   dWt (in, out) = X8T^T dZ8T   A = X8T (n, in), B = dZ8T (n, out)
+ * A hidden layer's forward GEMM writes the next layer's X8 itself (E4M3 D,
+ * D_SCALE the next layer's scale, AMAX_D its amax) and a transpose makes
+ * X8T; where it cannot (--mode unfused: the epilogue is a BF16 kernel of
+ * its own; current scaling or a first pass: no scale yet; no plan) it
+ * writes BF16 and a cast makes both. The batch comes cast (mlp_fp8_batch
+ * below); the loss kernel and the casts of the data GEMMs' outputs make
+ * dZ8 and dZ8T; SGD makes W8 and W8T, sums the bias gradients and rolls
+ * the histories. Every width is a multiple of 16 (mlp_create refuses
+ * others) and the weight GEMMs' k the batch rounded up to 16 (the padding
+ * rows of X8T and dZ8T zero): every call runs in FP8, none falls back.
+ * Scales: delayed (from the amax history, computed once per step by the
+ * roll) or current (a tensor's own amax); the first training pass after
+ * the parameters are set casts with current scaling and starts the
+ * histories, and an inference-only network always does.
  */
 #ifndef MNIST_EPILOGS_MLP_FP8_H
 #define MNIST_EPILOGS_MLP_FP8_H
 
-#include "gpu/gpu_options.h"
 #include "layers/fp8_cast.h"
 #include "layers/mlp.h"
-#include "layers/sgd.h"
+#include "layers/xent.h"
 
-/* The tensors of layer l: fp8_meta index 3 l + role. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The tensors of the scaling state, role-major: index role * depth + l. */
 typedef enum mlp_fp8_role {
   MLP_FP8_WEIGHTS,
   MLP_FP8_INPUT,
@@ -47,74 +44,119 @@ typedef enum mlp_fp8_role {
   MLP_FP8_ROLES
 } mlp_fp8_role;
 
-/* Creates net->fp8 for a BF16 network `net` (its buffers exist; `slabs`
- * its SGD view, mlp_sgd_slabs). Returns 0, or -1 with a message on
- * stderr. */
-int mlp_fp8_create(mlp *net, const gpu_fp8_recipe *recipe,
-                   const sgd_slabs *slabs);
+/* What the FP8 step keeps (mlp.fp8_tensors); layer l has in = widths[l],
+ * out = widths[l + 1]; N = max_batch. */
+typedef struct mlp_fp8_tensors {
+  fp8_recipe recipe;
+  void *d_block;                   /* every buffer below, one allocation, */
+  size_t state_bytes;              /* whose first bytes are the state: */
+  fp8_meta *d_meta;                /* [3 depth], role-major: the training's */
+  fp8_meta *d_eval_meta;           /* [depth] after them: evaluation's inputs */
+  uint32_t *d_step;                /* steps rolled */
+  uint32_t *d_finished;            /* SGD's block counter (sgd_fp8.h) */
+  uint8_t *w8[MLP_MAX_LAYERS];     /* (in, out), ld lt_ld_fp8(in) */
+  uint8_t *w8t[MLP_MAX_LAYERS];    /* (out, in), ld lt_ld_fp8(out); l > 0 */
+  uint8_t *x8[MLP_MAX_LAYERS];     /* l > 0: (in, N), ld lt_ld_fp8(in) */
+  uint8_t *x8t[MLP_MAX_LAYERS];    /* l > 0, training: (lt_ld_fp8(N), in) */
+  uint8_t *dz8[MLP_MAX_LAYERS];    /* l > 0, training: (out, N) */
+  uint8_t *dz8t[MLP_MAX_LAYERS];   /* training: (lt_ld_fp8(N), out) */
+  float *partials[MLP_MAX_LAYERS]; /* training: [fp8_cast_tiles(N)][out] */
+  int calibrated;                  /* a training pass started the histories */
+  int writes_fp8[MLP_MAX_LAYERS];  /* 1: the forward's FP8 output planned,
+                                      -1: refused (BF16 and a cast), 0: not
+                                      asked yet */
+  mlp_mode train_mode;             /* of the last training pass */
+  int tiles; /* fp8_cast_tiles of the last backward's batch */
+} mlp_fp8_tensors;
+
+/* A forward pass of a training step, or an evaluation pass (mlp.h). */
+typedef enum mlp_pass { MLP_PASS_TRAIN, MLP_PASS_EVAL } mlp_pass;
+
+/* An FP8 network's input (mlp_forward's d_x), written once per epoch by
+ * the gather (train/epoch_gather.h): at byte 0 the scale record (float
+ * scale_inv, then scale: the pixels' scale); at MLP_FP8_BATCH_X8, X8 (in,
+ * n) E4M3, ld lt_ld_fp8(in); at mlp_fp8_batch_x8t(in, n), X8T
+ * (lt_ld_fp8(n), in), ld lt_ld_fp8(n), its rows n .. lt_ld_fp8(n) - 1
+ * zero. mlp_fp8_batch_bytes: the block's size, a multiple of 256. */
+#define MLP_FP8_BATCH_X8 256
+size_t mlp_fp8_batch_x8t(int in, int n);
+size_t mlp_fp8_batch_bytes(int in, int n);
+
+/* net->fp8_tensors for a BF16 network whose buffers exist, as `recipe`
+ * says. Returns 0, or -1 with a message on stderr (a width that is not a
+ * multiple of 16 named). */
+int mlp_fp8_create(mlp *net, const fp8_recipe *recipe);
 void mlp_fp8_destroy(mlp *net);
 
-/* Every device buffer of the FP8 state (amax histories, scales, the step
- * counter, the FP8 copies), one allocation: *d_state, *bytes. Returns 0,
- * or -1 when the network has no FP8 state. */
+/* After the master weights were set: W8 and W8T cast from them with their
+ * own amax (current scaling); every history, amax, count and the step
+ * zeroed, every scale 1; the next training pass calibrates. On
+ * ctx->stream. */
+int mlp_fp8_reset(mlp *net, gpu_context *ctx);
+
+/* The device memory a training step changes, one allocation: every
+ * tensor's scaling state (and the evaluation's, beside it), the step
+ * counter and the FP8 weights (for a tool that snapshots and restores a
+ * network around replayed steps).
+ * Returns 0, or -1 when the network has no FP8 state. The host-side state
+ * a step can change: the calibration (once, by the first training pass
+ * after the parameters are set), the forward GEMMs that write FP8
+ * (decided once, at the first pass that asks), the mode of the last
+ * training pass and its batch's tiles (the same again when the same step
+ * is replayed). */
 int mlp_fp8_state(const mlp *net, void **d_state, size_t *bytes);
 
-/* The FP8 weights from the master weights, scaled by their own amax
- * (after initialisation or a load), which starts their amax history (one
- * roll). On ctx->stream. */
-int mlp_fp8_weights_init(mlp *net, gpu_context *ctx);
+/* The step's hooks (mlp.c, mlp_step.c). */
 
-/* mlp_forward in FP8: per layer, the input cast (both layouts), then the
- * forward GEMM with its epilogue in FP8 (or BF16 where cuBLASLt has no FP8
- * plan). */
-int mlp_fp8_forward(mlp *net, gpu_context *ctx, const void *d_x, int n,
-                    mlp_mode mode);
+/* Before a forward pass: the first training pass that may write FP8
+ * outputs asks cuBLASLt, once per layer, for its FP8-output plan
+ * (lt_matmul_plannable; a refusal is named once on stderr and the layer
+ * writes BF16 and casts); a training pass records `mode`. */
+int mlp_fp8_begin_pass(mlp *net, gpu_context *ctx, const void *d_x, int n,
+                       mlp_mode mode, mlp_pass pass);
 
-/* mlp_backward's part after the loss gradient (top->d_dz, BF16): per layer
- * from the top, the gradient's cast (masked, with the bias gradient's
- * partials), the weight gradient and bias gradient on the side lane, the
- * data gradient on the main lane; joined at the end. */
-int mlp_fp8_backward(mlp *net, gpu_context *ctx, const void *d_x, int n);
+/* Layer l with its FP8 view for this pass (linear_fp8: the batch's or
+ * the network's X8, where its output goes). */
+linear_layer mlp_fp8_layer(const mlp *net, int l, const void *d_x, int n,
+                           mlp_mode mode, mlp_pass pass);
 
-/* mlp_update in FP8: SGD writing the FP8 weights in both layouts in the
- * same pass (sgd_fp8.h), then the amax histories rolled (one step). On
- * ctx->stream. */
-int mlp_fp8_update(mlp *net, gpu_context *ctx, const float *d_lr,
-                   float momentum);
+/* After layer l's forward GEMM: the next layer's X8T, transposed from the
+ * codes the GEMM wrote (training) or, where it wrote BF16, X8 (and X8T
+ * when training) cast from its output. */
+int mlp_fp8_after_forward(mlp *net, gpu_context *ctx, int l, int n,
+                          mlp_mode mode, mlp_pass pass);
 
-/* The FP8 step's matmul calls (mlp_step_calls' contract), as they run for
- * batch n (an FP8 call, or its BF16 stand-in where cuBLASLt has none). */
-int mlp_fp8_step_calls(const mlp *net, const void *d_x, int n,
-                       mlp_call calls[MLP_MAX_STEP_CALLS]);
+/* The loss kernel's cast of the output layer's gradient (xent.h) when
+ * the step folds it there (delayed, calibrated), into *out: else NULL. */
+const xent_fp8 *mlp_fp8_loss_cast(const mlp *net, xent_fp8 *out, int n);
 
-/* Layer l's FP8 buffers, for tests and tools that read them (shapes as in
- * mlp_fp8.c: ld lt_ld_fp8 of the rows; the transposed copies' ld is
- * lt_ld_fp8(n) of the batch last cast; NULL where the layer has none). */
-typedef struct mlp_fp8_layer {
-  const uint8_t *w8, *w8t, *x8, *x8t, *dz8, *dz8t;
-  const float *partials;
-} mlp_fp8_layer;
+/* Before layer l's backward GEMMs, on the main lane: layer l's dZ8 (for
+ * its data GEMM, above layer 0) and dZ8T from its BF16 gradient, masked
+ * by its ReLU bits or GELU' (hidden layers), and its bias gradient's
+ * partial sums; nothing for the output layer when the loss cast it. */
+int mlp_fp8_cast_gradient(mlp *net, gpu_context *ctx, int l, int n);
 
-mlp_fp8_layer mlp_fp8_layer_view(const mlp *net, int l);
+/* After the backward: the batch's tiles for SGD's bias sums; a first
+ * (calibrating) pass rolls the histories it started. */
+int mlp_fp8_end_backward(mlp *net, gpu_context *ctx, int n);
 
-/* 1 when layer l's call of `kind` ran in FP8 at the last batch decided
- * (the first forward of each batch size decides), 0 when in BF16. */
-int mlp_fp8_runs_fp8(const mlp *net, int l, mlp_call_kind kind);
+/* mlp_update in FP8: one SGD pass over `slabs` (the network's,
+ * mlp_sgd_slabs; sgd_fp8.h). On ctx->stream. */
+int mlp_fp8_update(mlp *net, gpu_context *ctx, const sgd_slabs *slabs,
+                   const float *d_lr, float momentum);
 
-/* 1 when layer l's gradient dZ is written back masked into its BF16
- * buffer (a hidden layer whose weight or data gradient runs in BF16);
- * else that buffer keeps the data GEMM's raw output. */
-int mlp_fp8_masks_in_place(const mlp *net, int l);
+/* For tests and reports. */
 
-/* The gradients' format (E5M2 in the hybrid recipe, else E4M3). */
-fp8_format mlp_fp8_gradient_format(const mlp *net);
+/* 1 when layer l's forward writes its output in FP8 under `mode` (a
+ * training network, delayed and calibrated, cuBLASLt's plan found). */
+int mlp_fp8_writes_fp8(const mlp *net, int l, mlp_mode mode);
 
-/* What the casts lost and the last scales, per tensor, read back (waits
- * for ctx->stream): meta[0 .. 3 * depth). Returns 0 or -1. */
+/* The training scaling state, read back (waits for ctx->stream):
+ * meta[0 .. 3 * depth), role-major. Returns 0 or -1. */
 int mlp_fp8_read_meta(const mlp *net, gpu_context *ctx, fp8_meta *meta);
 
-/* "W1", "X1", "dZ1" ...: the name of tensor `index` (3 l + role), layers
- * numbered from 1. */
-void mlp_fp8_tensor_name(char *out, size_t size, int index);
+#ifdef __cplusplus
+}
+#endif
 
 #endif

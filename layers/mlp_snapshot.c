@@ -39,7 +39,7 @@ static int net_regions(const mlp *net, region *out) {
       {net->d_params_copy, NULL, slab * lt_dtype_size(net->type)},
       {net->d_velocity, NULL, slab * sizeof(float)},
       {NULL, NULL, 0}};
-  if (net->fp8) mlp_fp8_state(net, &r[3].d_net, &r[3].bytes);
+  if (net->fp8_tensors) mlp_fp8_state(net, &r[3].d_net, &r[3].bytes);
   for (int i = 0; i < SNAPSHOT_REGIONS; i++)
     if (r[i].d_net && r[i].bytes) out[count++] = r[i];
   return count;

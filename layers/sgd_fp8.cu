@@ -9,9 +9,15 @@
 #include "layers/sgd_step.cuh"
 #include "lt/lt_types.cuh"
 
-/* A tile of a matrix: TILE rows by TILE columns; thread t updates rows
- * 4 (t % 16) .. + 3 of columns t / 16 + 16 i, i < 4 (as fp8_cast.cu). */
-enum { TILE = 64, QUADS = TILE / 4, COLUMN_STEP = FP8_THREADS / QUADS };
+/* A tile of a matrix: TILE rows by TILE columns, SGD_THREADS threads;
+ * thread t updates rows 4 (t % 16) .. + 3 of columns t / 16 + 16 i,
+ * i < 4. */
+enum {
+  SGD_THREADS = 256,
+  TILE = 64,
+  QUADS = TILE / 4,
+  COLUMN_STEP = SGD_THREADS / QUADS
+};
 
 static __device__ int tiles_of(const sgd_fp8_matrix &m) {
   return ((m.rows + TILE - 1) / TILE) * ((m.cols + TILE - 1) / TILE);
@@ -23,9 +29,7 @@ static __device__ void update_tile(const sgd_fp8_args &a,
   __shared__ __align__(4) uint8_t codes[TILE][TILE + 4]; /* [column][row] */
   int row_tiles = (m.rows + TILE - 1) / TILE;
   int r0 = (tile % row_tiles) * TILE, c0 = (tile / row_tiles) * TILE;
-  bool bad;
-  float scale = fp8_scale_of(fp8_reference_amax(m.d_meta, 0), 448.0f,
-                             m.d_meta->scale, &bad);
+  float scale = m.d_meta->scale; /* the roll's, once per step */
   bool velocity = a.slabs.d_velocity != NULL;
   int rq = 4 * (threadIdx.x % QUADS), r = r0 + rq;
   float amax = 0.0f;
@@ -46,21 +50,15 @@ static __device__ void update_tile(const sgd_fp8_args &a,
                         unscale, velocity);
         if (r + k >= m.rows) continue; /* a padding row of ld: stays 0 */
         float x = p[k], q = x * scale;
-        uint8_t code = fp8_encode_device(q, FP8_FORMAT_E4M3);
+        uint8_t code = fp8_encode_device(q, LT_FP8_E4M3);
         amax = fmaxf(amax, fabsf(x));
-        saturated += fp8_saturates(q, FP8_FORMAT_E4M3);
+        saturated += fp8_saturates(q, LT_FP8_E4M3);
         nan += isnan(q) ? 1u : 0u;
         flushed += x != 0.0f && isfinite(x) && (code & 0x7F) == 0;
         packed |= (uint32_t)code << (8 * k);
       }
       *(float4 *)(a.slabs.d_params + at) = p4;
       if (velocity) *(float4 *)(a.slabs.d_velocity + at) = v4;
-      if (a.copy_weights) {
-        __nv_bfloat16 c4[4];
-        for (int k = 0; k < 4; k++)
-          c4[k] = __float2bfloat16_rn(p[k]);
-        *(uint2 *)((__nv_bfloat16 *)a.slabs.d_copy + at) = *(uint2 *)c4;
-      }
       uint8_t *w8 = m.d_w8 + (size_t)c * m.ld_w8 + r;
       if (r + 3 < m.rows)
         *(uint32_t *)w8 = packed;
@@ -71,7 +69,7 @@ static __device__ void update_tile(const sgd_fp8_args &a,
     *(uint32_t *)&codes[cl][rq] = packed;
   }
   /* ends synchronised: the shared tile is complete */
-  fp8_block_record(m.d_meta, amax, saturated, flushed, nan);
+  fp8_block_record(m.d_meta, true, amax, saturated, flushed, nan);
   if (m.d_w8t) {
     int cq = 4 * (threadIdx.x % QUADS), c = c0 + cq;
     for (int i = 0; i < TILE / COLUMN_STEP; i++) {
@@ -89,19 +87,38 @@ static __device__ void update_tile(const sgd_fp8_args &a,
     }
   }
   if (tile == 0 && threadIdx.x == 0) {
-    m.d_meta->scale = scale;
     m.d_meta->scale_inv = 1.0f / scale;
     m.d_meta->casts += 1;
-    m.d_meta->bad_amax += bad ? 1 : 0;
   }
 }
 
-__global__ void sgd_fp8_kernel(sgd_fp8_args a, const float *d_lr,
-                               float momentum, float unscale, int trigger) {
-  gpu_wait_previous();
-  gpu_allow_next(trigger);
-  float lr = *d_lr;
-  int block = blockIdx.x;
+/* Element `index` of vector v: its gradient (from the partials, written
+ * into the slab as BF16, or read there), then the step. */
+static __device__ void update_element(const sgd_fp8_args &a,
+                                      const sgd_fp8_vector &v, int index,
+                                      float lr, float momentum, float unscale) {
+  size_t at = v.offset + (size_t)index;
+  __nv_bfloat16 *grads = (__nv_bfloat16 *)a.slabs.d_grads;
+  if (v.d_partials) {
+    float sum = 0.0f;
+    for (int t = 0; t < v.tiles; t++)
+      sum += v.d_partials[(size_t)t * v.length + index];
+    grads[at] = __float2bfloat16_rn(sum);
+  }
+  bool velocity = a.slabs.d_velocity != NULL;
+  float velocity_now = velocity ? a.slabs.d_velocity[at] : 0.0f;
+  float p =
+      sgd_step(a.slabs.d_params[at], &velocity_now, __bfloat162float(grads[at]),
+               lr, momentum, unscale, velocity);
+  a.slabs.d_params[at] = p;
+  if (velocity) a.slabs.d_velocity[at] = velocity_now;
+  ((__nv_bfloat16 *)a.slabs.d_copy)[at] = __float2bfloat16_rn(p);
+}
+
+/* Block `block`'s share: a tile of a matrix, or SGD_THREADS elements of
+ * the vectors (one after another). */
+static __device__ void update_block(const sgd_fp8_args &a, int block, float lr,
+                                    float momentum, float unscale) {
   for (int i = 0; i < a.matrices; i++) {
     int tiles = tiles_of(a.m[i]);
     if (block < tiles) {
@@ -110,30 +127,46 @@ __global__ void sgd_fp8_kernel(sgd_fp8_args a, const float *d_lr,
     }
     block -= tiles;
   }
-  /* The vectors, FP8_THREADS elements per block, one after another. */
-  int index = block * FP8_THREADS + threadIdx.x;
+  int index = block * SGD_THREADS + threadIdx.x;
   for (int i = 0; i < a.vectors; i++) {
     if (index < a.v[i].length) {
-      size_t at = a.v[i].offset + (size_t)index;
-      bool velocity = a.slabs.d_velocity != NULL;
-      float v = velocity ? a.slabs.d_velocity[at] : 0.0f;
-      float p = sgd_step(
-          a.slabs.d_params[at], &v,
-          __bfloat162float(((const __nv_bfloat16 *)a.slabs.d_grads)[at]), lr,
-          momentum, unscale, velocity);
-      a.slabs.d_params[at] = p;
-      if (velocity) a.slabs.d_velocity[at] = v;
-      ((__nv_bfloat16 *)a.slabs.d_copy)[at] = __float2bfloat16_rn(p);
+      update_element(a, a.v[i], index, lr, momentum, unscale);
       return;
     }
     index -= a.v[i].length;
   }
 }
 
+__global__ void sgd_fp8_kernel(sgd_fp8_args a, const float *d_lr,
+                               float momentum, float unscale, int trigger) {
+  gpu_wait_previous();
+  gpu_allow_next(trigger);
+  __shared__ bool last;
+  update_block(a, blockIdx.x, *d_lr, momentum, unscale);
+  if (!a.roll.d_meta) return;
+  /* The last block to finish rolls: every amax is then recorded (the
+   * block's atomics, then a fence, then the counter; the CUDA programming
+   * guide's threadFenceReduction pattern). */
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence();
+    last = atomicAdd(a.d_finished, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  fp8_roll_block(a.roll);
+  if (threadIdx.x == 0) *a.d_finished = 0;
+}
+
 extern "C" int sgd_fp8_update(const sgd_fp8_args *a, const float *d_lr,
                               float momentum, float grad_unscale,
                               gpu_early_cache *early, cudaStream_t stream) {
   int blocks = 0, elements = 0;
+  if (a->roll.d_meta && !a->d_finished) {
+    fprintf(stderr, "sgd_fp8: expected a block counter with the roll\n");
+    return -1;
+  }
   for (int i = 0; i < a->matrices; i++) {
     const sgd_fp8_matrix *m = &a->m[i];
     if (m->offset % 4 || m->ld % 4 || m->ld_w8 % 4 ||
@@ -148,7 +181,7 @@ extern "C" int sgd_fp8_update(const sgd_fp8_args *a, const float *d_lr,
   }
   for (int i = 0; i < a->vectors; i++)
     elements += a->v[i].length;
-  blocks += (elements + FP8_THREADS - 1) / FP8_THREADS;
+  blocks += (elements + SGD_THREADS - 1) / SGD_THREADS;
   if (a->slabs.type != LT_DTYPE_BF16 || !a->slabs.d_copy || blocks < 1) {
     fprintf(stderr, "sgd_fp8: expected BF16 gradients, a BF16 copy and work\n");
     return -1;
@@ -157,7 +190,7 @@ extern "C" int sgd_fp8_update(const sgd_fp8_args *a, const float *d_lr,
   sgd_fp8_args args = *a;
   args.slabs.d_velocity = velocity;
   CUDA_CHECK(gpu_launch(early, sgd_fp8_kernel, dim3((unsigned)blocks),
-                        dim3(FP8_THREADS), stream, args, d_lr, momentum,
+                        dim3(SGD_THREADS), stream, args, d_lr, momentum,
                         grad_unscale, gpu_early_trigger(early)));
   CUDA_CHECK_KERNEL("sgd_fp8_kernel");
   return 0;

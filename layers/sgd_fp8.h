@@ -1,11 +1,13 @@
 /* sgd_fp8.h: SGD for the FP8 step (layers/mlp_fp8.h): the update of
  * sgd.h, in the same pass writing each weight matrix's FP8 copies in both
  * layouts (W8 for the forward GEMM, W8T for the data GEMM), so the FP8
- * weights cost no pass of their own. The weights' scale comes from their
- * amax history (fp8_cast.h): the new weights' own amax is known only once
- * the pass is over, so it is recorded for the next step. The vectors (the
- * biases) and, where a BF16 call reads them, the weights get their BF16
- * copy as in sgd.h. */
+ * weights cost no pass of their own. The weights' scale is the one the
+ * last roll computed from their amax history (the new weights' own amax
+ * is known only once the pass is over, so it is recorded for the next
+ * roll). The pass also sums the bias gradients from the casts' partial
+ * row sums (fp8_cast.h) and, in its last block, rolls every tensor's
+ * history: the small kernels of the step folded into the one pass that
+ * runs anyway. The vectors (the biases) get their BF16 copy as in sgd.h. */
 #ifndef MNIST_EPILOGS_SGD_FP8_H
 #define MNIST_EPILOGS_SGD_FP8_H
 
@@ -26,30 +28,42 @@ typedef struct sgd_fp8_matrix {
   int ld_w8;
   uint8_t *d_w8t; /* (cols, rows), ld ld_w8t: written; NULL: none */
   int ld_w8t;
-  fp8_meta *d_meta; /* the weights' scaling state */
+  fp8_meta *d_meta; /* the weights' scaling state: scale read; amax and
+                       counts recorded; scale_inv = 1 / scale written */
 } sgd_fp8_matrix;
 
-/* The slab's other elements updated with a BF16 copy: [offset, + length). */
+/* The slab's other elements, [offset, + length), updated with a BF16
+ * copy. With d_partials, their gradient is first summed from the partial
+ * sums of a cast ([tiles][length], fp8_cast.h): in FP32, in tile order,
+ * rounded once to BF16 and written into the gradient slab (the bias
+ * gradient, =), then used; without, the slab's gradient is read. */
 typedef struct sgd_fp8_vector {
   size_t offset;
   int length;
+  const float *d_partials;
+  int tiles;
 } sgd_fp8_vector;
 
 typedef struct sgd_fp8_args {
-  sgd_slabs slabs;  /* type BF16; d_copy the BF16 copy */
-  int copy_weights; /* 1: the matrices' BF16 copy is written too */
+  sgd_slabs slabs; /* type BF16; d_copy the BF16 copy; d_grads written
+                      where a vector sums its partials */
   int matrices;
   sgd_fp8_matrix m[MLP_MAX_LAYERS];
   int vectors;
   sgd_fp8_vector v[MLP_MAX_LAYERS];
+  fp8_roll_args roll;   /* the roll after the update (its d_meta NULL:
+                           none); the matrices' metas are among them */
+  uint32_t *d_finished; /* with a roll: a counter of finished blocks, 0
+                           between passes (the last block resets it) */
 } sgd_fp8_args;
 
 /* The update of sgd_update (same arithmetic, so the same FP32 master
  * weights bit for bit) over every matrix and vector of `args`, and the FP8
- * copies: q = fp8_encode(p * scale) with the E4M3 scale of the matrix's
- * amax history; the new amax and what the casts lost recorded in its
- * fp8_meta (scale and scale_inv written). One kernel on `stream`; returns
- * 0 or -1 (message on stderr). */
+ * copies: q = fp8_encode(p * scale) with the matrix's scale; the new amax
+ * and what the casts lost recorded in its fp8_meta; then, once every block
+ * is done (the last block, after a fence: a counter), each matrix's
+ * scale_inv = 1 / the scale used, and the roll. One kernel on `stream`;
+ * returns 0 or -1 (message on stderr). */
 int sgd_fp8_update(const sgd_fp8_args *args, const float *d_lr, float momentum,
                    float grad_unscale, gpu_early_cache *early,
                    cudaStream_t stream);

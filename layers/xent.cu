@@ -2,9 +2,11 @@
  * xent.h). */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "gpu/gpu_check.h"
 #include "gpu/gpu_launch.cuh"
+#include "layers/fp8_device.cuh"
 #include "layers/xent.h"
 #include "lt/lt_types.cuh"
 
@@ -52,6 +54,81 @@ __device__ __forceinline__ float softmax_sum(const T *z, int classes,
   return sum;
 }
 
+/* Row r of sample j's gradient as stored in T: (softmax - onehot) *
+ * scale, 0 past the classes and the batch. */
+template <typename T>
+__device__ __forceinline__ float
+gradient_of(const T *z, float zmax, float log_sum, int label, int classes,
+            float scale, int r, bool sample) {
+  if (!sample || r >= classes) return 0.0f;
+  float p = expf(lt_to_float(z[r]) - zmax - log_sum);
+  return lt_to_float(
+      lt_from_float<T>((p - (r == label ? 1.0f : 0.0f)) * scale));
+}
+
+/* The bias gradient's partial sums of row r over each tile of
+ * FP8_CAST_TILE samples (4 warps of the block, or the whole block of 128),
+ * in a fixed order. Every thread calls it. */
+static __device__ void cast_partials(const xent_fp8 &c, float v, int r, int n) {
+  __shared__ float warp_sum[XENT_MAX_WARPS];
+  for (int o = 16; o > 0; o /= 2)
+    v += __shfl_xor_sync(0xffffffffu, v, o);
+  if (threadIdx.x % 32 == 0) warp_sum[threadIdx.x / 32] = v;
+  __syncthreads();
+  int per_tile = FP8_CAST_TILE / 32, warps = blockDim.x / 32;
+  int first = blockIdx.x * blockDim.x / FP8_CAST_TILE;
+  int t = threadIdx.x;
+  if (t * per_tile < warps && first + t < fp8_cast_tiles(n)) {
+    float total = 0.0f;
+    for (int w = t * per_tile; w < (t + 1) * per_tile && w < warps; w++)
+      total += warp_sum[w];
+    c.d_partials[(size_t)(first + t) * c.rows + r] = total;
+  }
+  __syncthreads();
+}
+
+/* Sample j's gradient column cast into the FP8 copies (xent_fp8): codes
+ * of rows r0 .. r0 + 15 in one 16-byte store of dZ8, and a byte each of
+ * dZ8T (the warp's stores contiguous), the padding samples' zero; its
+ * partial sums, amax and counts. Every thread of the block calls it. */
+template <typename T>
+__device__ void cast_column(const xent_fp8 &c, const T *z, float zmax,
+                            float log_sum, int label, int classes,
+                            float grad_scale, int j, int n) {
+  float s = *c.d_scale, amax = 0.0f;
+  unsigned saturated = 0, flushed = 0, nan = 0;
+  bool sample = j < n, column = j < (n + 15) / 16 * 16;
+  for (int r0 = 0; r0 < c.rows; r0 += 16) {
+    union {
+      uint4 vector;
+      uint8_t bytes[16];
+    } codes;
+    for (int i = 0; i < 16; i++) {
+      int r = r0 + i;
+      float v =
+          gradient_of(z, zmax, log_sum, label, classes, grad_scale, r, sample);
+      codes.bytes[i] = fp8_encode_device(v * s, c.format);
+      amax = fmaxf(amax, fabsf(v));
+      saturated += fp8_saturates(v * s, c.format);
+      nan += isnan(v * s) ? 1u : 0u;
+      flushed += v != 0.0f && isfinite(v) && (codes.bytes[i] & 0x7F) == 0;
+      if (column) c.d_dz8t[(size_t)r * c.ld_t + j] = codes.bytes[i];
+      if (r < classes) cast_partials(c, v, r, n);
+    }
+    if (c.d_dz8 && sample)
+      *(uint4 *)(c.d_dz8 + (size_t)j * c.rows + r0) = codes.vector;
+  }
+  int tile = blockIdx.x * blockDim.x / FP8_CAST_TILE + threadIdx.x;
+  if (threadIdx.x * FP8_CAST_TILE < blockDim.x && tile < fp8_cast_tiles(n))
+    for (int r = classes; r < c.rows; r++)
+      c.d_partials[(size_t)tile * c.rows + r] = 0.0f;
+  fp8_block_record(c.d_meta, true, amax, saturated, flushed, nan);
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    c.d_meta->scale_inv = 1.0f / s;
+    c.d_meta->casts += 1;
+  }
+}
+
 /* One thread per sample, xent_threads(n) per block. Each block reduces its
  * loss and hit count with warp shuffles and adds the warp sums in warp
  * order; a lone block adds them to stats; otherwise each block writes its
@@ -63,7 +140,7 @@ __global__ void xent_kernel(T *__restrict__ dlogits, double *stats,
                             const T *__restrict__ logits, int ld,
                             const int *labels, int classes, int n,
                             float grad_scale, xent_partial *scratch,
-                            int trigger) {
+                            xent_fp8 cast, int trigger) {
   gpu_wait_previous();
   gpu_allow_next(trigger);
   __shared__ double loss_part[XENT_MAX_WARPS];
@@ -75,12 +152,13 @@ __global__ void xent_kernel(T *__restrict__ dlogits, double *stats,
   int correct = 0;
   float scale = grad_scale / (float)n;
   int j = blockIdx.x * blockDim.x + threadIdx.x;
+  const T *z = logits + (size_t)j * ld;
+  float zmax = 0.0f, log_sum = 0.0f;
+  int label = 0;
   if (j < n) {
-    const T *z = logits + (size_t)j * ld;
-    int label = labels[j];
-    float zmax;
+    label = labels[j];
     int argmax;
-    float log_sum = logf(softmax_sum(z, classes, &zmax, &argmax));
+    log_sum = logf(softmax_sum(z, classes, &zmax, &argmax));
     loss = (double)(log_sum - (lt_to_float(z[label]) - zmax));
     correct = argmax == label;
     if (dlogits) {
@@ -91,6 +169,8 @@ __global__ void xent_kernel(T *__restrict__ dlogits, double *stats,
       }
     }
   }
+  if (cast.d_meta)
+    cast_column(cast, z, zmax, log_sum, label, classes, scale, j, n);
   for (int offset = 16; offset > 0; offset /= 2) {
     loss += __shfl_down_sync(0xffffffffu, loss, offset);
     correct += __shfl_down_sync(0xffffffffu, correct, offset);
@@ -131,25 +211,49 @@ __global__ void xent_kernel(T *__restrict__ dlogits, double *stats,
   }
 }
 
-extern "C" int xent_loss_grad(lt_dtype type, void *d_dlogits, double *d_stats,
-                              const void *d_logits, int ld, const int *d_labels,
-                              int classes, int n, float grad_scale,
-                              void *d_scratch, gpu_early_cache *early,
-                              cudaStream_t stream) {
+extern "C" int xent_loss_grad_cast(lt_dtype type, void *d_dlogits,
+                                   double *d_stats, const void *d_logits,
+                                   int ld, const int *d_labels, int classes,
+                                   int n, float grad_scale, void *d_scratch,
+                                   const xent_fp8 *cast, gpu_early_cache *early,
+                                   cudaStream_t stream) {
   if (n < 1) {
     fprintf(stderr,
             "xent_loss_grad: expected a batch of at least 1, found %d\n", n);
     return -1;
   }
+  xent_fp8 none;
+  memset(&none, 0, sizeof none);
+  if (cast && (cast->rows < classes || cast->rows % 16 || !cast->d_dz8t ||
+               !cast->d_partials || !cast->d_scale || !cast->d_meta ||
+               cast->ld_t < (n + 15) / 16 * 16 || cast->ld_t % 16 ||
+               (uintptr_t)cast->d_dz8 % 16)) {
+    fprintf(stderr,
+            "xent_loss_grad: expected an FP8 cast of rows a multiple of 16, "
+            ">= the %d classes, with dZ8T (ld a multiple of 16, >= the "
+            "batch), partials, scale and state, found %d rows, ld %d\n",
+            classes, cast->rows, cast->ld_t);
+    return -1;
+  }
   int threads = xent_threads(n);
   int blocks = (n + threads - 1) / threads;
-  LT_DISPATCH(type,
-              gpu_launch(early, xent_kernel<T>, dim3(blocks), dim3(threads),
-                         stream, (T *)d_dlogits, d_stats, (const T *)d_logits,
-                         ld, d_labels, classes, n, grad_scale,
-                         (xent_partial *)d_scratch, gpu_early_trigger(early)));
+  LT_DISPATCH(type, gpu_launch(early, xent_kernel<T>, dim3(blocks),
+                               dim3(threads), stream, (T *)d_dlogits, d_stats,
+                               (const T *)d_logits, ld, d_labels, classes, n,
+                               grad_scale, (xent_partial *)d_scratch,
+                               cast ? *cast : none, gpu_early_trigger(early)));
   CUDA_CHECK_KERNEL("xent_kernel");
   return 0;
+}
+
+extern "C" int xent_loss_grad(lt_dtype type, void *d_dlogits, double *d_stats,
+                              const void *d_logits, int ld, const int *d_labels,
+                              int classes, int n, float grad_scale,
+                              void *d_scratch, gpu_early_cache *early,
+                              cudaStream_t stream) {
+  return xent_loss_grad_cast(type, d_dlogits, d_stats, d_logits, ld, d_labels,
+                             classes, n, grad_scale, d_scratch, NULL, early,
+                             stream);
 }
 
 /* One thread per sample: argmax and, if wanted, the softmax in FP32. */

@@ -19,7 +19,8 @@
  * partial sum that the terms in between are added to loses their low bits
  * in an order-dependent way: two summation orders give different bits in
  * D in any storage type, while candidates that differ only in how they
- * tile m and n (the same k order) give the same bits. Each candidate the
+ * tile m and n (the same k order) give the same bits. An FP8 D (E4M3
+ * codes) is compared code for code under either rule. Each candidate the
  * rule accepts is also timed alone on the call's lane (a few launches),
  * which orders the tuner's visits; the choice itself is made in the step.
  * Internal to the wrapper (lt_matmul.c) and its tests. */

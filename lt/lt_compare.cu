@@ -83,6 +83,36 @@ extern "C" int lt_compare_values(lt_comparison *d_out, lt_dtype type,
   return 0;
 }
 
+__global__ void compare_bytes_kernel(lt_comparison *out, const uint8_t *x,
+                                     int ld_x, const uint8_t *y, int ld_y,
+                                     int m, int n) {
+  __shared__ unsigned part[COMPARE_THREADS];
+  unsigned bytes = 0;
+  size_t total = (size_t)m * n;
+  for (size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x; t < total;
+       t += (size_t)gridDim.x * blockDim.x) {
+    size_t i = t % m, j = t / m;
+    bytes += x[j * ld_x + i] != y[j * ld_y + i];
+  }
+  part[threadIdx.x] = bytes;
+  __syncthreads();
+  for (int stride = COMPARE_THREADS / 2; stride > 0; stride /= 2) {
+    if (threadIdx.x < stride) part[threadIdx.x] += part[threadIdx.x + stride];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) atomicAdd(&out->words_differ, part[0]);
+}
+
+extern "C" int lt_compare_bytes(lt_comparison *d_out, const void *d_x, int ld_x,
+                                const void *d_y, int ld_y, int m, int n,
+                                cudaStream_t stream) {
+  compare_bytes_kernel<<<compare_blocks((size_t)m * n), COMPARE_THREADS, 0,
+                         stream>>>(d_out, (const uint8_t *)d_x, ld_x,
+                                   (const uint8_t *)d_y, ld_y, m, n);
+  CUDA_CHECK_KERNEL("compare_bytes_kernel");
+  return 0;
+}
+
 /* One thread per used mask byte; the last byte of a column keeps only the
  * bits of rows < m. */
 __global__ void compare_masks_kernel(lt_comparison *out, const uint8_t *x,

@@ -29,6 +29,13 @@ int lt_compare_values(lt_comparison *d_out, lt_dtype type, const void *d_x,
                       int ld_x, const void *d_y, int ld_y, int m, int n,
                       cudaStream_t stream);
 
+/* Adds to words_differ of *d_out (zeroed by the caller) the bytes of x
+ * (m, n), ld_x bytes, that differ from y's (ld_y): for an FP8 D, compared
+ * code for code. */
+int lt_compare_bytes(lt_comparison *d_out, const void *d_x, int ld_x,
+                     const void *d_y, int ld_y, int m, int n,
+                     cudaStream_t stream);
+
 /* Adds to mask_bits_differ of *d_out (zeroed by the caller) the bits (i,
  * j), i < m, j < n, of two cuBLASLt ReLU masks with aux_ld bits per column
  * that differ. Padding bits (rows >= m) are not compared. */

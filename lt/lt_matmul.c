@@ -1,8 +1,8 @@
-/* lt_matmul.c: the one cuBLASLt wrapper: checks the epilogue rules, builds
- * plans (their key, descriptor, layouts, the heuristic's candidates; which
- * candidates compute the same numbers: lt_autotune.c), caches them
- * (lt_plan_cache.c) and launches the call's pick (lt_plan_launch.c);
- * refusals are recorded by lt_refuse.c. */
+/* lt_matmul.c: the one cuBLASLt wrapper: checks the call (lt_check.c),
+ * builds plans (their key, descriptor, layouts, the heuristic's
+ * candidates; which candidates compute the same numbers: lt_autotune.c),
+ * caches them (lt_plan_cache.c) and launches the call's pick
+ * (lt_plan_launch.c); refusals are recorded by lt_refuse.c. */
 #include "lt/lt_matmul.h"
 
 #include <stdint.h>
@@ -29,61 +29,6 @@ lt_plan_info lt_plan_info_at(const gpu_context *ctx, int i) {
   return lt_plan_cache_at(ctx->plans, i)->info;
 }
 
-static int misaligned(const void *p) {
-  return ((uintptr_t)p & 15u) != 0;
-}
-
-/* Pointers: cuBLASLt needs 16-byte aligned operands, and each epilogue
- * exactly its vectors (a stray pointer would be set on the descriptor and
- * read or written by a later plan). */
-int lt_matmul_check(gpu_context *ctx, const lt_matmul_call *c) {
-  const lt_shape *s = &c->shape;
-  char why[256];
-  if (lt_shape_check(s, why, sizeof why) != 0)
-    return lt_refuse(ctx, s, "%s", why);
-  lt_epilogue e = s->epilogue;
-  const char *name = lt_epilogue_name(e);
-  if (!c->d_a || !c->d_b || !c->d_d)
-    return lt_refuse(ctx, s, "expected non-NULL A, B and D");
-  if (misaligned(c->d_a) || misaligned(c->d_b) || misaligned(c->d_d) ||
-      misaligned(c->d_bias) || misaligned(c->d_bias_grad) ||
-      misaligned(c->d_aux))
-    return lt_refuse(ctx, s, "expected every pointer 16-byte aligned");
-  if (lt_epilogue_reads_bias(e) != (c->d_bias != NULL))
-    return lt_refuse(ctx, s,
-                     c->d_bias ? "%s takes no bias pointer"
-                               : "%s expects a bias pointer",
-                     name);
-  if (lt_epilogue_writes_bias_grad(e) != (c->d_bias_grad != NULL))
-    return lt_refuse(ctx, s,
-                     c->d_bias_grad ? "%s takes no bias-gradient pointer"
-                                    : "%s expects a bias-gradient pointer",
-                     name);
-  int fp8 = lt_shape_is_fp8(s);
-  if (fp8 != (c->d_a_scale != NULL) || fp8 != (c->d_b_scale != NULL))
-    return lt_refuse(ctx, s,
-                     fp8 ? "an FP8 call expects both scale pointers (A_SCALE, "
-                           "B_SCALE: the scale_inv of each operand)"
-                         : "a %s call takes no scale pointers (FP8 only)",
-                     lt_dtype_name(s->type));
-  /* Measured on the H200 (CUDA 13.0): with a scale pointer 4 bytes past a
-   * 16-byte boundary the heuristic still plans the call, but cublasLtMatmul
-   * returns NOT_SUPPORTED. */
-  if (misaligned(c->d_a_scale) || misaligned(c->d_b_scale))
-    return lt_refuse(ctx, s,
-                     "expected the scale pointers 16-byte aligned (a 4-byte "
-                     "aligned one makes cublasLtMatmul return NOT_SUPPORTED, "
-                     "measured)");
-  if (lt_epilogue_uses_aux(e) != (c->d_aux != NULL))
-    return lt_refuse(ctx, s,
-                     c->d_aux ? "%s takes no aux pointer"
-                     : lt_epilogue_aux_is_mask(e)
-                         ? "%s expects an aux (ReLU bit-mask) pointer"
-                         : "%s expects an aux (GELU input) pointer",
-                     name);
-  return 0;
-}
-
 static cublasLtEpilogue_t to_cublas(lt_epilogue epilogue) {
   switch (epilogue) {
   case LT_EPILOGUE_BIAS: return CUBLASLT_EPILOGUE_BIAS;
@@ -104,13 +49,12 @@ const void *lt_call_bias_vector(const lt_matmul_call *c) {
 }
 
 lt_matmul_call lt_call_plain(const lt_matmul_call *c) {
-  lt_matmul_call plain = {.shape = c->shape,
-                          .d_a = c->d_a,
-                          .d_b = c->d_b,
-                          .d_d = c->d_d,
-                          .d_a_scale = c->d_a_scale,
-                          .d_b_scale = c->d_b_scale,
-                          .pick = {.algo = c->pick.plain}};
+  lt_matmul_call plain = *c;
+  plain.d_bias = NULL;
+  plain.d_bias_grad = NULL;
+  plain.d_aux = NULL;
+  plain.d_partials = NULL;
+  plain.pick = (lt_pick){.algo = c->pick.plain};
   plain.shape.epilogue = LT_EPILOGUE_DEFAULT;
   plain.shape.aux_ld = 0;
   return plain;
@@ -126,19 +70,20 @@ static unsigned alignment_of(const void *p) {
   return a;
 }
 
-/* The key of `call` under compute type `compute`. */
+/* The key of `call` under compute type `compute`, from a zeroed struct
+ * (keys are compared byte for byte: lt_plan.h). */
 static lt_plan_key plan_key_of(const lt_matmul_call *call,
                                cublasComputeType_t compute) {
-  const void *bias = lt_call_bias_vector(call);
-  lt_plan_key key = {
-      .shape = call->shape,
-      .compute = compute,
-      .align_a = alignment_of(call->d_a),
-      .align_b = alignment_of(call->d_b),
-      .align_d = alignment_of(call->d_d),
-      .align_bias = alignment_of(bias),
-      .align_aux = alignment_of(call->d_aux),
-  };
+  lt_plan_key key;
+  memset(&key, 0, sizeof key);
+  key.shape = call->shape;
+  key.compute = compute;
+  key.align_a = alignment_of(call->d_a);
+  key.align_b = alignment_of(call->d_b);
+  key.align_c = alignment_of(call->d_c ? call->d_c : call->d_d);
+  key.align_d = alignment_of(call->d_d);
+  key.align_bias = alignment_of(lt_call_bias_vector(call));
+  key.align_aux = alignment_of(call->d_aux);
   return key;
 }
 
@@ -157,6 +102,31 @@ static cudaDataType_t to_cuda_fp8(lt_fp8 format, lt_dtype otherwise) {
 static int set_attr(cublasLtMatmulDesc_t op, cublasLtMatmulDescAttributes_t a,
                     const void *value, size_t size) {
   CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(op, a, value, size));
+  return 0;
+}
+
+/* An FP8 D's attributes (lt_matmul.h): its scale and amax pointers, and
+ * the bias and GELU aux types in the storage type, explicitly: unset they
+ * follow D (cublasLt.h: BIAS_DATA_TYPE; EPILOGUE_AUX_DATA_TYPE, "for fp8
+ * kernels with output type CUDA_R_8F_E4M3 the aux data type can be
+ * CUDA_R_8F_E4M3 or CUDA_R_16F"), which would change what the backward
+ * reads. The ReLU aux is a bit-mask whatever the type, and is left as it
+ * was measured (no aux type set). */
+static int describe_fp8_output(lt_plan *p, const lt_matmul_call *c) {
+  const lt_shape *s = &p->key.shape;
+  int32_t type = (int32_t)to_cuda(s->type);
+  if (set_attr(p->op, CUBLASLT_MATMUL_DESC_D_SCALE_POINTER, &c->d_d_scale,
+               sizeof c->d_d_scale) ||
+      set_attr(p->op, CUBLASLT_MATMUL_DESC_AMAX_D_POINTER, &c->d_amax_d,
+               sizeof c->d_amax_d))
+    return -1;
+  if (lt_epilogue_reads_bias(s->epilogue) &&
+      set_attr(p->op, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &type, sizeof type))
+    return -1;
+  if (s->epilogue == LT_EPILOGUE_GELU_AUX_BIAS &&
+      set_attr(p->op, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE, &type,
+               sizeof type))
+    return -1;
   return 0;
 }
 
@@ -195,10 +165,13 @@ static int plan_describe(lt_plan *p, const lt_matmul_call *c) {
         set_attr(p->op, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast, sizeof fast))
       return -1;
   }
+  if (s->d_fp8 && describe_fp8_output(p, c) != 0) return -1;
   p->bias_set = bias;
   p->aux_set = c->d_aux;
   p->a_scale_set = c->d_a_scale;
   p->b_scale_set = c->d_b_scale;
+  p->d_scale_set = c->d_d_scale;
+  p->amax_d_set = c->d_amax_d;
   cudaDataType_t type = to_cuda(s->type);
   CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p->a, to_cuda_fp8(s->a_fp8, s->type),
                                           s->transa ? s->k : s->m,
@@ -206,7 +179,9 @@ static int plan_describe(lt_plan *p, const lt_matmul_call *c) {
   CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p->b, to_cuda_fp8(s->b_fp8, s->type),
                                           s->transb ? s->n : s->k,
                                           s->transb ? s->k : s->n, s->ldb));
-  CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p->d, type, s->m, s->n, s->ldd));
+  CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p->c, type, s->m, s->n, s->ldd));
+  CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p->d, to_cuda_fp8(s->d_fp8, s->type),
+                                          s->m, s->n, s->ldd));
   return 0;
 }
 
@@ -222,7 +197,7 @@ static int plan_candidates(gpu_context *ctx, lt_plan *p,
   cublasStatus_t status = cublasLtMatmulPreferenceSetAttribute(
       pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace,
       sizeof workspace);
-  uint32_t align[4] = {p->key.align_a, p->key.align_b, p->key.align_d,
+  uint32_t align[4] = {p->key.align_a, p->key.align_b, p->key.align_c,
                        p->key.align_d};
   cublasLtMatmulPreferenceAttributes_t which[4] = {
       CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES,
@@ -246,7 +221,7 @@ static int plan_candidates(gpu_context *ctx, lt_plan *p,
         sizeof schemes);
   *count = 0;
   if (status == CUBLAS_STATUS_SUCCESS)
-    status = cublasLtMatmulAlgoGetHeuristic(ctx->lt, p->op, p->a, p->b, p->d,
+    status = cublasLtMatmulAlgoGetHeuristic(ctx->lt, p->op, p->a, p->b, p->c,
                                             p->d, pref, wanted, results, count);
   cublasLtMatmulPreferenceDestroy(pref);
   if (status != CUBLAS_STATUS_SUCCESS || *count == 0)
@@ -447,6 +422,16 @@ int lt_matmul_on(gpu_context *ctx, int lane, const lt_matmul_call *call) {
       return lt_refuse(ctx, &call->shape, "setting the scale pointers failed");
     p->a_scale_set = call->d_a_scale;
     p->b_scale_set = call->d_b_scale;
+  }
+  if (call->d_d_scale != p->d_scale_set || call->d_amax_d != p->amax_d_set) {
+    if (set_attr(p->op, CUBLASLT_MATMUL_DESC_D_SCALE_POINTER, &call->d_d_scale,
+                 sizeof call->d_d_scale) != 0 ||
+        set_attr(p->op, CUBLASLT_MATMUL_DESC_AMAX_D_POINTER, &call->d_amax_d,
+                 sizeof call->d_amax_d) != 0)
+      return lt_refuse(ctx, &call->shape,
+                       "setting the D scale and amax pointers failed");
+    p->d_scale_set = call->d_d_scale;
+    p->amax_d_set = call->d_amax_d;
   }
   cublasStatus_t status = lt_plan_launch(ctx, lane, p, call, algo);
   if (status != CUBLAS_STATUS_SUCCESS)

@@ -37,7 +37,13 @@
  * both pointers 16-byte aligned);
  * D, bias and aux are BF16; only TN, lda and ldb multiples of 16, and no
  * bias-gradient epilogue (lt_shape_check names each rule). fast_accum sets
- * CUBLASLT_MATMUL_DESC_FAST_ACCUM.
+ * CUBLASLT_MATMUL_DESC_FAST_ACCUM. An FP8 D (lt_shape.d_fp8, E4M3) is
+ * D = encode(D_temp * *d_d_scale) with *d_amax_d = max |D_temp| (the
+ * epilogue's output before the scale: cublasLt.h, AMAX_D_POINTER), C a
+ * BF16 buffer of its own (cuBLASLt wants C in the bias type; beta = 0, so
+ * it is never read), and the bias and GELU aux types set to BF16
+ * explicitly (unset, they follow D: cublasLt.h, BIAS_DATA_TYPE and
+ * EPILOGUE_AUX_DATA_TYPE).
  *
  * Bias gradients are written, never accumulated, whatever beta is. The
  * aux bit-mask is column-major: bit (i, j) is bit i % 8 of byte
@@ -108,6 +114,14 @@ typedef struct lt_matmul_call {
    * GEMM when it runs, so a kernel before it in stream order may write
    * them: the scales never cross to the host) */
   const float *d_a_scale, *d_b_scale;
+  /* An FP8 D (lt_shape.d_fp8), else NULL: the scale D is written with
+   * (CUBLASLT_MATMUL_DESC_D_SCALE_POINTER: the scale, not its inverse),
+   * where the GEMM writes max |D_temp| (AMAX_D_POINTER: overwritten, not
+   * max-ed), and C: a BF16 (m, n) buffer, ld ldd, never read. Each one
+   * float (C: a matrix) on the device, 16-byte aligned. */
+  const float *d_d_scale;
+  float *d_amax_d;
+  void *d_c;
   lt_pick pick; /* zero: the heuristic's first choice */
 } lt_matmul_call;
 

@@ -9,22 +9,28 @@
 #include "lt/lt_matmul.h"
 #include "lt/lt_plan_cache.h"
 
-/* Calls that may share a plan: the same shape (epilogue and aux_ld
- * included), compute type, and pointer alignments (the heuristic picks
- * kernels by alignment). Pointers themselves may differ: A, B and D are
- * arguments of every launch, bias and aux are set per call. */
+/* Calls that may share a plan: the same shape (epilogue, aux_ld and the
+ * FP8 types included), compute type, and pointer alignments (the heuristic
+ * picks kernels by alignment). Pointers themselves may differ: A, B, C and
+ * D are arguments of every launch; bias, aux and the FP8 scale and amax
+ * pointers are set per call. Compared byte for byte (lt_plan_cache.c,
+ * which asserts that the struct has no padding): every field counts, and
+ * a field added here counts without a second edit. Build keys from a
+ * zeroed struct. */
 typedef struct lt_plan_key {
   lt_shape shape;
   cublasComputeType_t compute;
-  unsigned align_a, align_b, align_d, align_bias, align_aux;
+  unsigned align_a, align_b, align_c, align_d, align_bias, align_aux;
 } lt_plan_key;
 
 typedef struct lt_plan {
   lt_plan_key key;
   const void *bias_set, *aux_set; /* pointers now set on the descriptor */
   const float *a_scale_set, *b_scale_set; /* FP8: the scale pointers set */
+  const float *d_scale_set;               /* FP8 D: D_SCALE and AMAX_D set */
+  float *amax_d_set;
   cublasLtMatmulDesc_t op;
-  cublasLtMatrixLayout_t a, b, d;
+  cublasLtMatrixLayout_t a, b, c, d;
   cublasLtMatmulAlgo_t algo;                    /* candidate 0 */
   cublasLtMatmulAlgo_t cand[LT_MAX_CANDIDATES]; /* the heuristic's order */
   int cand_count;

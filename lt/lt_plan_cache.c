@@ -25,10 +25,11 @@ int lt_plan_cache_create(lt_plan_cache **out) {
 
 void lt_plan_release(lt_plan *plan) {
   if (plan->d) cublasLtMatrixLayoutDestroy(plan->d);
+  if (plan->c) cublasLtMatrixLayoutDestroy(plan->c);
   if (plan->b) cublasLtMatrixLayoutDestroy(plan->b);
   if (plan->a) cublasLtMatrixLayoutDestroy(plan->a);
   if (plan->op) cublasLtMatmulDescDestroy(plan->op);
-  plan->a = plan->b = plan->d = NULL;
+  plan->a = plan->b = plan->c = plan->d = NULL;
   plan->op = NULL;
 }
 
@@ -42,19 +43,19 @@ void lt_plan_cache_destroy(lt_plan_cache *cache) {
   free(cache);
 }
 
-static int same_shape(const lt_shape *x, const lt_shape *y) {
-  return x->type == y->type && x->m == y->m && x->n == y->n && x->k == y->k &&
-         x->transa == y->transa && x->transb == y->transb && x->lda == y->lda &&
-         x->ldb == y->ldb && x->ldd == y->ldd && x->epilogue == y->epilogue &&
-         x->aux_ld == y->aux_ld && x->a_fp8 == y->a_fp8 &&
-         x->b_fp8 == y->b_fp8 && x->fast_accum == y->fast_accum;
-}
+/* Keys are compared with memcmp, so they must have no padding (whose
+ * bytes are unspecified): every field of lt_shape and lt_plan_key is 4
+ * bytes. A field of another size, or one added without updating the
+ * count, stops the build here instead of being ignored by the lookup. */
+_Static_assert(sizeof(lt_shape) == 15 * 4,
+               "lt_shape: 15 four-byte fields expected (update the count "
+               "with the fields, and keep them 4 bytes: the plan key is "
+               "compared byte for byte)");
+_Static_assert(sizeof(lt_plan_key) == sizeof(lt_shape) + 7 * 4,
+               "lt_plan_key: the shape and 7 four-byte fields expected");
 
 static int same_key(const lt_plan_key *x, const lt_plan_key *y) {
-  return same_shape(&x->shape, &y->shape) && x->compute == y->compute &&
-         x->align_a == y->align_a && x->align_b == y->align_b &&
-         x->align_d == y->align_d && x->align_bias == y->align_bias &&
-         x->align_aux == y->align_aux;
+  return memcmp(x, y, sizeof *x) == 0;
 }
 
 lt_plan *lt_plan_cache_find(lt_plan_cache *cache, const lt_plan_key *key) {

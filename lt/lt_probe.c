@@ -78,23 +78,21 @@ static lt_matmul_call probe_call(lt_shape shape, char *d_scratch) {
   return call;
 }
 
-/* The FP8 run's call of `shape`'s epilogue (layers/mlp_fp8.h): forwards
- * and DEFAULT in FP8 (E4M3 by E4M3, and the backward's E4M3 by E5M2);
- * 1 for the bias-gradient epilogues, which an FP8 run never asks of
- * cuBLASLt (its own kernels sum them), 0 otherwise. */
+/* The FP8 run's call of `shape`'s epilogue (layers/mlp_fp8.h): the same
+ * epilogue on FP8 operands in the TN layout, BF16 D (E4M3 by E4M3, and
+ * DEFAULT as the backward's E4M3 by E5M2); 1 for the bias-gradient
+ * epilogues, which an FP8 run never asks of cuBLASLt (its own kernels sum
+ * them), 0 otherwise. */
 static int probe_shape_fp8(lt_shape *shape) {
   lt_shape s = *shape;
-  const int w = PROBE_SIZE;
   if (lt_epilogue_writes_bias_grad(s.epilogue)) return 1;
-  lt_shape f;
-  if (s.epilogue == LT_EPILOGUE_DEFAULT)
-    f = lt_shape_backward_weights_fp8(w, w, w, LT_FP8_E4M3, LT_FP8_E5M2);
-  else
-    f = lt_shape_forward_fp8(w, w, w, s.epilogue != LT_EPILOGUE_BIAS,
-                             LT_FP8_E4M3, LT_FP8_E4M3);
-  f.epilogue = s.epilogue;
-  f.aux_ld = s.aux_ld;
-  *shape = f;
+  s.type = LT_DTYPE_BF16;
+  s.transa = 1;
+  s.transb = 0;
+  s.lda = s.ldb = lt_ld_fp8(s.k);
+  s.a_fp8 = LT_FP8_E4M3;
+  s.b_fp8 = s.epilogue == LT_EPILOGUE_DEFAULT ? LT_FP8_E5M2 : LT_FP8_E4M3;
+  *shape = s;
   return 0;
 }
 

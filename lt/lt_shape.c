@@ -193,48 +193,33 @@ lt_shape lt_shape_backward_weights(int in, int out, int n, int with_bias_grad) {
   return s;
 }
 
-lt_shape lt_shape_forward_fp8(int in, int out, int n, int hidden, lt_fp8 a,
-                              lt_fp8 b) {
-  lt_shape s = lt_shape_forward(in, out, n, hidden);
-  s.type = LT_DTYPE_BF16;
-  s.lda = s.ldb = lt_ld_fp8(in);
-  s.a_fp8 = a;
-  s.b_fp8 = b;
-  return s;
-}
-
-lt_shape lt_shape_backward_data_fp8(int in, int out, int n, lt_fp8 a,
-                                    lt_fp8 b) {
-  lt_shape s = {.type = LT_DTYPE_BF16,
-                .m = in,
-                .n = n,
-                .k = out,
-                .transa = 1,
-                .transb = 0,
-                .lda = lt_ld_fp8(out),
-                .ldb = lt_ld_fp8(out),
-                .ldd = lt_ld(in),
-                .epilogue = LT_EPILOGUE_DEFAULT,
-                .a_fp8 = a,
-                .b_fp8 = b};
-  return s;
-}
-
-lt_shape lt_shape_backward_weights_fp8(int in, int out, int n, lt_fp8 a,
-                                       lt_fp8 b) {
-  lt_shape s = {.type = LT_DTYPE_BF16,
-                .m = in,
-                .n = out,
-                .k = n,
-                .transa = 1,
-                .transb = 0,
-                .lda = lt_ld_fp8(n),
-                .ldb = lt_ld_fp8(n),
-                .ldd = lt_ld(in),
-                .epilogue = LT_EPILOGUE_DEFAULT,
-                .a_fp8 = a,
-                .b_fp8 = b};
-  return s;
+/* An FP8 D's rules (cublasLt.h: CUBLASLT_MATMUL_DESC_D_SCALE_POINTER,
+ * AMAX_D_POINTER; measured on the H200 with CUDA 13.0: an E4M3 D with a
+ * BF16 C, RELU_AUX_BIAS, GELU_AUX_BIAS, BIAS and DEFAULT plan; an E4M3 C
+ * has no algorithm): 0, or -1 with the rule in `why`. The caller has
+ * checked A and B (FP8) and `type` (BF16). */
+static int fp8_output_check(const lt_shape *s, char *why, size_t why_size) {
+  lt_epilogue e = s->epilogue;
+  if (s->d_fp8 == LT_FP8_NONE) return 0;
+  if (s->d_fp8 != LT_FP8_E4M3)
+    snprintf(why, why_size,
+             "an FP8 D is written in e4m3 here (the next layer's input "
+             "format), found d_fp8 %d",
+             (int)s->d_fp8);
+  else if (s->ldd % 16 != 0)
+    snprintf(why, why_size,
+             "an FP8 D needs ldd a multiple of 16 elements (16 bytes: "
+             "lt_ld_fp8), found %d",
+             s->ldd);
+  else if (e != LT_EPILOGUE_DEFAULT && e != LT_EPILOGUE_BIAS &&
+           e != LT_EPILOGUE_RELU_AUX_BIAS && e != LT_EPILOGUE_GELU_AUX_BIAS)
+    snprintf(why, why_size,
+             "an FP8 D is written by the forward epilogues only (DEFAULT, "
+             "BIAS, RELU_AUX_BIAS, GELU_AUX_BIAS), found %s",
+             lt_epilogue_name(e));
+  else
+    return 0;
+  return -1;
 }
 
 /* FP8's rules (cuBLAS docs, cublasLtMatmul: "To use FP8 kernels ..."; and
@@ -243,10 +228,12 @@ lt_shape lt_shape_backward_weights_fp8(int in, int out, int n, lt_fp8 a,
 static int fp8_check(const lt_shape *s, char *why, size_t why_size) {
   int fp8 = lt_shape_is_fp8(s);
   if (!fp8) {
-    if (!s->fast_accum) return 0;
+    if (!s->fast_accum && s->d_fp8 == LT_FP8_NONE) return 0;
     snprintf(why, why_size,
-             "fast_accum (CUBLASLT_MATMUL_DESC_FAST_ACCUM) applies to FP8 "
-             "calls only; found it on a %s call",
+             "%s applies to FP8 calls only (FP8 A and B); found it on a %s "
+             "call",
+             s->fast_accum ? "fast_accum (CUBLASLT_MATMUL_DESC_FAST_ACCUM)"
+                           : "an FP8 D",
              lt_dtype_name(s->type));
   } else if ((unsigned)s->a_fp8 >= LT_FP8_COUNT ||
              (unsigned)s->b_fp8 >= LT_FP8_COUNT || !s->a_fp8 || !s->b_fp8)
@@ -289,7 +276,7 @@ static int fp8_check(const lt_shape *s, char *why, size_t why_size) {
              "CUDA 13.0); run DEFAULT and sum the bias gradient separately",
              lt_epilogue_name(s->epilogue));
   else
-    return 0;
+    return fp8_output_check(s, why, why_size);
   return -1;
 }
 
@@ -341,7 +328,8 @@ void lt_shape_describe(char *out, size_t size, const lt_shape *s) {
   char type[32];
   if (lt_shape_is_fp8(s))
     snprintf(type, sizeof type, "%s*%s->%s", lt_fp8_name(s->a_fp8),
-             lt_fp8_name(s->b_fp8), lt_dtype_name(s->type));
+             lt_fp8_name(s->b_fp8),
+             s->d_fp8 ? lt_fp8_name(s->d_fp8) : lt_dtype_name(s->type));
   else
     snprintf(type, sizeof type, "%s", lt_dtype_name(s->type));
   snprintf(out, size, "%s %s m=%d n=%d k=%d transa=%c transb=%c%s",

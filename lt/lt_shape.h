@@ -81,11 +81,12 @@ lt_dtype lt_precision_dtype(gpu_precision precision);
  * bits), 2^-11 (FP16: 11 bits). */
 double lt_dtype_unit_roundoff(lt_dtype type);
 
-/* FP8 operands (issue 22; docs/backprop.md, "The FP8 step"): A and B
- * stored in one of the two OCP FP8 formats (layers/fp8.h), each read as
- * decode(q) * its scale_inv (lt_matmul_call.d_a_scale, d_b_scale); D, the
- * bias and the aux keep `type`, which must then be BF16. LT_FP8_NONE (the
- * zero value): A and B have `type` too. */
+/* The OCP FP8 formats (layers/fp8.h holds their casts; docs/backprop.md,
+ * "The FP8 step"): an FP8 A or B is stored in one of them and read as
+ * decode(q) * its scale_inv (lt_matmul_call.d_a_scale, d_b_scale); an FP8
+ * D is written as encode(D_temp * scale_D). The bias, the aux and C keep
+ * `type`, which must then be BF16. LT_FP8_NONE (the zero value): the
+ * matrix has `type`. The one format enum of the project. */
 typedef enum lt_fp8 {
   LT_FP8_NONE = 0,
   LT_FP8_E4M3, /* CUDA_R_8F_E4M3: max 448, 3 mantissa bits */
@@ -106,6 +107,9 @@ typedef struct lt_shape {
   int aux_ld;          /* RELU_AUX_BIAS, DRELU_BGRAD: bits; GELU_AUX_BIAS,
                           DGELU_BGRAD: elements; else 0 */
   lt_fp8 a_fp8, b_fp8; /* FP8 storage of A and B: both or neither */
+  lt_fp8 d_fp8;        /* FP8 storage of D (E4M3, with FP8 A and B):
+                          D = encode(D_temp * scale_D), C and the bias and
+                          aux stay in `type`; LT_FP8_NONE: D in `type` */
   int fast_accum;      /* FP8 only: CUBLASLT_MATMUL_DESC_FAST_ACCUM = 1
                           (the tensor cores' own accumulator, promoted to
                           FP32 less often: faster, less exact) */
@@ -124,25 +128,6 @@ int lt_ld_fp8(int rows);
  * padded (pad_units) to a multiple of 16 already (0 means 8, as in
  * mlp_options), else 16. */
 int lt_fp8_pad_multiple(int pad_units, int pad_multiple);
-
-/* The forward call of a layer (lt_shape_forward's m, n, k and epilogue)
- * with FP8 operands: A = W stored (in, out), ld lt_ld_fp8(in), transposed;
- * B = X (in, n), ld lt_ld_fp8(in); D (out, n) in BF16, ld lt_ld(out). */
-lt_shape lt_shape_forward_fp8(int in, int out, int n, int hidden, lt_fp8 a,
-                              lt_fp8 b);
-
-/* Backward data in FP8, TN: dX (in, n) = op(A) (in, out) dZ (out, n), with
- * A = the transposed copy of W, stored (out, in), ld lt_ld_fp8(out), and
- * B = dZ (out, n), ld lt_ld_fp8(out); DEFAULT (cuBLASLt has no FP8
- * DRELU_BGRAD: the mask and bias gradient are the project's kernel's). */
-lt_shape lt_shape_backward_data_fp8(int in, int out, int n, lt_fp8 a, lt_fp8 b);
-
-/* Backward weights in FP8, TN: dWt (in, out) = op(A) (in, n) op(B) (n,
- * out), with A = the transposed copy of X, stored (n, in), and B = the
- * transposed copy of dZ, stored (n, out), both ld lt_ld_fp8(n); DEFAULT
- * (no FP8 BGRADB: the output layer's bias gradient is the project's). */
-lt_shape lt_shape_backward_weights_fp8(int in, int out, int n, lt_fp8 a,
-                                       lt_fp8 b);
 
 const char *lt_epilogue_name(lt_epilogue epilogue);
 
@@ -215,8 +200,10 @@ lt_shape lt_shape_backward_weights(int in, int out, int n, int with_bias_grad);
  * a multiple of 128 bits and >= m, for GELU a multiple of 8 elements and
  * >= m; BGRADB's transb = T; BGRADA's transa = N; FP8: A and B both FP8,
  * not both E5M2, TN, lda and ldb multiples of 16, m and k multiples of 16,
- * D in BF16, no bias-gradient epilogue; fast_accum only with FP8). Returns 0,
- * or -1 with the broken rule in `why`. */
+ * `type` BF16, no bias-gradient epilogue; an FP8 D: E4M3, FP8 A and B,
+ * ldd a multiple of 16, only DEFAULT, BIAS, RELU_AUX_BIAS or
+ * GELU_AUX_BIAS; fast_accum only with FP8). Returns 0, or -1 with the
+ * broken rule in `why`. */
 int lt_shape_check(const lt_shape *shape, char *why, size_t why_size);
 
 /* "RELU_AUX_BIAS bf16 m=100 n=256 k=784 transa=T transb=N" */

@@ -68,6 +68,13 @@ int lt_matmul_unfused_on(gpu_context *ctx, int lane,
   if (lt_matmul_check(ctx, call) != 0 ||
       lt_unfused_scratch_check(ctx, lane, call) != 0)
     return -1;
+  if (call->shape.d_fp8 && call->shape.epilogue != LT_EPILOGUE_DEFAULT)
+    return lt_refuse(ctx, &call->shape,
+                     "the unfused twin applies %s to D in the storage type, "
+                     "and an FP8 D has none: run the call fused, or with D "
+                     "in %s",
+                     lt_epilogue_name(call->shape.epilogue),
+                     lt_dtype_name(call->shape.type));
   lt_matmul_call plain = lt_call_plain(call);
   if (lt_matmul_on(ctx, lane, &plain) != 0) return -1;
   const lt_shape *s = &call->shape;

@@ -13,6 +13,9 @@
  *                   (lt_row_sums_partials: 1 kernel, its sums unused)
  *   BGRADA          DEFAULT, lt_row_sums over op(A) (2 kernels)
  *
+ * A call with an FP8 D (lt_shape.d_fp8) has no twin but its DEFAULT one:
+ * the kernels read and write D in the storage type (refused, named).
+ *
  * The row sums keep their partial sums in the lane's cuBLASLt workspace,
  * free once the DEFAULT matmul before them (same stream) has finished.
  * A DRELU_BGRAD / DGELU_BGRAD call on the main lane with d_partials set

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "tests/test_gpu.h"
 #include "tests/test_types.h"
@@ -20,6 +21,28 @@ test_batch test_batch_make(test_rng *rng, int features, int n, int classes,
   b.d_x = test_upload_as(type, b.h_x, count);
   b.d_labels = test_upload(b.h_labels, (size_t)n * sizeof(int));
   return b;
+}
+
+/* `count` random images and labels. */
+static mnist_split random_split(test_rng *rng, int count) {
+  mnist_split s = {.count = count,
+                   .images = malloc((size_t)count * MNIST_PIXELS),
+                   .labels = malloc((size_t)count)};
+  for (size_t i = 0; i < (size_t)count * MNIST_PIXELS; i++)
+    s.images[i] = (uint8_t)(test_rng_next(rng) & 0xFF);
+  for (int i = 0; i < count; i++)
+    s.labels[i] = (uint8_t)(test_rng_next(rng) % MNIST_CLASSES);
+  return s;
+}
+
+mnist_dataset test_random_dataset(test_rng *rng, int train, int test) {
+  mnist_dataset data;
+  memset(&data, 0, sizeof data);
+  data.train = random_split(rng, train);
+  data.test = random_split(rng, test);
+  data.pixel_mean = 0.5f;
+  data.pixel_std = 0.29f;
+  return data;
 }
 
 void test_batch_free(test_batch *b) {

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 
+#include "data/mnist.h"
 #include "lt/lt_shape.h"
 #include "tests/test_util.h"
 
@@ -20,6 +21,10 @@ typedef struct test_batch {
 test_batch test_batch_make(test_rng *rng, int features, int n, int classes,
                            lt_dtype type);
 void test_batch_free(test_batch *b);
+
+/* An in-memory data set of random images and labels (train and test
+ * images each); free with mnist_dataset_destroy. */
+mnist_dataset test_random_dataset(test_rng *rng, int train, int test);
 
 /* ||got - want|| / ||want|| (2-norms). */
 double test_rel_error(const float *got, const double *want, size_t count);

@@ -38,6 +38,7 @@ START_TEST(mode_and_padding_are_optional_strings) {
   mlp_checkpoint_meta meta;
   test_checkpoint_full_meta(&meta);
   meta.mode[0] = meta.pad_to[0] = 0; /* an older writer's file */
+  meta.fp8_format[0] = meta.fp8_scaling[0] = meta.fp8_fast_accum[0] = 0;
   mlp_checkpoint loaded;
   test_checkpoint_save_and_load(&loaded, path, &layout, slab, &meta);
   ck_assert_str_eq(loaded.meta.mode, "");
@@ -63,6 +64,13 @@ START_TEST(mode_and_padding_are_optional_strings) {
   ck_assert_int_eq(count, MLP_CHECKPOINT_PAIRS); /* none dropped */
   ck_assert_str_eq(cJSON_GetObjectItem(pairs, "mode")->valuestring, "auto");
   ck_assert_str_eq(cJSON_GetObjectItem(pairs, "pad_to")->valuestring, "16");
+  ck_assert_str_eq(cJSON_GetObjectItem(pairs, "fp8_fast_accum")->valuestring,
+                   "none");
+  snprintf(meta.precision, sizeof meta.precision, "fp8");
+  mlp_checkpoint_meta_describe(text, sizeof text, &meta);
+  ck_assert_msg(strstr(text, "fp8, fp8 hybrid, delayed scaling, fast "
+                             "accumulation none"),
+                "%s", text);
   cJSON_Delete(root);
   free(bytes);
   free(slab);

@@ -109,30 +109,79 @@ START_TEST(eval_takes_the_files_batch_and_precision) {
   ck.meta.batch = 256;
   trainer_config c = trainer_config_defaults();
   gpu_precision p = GPU_PRECISION_FP32;
+  const int none[3] = {0, 0, 0};
   char err[512] = "";
-  ck_assert_int_eq(
-      checkpoint_io_eval_settings(&c, &p, &ck, 0, 0, "f.st", err, sizeof err),
-      0);
+  ck_assert_int_eq(checkpoint_io_eval_settings(&c, &p, &ck, 0, 0, none, "f.st",
+                                               err, sizeof err),
+                   0);
   ck_assert_int_eq(c.batch, 256);
   ck_assert_int_eq(p, GPU_PRECISION_BF16);
   c.batch = 64;
   p = GPU_PRECISION_TF32;
-  ck_assert_int_eq(
-      checkpoint_io_eval_settings(&c, &p, &ck, 1, 1, "f.st", err, sizeof err),
-      0);
+  ck_assert_int_eq(checkpoint_io_eval_settings(&c, &p, &ck, 1, 1, none, "f.st",
+                                               err, sizeof err),
+                   0);
   ck_assert_int_eq(c.batch, 64);
   ck_assert_int_eq(p, GPU_PRECISION_TF32);
   ck.meta.batch = -1; /* not recorded */
   snprintf(ck.meta.precision, sizeof ck.meta.precision, "fp64");
-  ck_assert_int_eq(
-      checkpoint_io_eval_settings(&c, &p, &ck, 0, 0, "f.st", err, sizeof err),
-      -1);
+  ck_assert_int_eq(checkpoint_io_eval_settings(&c, &p, &ck, 0, 0, none, "f.st",
+                                               err, sizeof err),
+                   -1);
   ck_assert_int_eq(c.batch, 64);
   ck_assert_msg(strstr(err, "--load f.st") && strstr(err, "fp64"), "%s", err);
   ck_assert_int_eq(checkpoint_io_eval_batch(128, 10000), 128);
   ck_assert_int_eq(checkpoint_io_eval_batch(1000000, 10000), 10000);
   ck_assert_int_eq(checkpoint_io_eval_batch(256, 1), 1);
   ck_assert_int_eq(checkpoint_io_eval_batch(0, 0), 1);
+}
+END_TEST
+
+/* Defect 8 of issue 28: an fp8 file's recipe is evaluated as it trained
+ * (--epochs 0, mnist_predict), but for the fields a flag gives; a name
+ * that is none of the choices is refused, naming the key and the file. */
+START_TEST(eval_takes_the_files_fp8_recipe_but_the_flags) {
+  int widths[] = {784, 112, 16};
+  mlp_checkpoint ck = make(widths, 2, "relu");
+  snprintf(ck.meta.precision, sizeof ck.meta.precision, "fp8");
+  snprintf(ck.meta.fp8_format, sizeof ck.meta.fp8_format, "e4m3");
+  snprintf(ck.meta.fp8_scaling, sizeof ck.meta.fp8_scaling, "current");
+  snprintf(ck.meta.fp8_fast_accum, sizeof ck.meta.fp8_fast_accum, "all");
+  trainer_config c = trainer_config_defaults();
+  gpu_precision p = GPU_PRECISION_FP32;
+  const int none[3] = {0, 0, 0}, fast_given[3] = {0, 0, 1};
+  char err[512] = "";
+  ck_assert_int_eq(checkpoint_io_eval_settings(&c, &p, &ck, 0, 0, none, "f.st",
+                                               err, sizeof err),
+                   0);
+  ck_assert_int_eq(p, GPU_PRECISION_FP8);
+  ck_assert_int_eq(c.fp8.all_e4m3, 1);
+  ck_assert_int_eq(c.fp8.current, 1);
+  ck_assert_int_eq(c.fp8.fast_accum, FP8_FAST_ACCUM_ALL);
+  c = trainer_config_defaults();
+  c.fp8.fast_accum = FP8_FAST_ACCUM_NONE; /* --fp8-fast-accum none */
+  ck_assert_int_eq(checkpoint_io_eval_settings(&c, &p, &ck, 0, 0, fast_given,
+                                               "f.st", err, sizeof err),
+                   0);
+  ck_assert_int_eq(c.fp8.fast_accum, FP8_FAST_ACCUM_NONE);
+  ck_assert_int_eq(c.fp8.all_e4m3, 1);
+  snprintf(ck.meta.fp8_scaling, sizeof ck.meta.fp8_scaling, "lazy");
+  ck_assert_int_eq(checkpoint_io_eval_settings(&c, &p, &ck, 0, 0, none, "f.st",
+                                               err, sizeof err),
+                   -1);
+  ck_assert_msg(strstr(err, "--load f.st") && strstr(err, "'fp8_scaling'") &&
+                    strstr(err, "lazy") && strstr(err, "delayed or current"),
+                "%s", err);
+  /* A file that records no recipe (not fp8, or older) keeps the run's. */
+  mlp_checkpoint old = make(widths, 2, "relu");
+  fp8_recipe r = {.all_e4m3 = 1, .fast_accum = FP8_FAST_ACCUM_NONE};
+  ck_assert_int_eq(checkpoint_io_fp8_recipe(&r, &old, none, "--model", "m.st",
+                                            err, sizeof err),
+                   0);
+  ck_assert(r.all_e4m3 == 1 && r.current == 0 &&
+            r.fast_accum == FP8_FAST_ACCUM_NONE);
+  mlp_checkpoint_destroy(&old);
+  mlp_checkpoint_destroy(&ck);
 }
 END_TEST
 
@@ -293,6 +342,7 @@ int main(void) {
   tcase_add_loop_test(tc, precision_by_name, 0,
                       (int)(sizeof precisions / sizeof precisions[0]));
   tcase_add_test(tc, eval_takes_the_files_batch_and_precision);
+  tcase_add_test(tc, eval_takes_the_files_fp8_recipe_but_the_flags);
   tcase_add_test(tc, test_split_alone);
   suite_add_tcase(suite, tc);
   return test_run_suite(suite, 0);

@@ -54,6 +54,9 @@ void test_checkpoint_full_meta(mlp_checkpoint_meta *meta) {
   /* How the run computed (read back, printed by mnist_predict). */
   snprintf(meta->mode, sizeof meta->mode, "auto");
   snprintf(meta->pad_to, sizeof meta->pad_to, "16");
+  snprintf(meta->fp8_format, sizeof meta->fp8_format, "hybrid");
+  snprintf(meta->fp8_scaling, sizeof meta->fp8_scaling, "delayed");
+  snprintf(meta->fp8_fast_accum, sizeof meta->fp8_fast_accum, "none");
 }
 
 void test_checkpoint_save_and_load(mlp_checkpoint *loaded, const char *path,

@@ -24,7 +24,7 @@ static uint64_t seed;
  * and re-encodes to itself; NaNs to a NaN; E5M2's inf to max finite. */
 START_TEST(every_code_decodes_and_reencodes) {
   const format_fields *f = fp8_ref_fields(_i);
-  int e5m2 = f->format == FP8_FORMAT_E5M2;
+  int e5m2 = f->format == LT_FP8_E5M2;
   int finite = 0, nans = 0, infs = 0;
   double largest = 0.0;
   for (int c = 0; c < 256; c++) {
@@ -36,20 +36,19 @@ START_TEST(every_code_decodes_and_reencodes) {
       nans++;
       ck_assert_msg(isnan(got) && isnan(nvidia) && fp8_is_nan(code, f->format),
                     "%s code 0x%02X: expected NaN, decoded %g (NVIDIA %g)",
-                    fp8_format_name(f->format), c, (double)got, (double)nvidia);
+                    lt_fp8_name(f->format), c, (double)got, (double)nvidia);
       ck_assert_msg(fp8_is_nan(fp8_encode(got, f->format), f->format),
                     "%s NaN did not encode to a NaN code",
-                    fp8_format_name(f->format));
+                    lt_fp8_name(f->format));
       continue;
     }
     ck_assert_msg(!fp8_is_nan(code, f->format), "%s code 0x%02X is no NaN",
-                  fp8_format_name(f->format), c);
+                  lt_fp8_name(f->format), c);
     ck_assert_msg((double)got == want && !signbit(got) == !signbit(want) &&
                       (double)nvidia == want,
                   "%s code 0x%02X: expected %.10g, decoded %.10g (NVIDIA "
                   "%.10g)",
-                  fp8_format_name(f->format), c, want, (double)got,
-                  (double)nvidia);
+                  lt_fp8_name(f->format), c, want, (double)got, (double)nvidia);
     uint8_t again = fp8_encode(got, f->format);
     if (isinf(want)) {
       infs++;
@@ -59,7 +58,7 @@ START_TEST(every_code_decodes_and_reencodes) {
     finite++;
     largest = fmax(largest, want);
     ck_assert_msg(again == code, "%s code 0x%02X (%g) re-encoded to 0x%02X",
-                  fp8_format_name(f->format), c, want, again);
+                  lt_fp8_name(f->format), c, want, again);
   }
   ck_assert_int_eq(finite, e5m2 ? 248 : 254);
   ck_assert_int_eq(nans, e5m2 ? 6 : 2);
@@ -75,11 +74,11 @@ END_TEST
  * differences. Returns 1 on a difference. */
 static int differs_from_nvidia(float x, const format_fields *f, long *printed) {
   uint8_t mine = fp8_encode(x, f->format);
-  uint8_t nvidia = fp8_nvidia_encode(x, f->format == FP8_FORMAT_E5M2);
+  uint8_t nvidia = fp8_nvidia_encode(x, f->format == LT_FP8_E5M2);
   if (mine == nvidia) return 0;
   if ((*printed)++ < 10)
     printf("%s: x = %a (0x%08X): fp8_encode 0x%02X, NVIDIA 0x%02X\n",
-           fp8_format_name(f->format), (double)x, bits_of(x), mine, nvidia);
+           lt_fp8_name(f->format), (double)x, bits_of(x), mine, nvidia);
   return 1;
 }
 
@@ -91,7 +90,7 @@ static int differs_from_nvidia(float x, const format_fields *f, long *printed) {
  * ones, in turn. */
 START_TEST(encode_matches_nvidia) {
   const format_fields *f = fp8_ref_fields(_i);
-  int max_log2 = f->format == FP8_FORMAT_E5M2 ? 15 : 8;
+  int max_log2 = f->format == LT_FP8_E5M2 ? 15 : 8;
   uint32_t low_field = (uint32_t)(127 + f->min_sub_log2 - 2);
   uint32_t high_field = (uint32_t)(127 + max_log2 + 2);
   long differ = 0, printed = 0, compared = 0;
@@ -112,9 +111,9 @@ START_TEST(encode_matches_nvidia) {
       compared += 4096;
     }
   printf("%s: %ld floats compared with __nv_cvt_float_to_fp8, %ld differ\n",
-         fp8_format_name(f->format), compared, differ);
+         lt_fp8_name(f->format), compared, differ);
   ck_assert_msg(differ == 0, "%s: %ld of %ld floats encode unlike NVIDIA's",
-                fp8_format_name(f->format), differ, compared);
+                lt_fp8_name(f->format), differ, compared);
 }
 END_TEST
 
@@ -122,13 +121,13 @@ END_TEST
  * written in the test. */
 static void check_encode(float x, int want, const format_fields *f) {
   uint8_t mine = fp8_encode(x, f->format);
-  uint8_t nvidia = fp8_nvidia_encode(x, f->format == FP8_FORMAT_E5M2);
+  uint8_t nvidia = fp8_nvidia_encode(x, f->format == LT_FP8_E5M2);
   uint8_t nearest = reference_encode(x, f);
   ck_assert_msg(same_code(mine, nearest, f) && mine == nvidia &&
                     (want < 0 || mine == want),
                 "%s: x = %a: fp8_encode 0x%02X, nearest 0x%02X, NVIDIA "
                 "0x%02X, expected %s0x%02X",
-                fp8_format_name(f->format), (double)x, mine, nearest, nvidia,
+                lt_fp8_name(f->format), (double)x, mine, nearest, nvidia,
                 want < 0 ? "(any) " : "", want < 0 ? 0 : want);
 }
 
@@ -163,7 +162,7 @@ END_TEST
 /* The special values and the boundaries, with their codes written out. */
 START_TEST(specials_and_boundaries) {
   const format_fields *f = fp8_ref_fields(_i);
-  int e5m2 = f->format == FP8_FORMAT_E5M2;
+  int e5m2 = f->format == LT_FP8_E5M2;
   float boundary = e5m2 ? 61440.0f : 464.0f; /* max + half an ulp */
   float sub = (float)power_of_two(f->min_sub_log2);
   const struct {

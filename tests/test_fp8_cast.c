@@ -1,10 +1,13 @@
-/* test_fp8_cast.c: the FP8 step's cast kernel (layers/fp8_cast.h) against
- * layers/fp8.c, bit for bit: the scale from the amax (current) or the
- * history (delayed), both layouts, the ReLU mask and GELU' applied on the
- * way, the amax recorded, the counts of what the cast lost (saturated by a
- * stale delayed scale, flushed by a large one), and the bias gradient's
- * partial sums (FP32 sums: within their rounding); then the roll of the
- * history. (The FP8 SGD: test_sgd_fp8.c.) GPU only: skips (77) without one. */
+/* test_fp8_cast.c: the FP8 step's kernels (layers/fp8_cast.h) against
+ * layers/fp8.c, bit for bit: the cast with its scale from its own amax
+ * (current) or read (delayed), both layouts and the transposed copy's
+ * padding rows, the ReLU mask and GELU' applied on the way, the amax
+ * recorded, the counts of what it lost (saturated by a stale scale,
+ * flushed by a large one, NaN and inf), an all-zero tensor, the bias
+ * gradient's partial sums (FP32: within their rounding), and the sizes it
+ * refuses; the transpose of FP8 codes; the roll of the histories, with
+ * its empty and infinite histories. (The FP8 SGD: test_sgd_fp8.c.) GPU
+ * only: skips (77) without one, or on a GPU without FP8. */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
@@ -12,6 +15,8 @@
 
 #include "layers/fp8_cast.h"
 #include "lt/lt_gelu.h"
+#include "tests/test_fp8_ref.h"
+#include "tests/test_fp8_util.h"
 #include "tests/test_gpu.h"
 #include "tests/test_types.h"
 #include "tests/test_util.h"
@@ -22,77 +27,69 @@ typedef struct cast_case {
   int rows, cols;
   fp8_mask mask;
   lt_dtype type;
-  fp8_format format;
+  lt_fp8 format;
   int current;
-  double history; /* delayed: the history's amax, times the data's */
-  int aligned;    /* 1: ld a multiple of 8 (the kernel's vector path),
-                     0: rows + 3 (element by element) */
-  int specials;   /* 1: a few NaN and inf in the source */
+  double history; /* delayed: the scale's amax, times the data's */
+  int specials;   /* 1: a few NaN and inf in the source; 2: all zero */
 } cast_case;
 
 static const cast_case cases[] = {
-    {100, 96, FP8_MASK_NONE, LT_DTYPE_BF16, FP8_FORMAT_E4M3, 1, 0, 0, 0},
-    {784, 37, FP8_MASK_NONE, LT_DTYPE_BF16, FP8_FORMAT_E4M3, 1, 0, 0, 0},
-    {129, 200, FP8_MASK_RELU, LT_DTYPE_BF16, FP8_FORMAT_E5M2, 1, 0, 0, 0},
-    {100, 64, FP8_MASK_GELU, LT_DTYPE_BF16, FP8_FORMAT_E5M2, 1, 0, 0, 0},
-    {130, 70, FP8_MASK_NONE, LT_DTYPE_F32, FP8_FORMAT_E4M3, 1, 0, 0, 0},
-    {1, 1, FP8_MASK_NONE, LT_DTYPE_F32, FP8_FORMAT_E5M2, 1, 0, 0, 0},
-    /* delayed, the history 4x below the data: values saturate */
-    {100, 96, FP8_MASK_NONE, LT_DTYPE_BF16, FP8_FORMAT_E4M3, 0, 0.25, 0, 0},
-    {100, 96, FP8_MASK_RELU, LT_DTYPE_BF16, FP8_FORMAT_E5M2, 0, 0.25, 0, 0},
-    /* delayed, the history 2^20 above: small values flush to zero */
-    {100, 96, FP8_MASK_NONE, LT_DTYPE_BF16, FP8_FORMAT_E4M3, 0, 1048576.0, 0,
-     0},
-    /* the same on the vector paths (ld a multiple of 8; rows a multiple
-     * of 4 too: fp8_cast's fast kernel) */
-    {100, 96, FP8_MASK_NONE, LT_DTYPE_BF16, FP8_FORMAT_E4M3, 1, 0, 1, 0},
-    {784, 200, FP8_MASK_RELU, LT_DTYPE_BF16, FP8_FORMAT_E5M2, 1, 0, 1, 0},
-    {112, 64, FP8_MASK_GELU, LT_DTYPE_BF16, FP8_FORMAT_E5M2, 1, 0, 1, 0},
-    {130, 70, FP8_MASK_NONE, LT_DTYPE_F32, FP8_FORMAT_E4M3, 1, 0, 1, 0},
-    {128, 70, FP8_MASK_NONE, LT_DTYPE_F32, FP8_FORMAT_E4M3, 1, 0, 1, 0},
-    {128, 37, FP8_MASK_RELU, LT_DTYPE_BF16, FP8_FORMAT_E4M3, 1, 0, 1, 0},
-    {100, 96, FP8_MASK_NONE, LT_DTYPE_BF16, FP8_FORMAT_E4M3, 0, 0.25, 1, 0},
-    {100, 96, FP8_MASK_RELU, LT_DTYPE_BF16, FP8_FORMAT_E5M2, 0, 0.25, 1, 0},
-    {100, 96, FP8_MASK_NONE, LT_DTYPE_BF16, FP8_FORMAT_E4M3, 0, 1048576.0, 1,
-     0},
-    /* NaN and inf, counted (inf is the amax, NaN never; the delayed scale
-     * comes from the finite values) */
-    {128, 64, FP8_MASK_NONE, LT_DTYPE_BF16, FP8_FORMAT_E4M3, 0, 1.0, 1, 1},
-    {100, 96, FP8_MASK_NONE, LT_DTYPE_F32, FP8_FORMAT_E5M2, 0, 1.0, 0, 1},
+    {112, 96, FP8_MASK_NONE, LT_DTYPE_BF16, LT_FP8_E4M3, 1, 0, 0},
+    {784, 37, FP8_MASK_NONE, LT_DTYPE_BF16, LT_FP8_E4M3, 1, 0, 0},
+    {144, 200, FP8_MASK_RELU, LT_DTYPE_BF16, LT_FP8_E5M2, 1, 0, 0},
+    {112, 64, FP8_MASK_GELU, LT_DTYPE_BF16, LT_FP8_E5M2, 1, 0, 0},
+    {144, 70, FP8_MASK_NONE, LT_DTYPE_F32, LT_FP8_E4M3, 1, 0, 0},
+    {16, 1, FP8_MASK_NONE, LT_DTYPE_F32, LT_FP8_E5M2, 1, 0, 0},
+    {128, 129, FP8_MASK_RELU, LT_DTYPE_BF16, LT_FP8_E4M3, 1, 0, 0},
+    /* delayed, the scale's amax 4x below the data: values saturate */
+    {112, 96, FP8_MASK_NONE, LT_DTYPE_BF16, LT_FP8_E4M3, 0, 0.25, 0},
+    {112, 96, FP8_MASK_RELU, LT_DTYPE_BF16, LT_FP8_E5M2, 0, 0.25, 0},
+    /* delayed, 2^20 above: small values flush to zero */
+    {112, 96, FP8_MASK_NONE, LT_DTYPE_BF16, LT_FP8_E4M3, 0, 1048576.0, 0},
+    {112, 300, FP8_MASK_GELU, LT_DTYPE_BF16, LT_FP8_E4M3, 0, 1.0, 0},
+    /* NaN and inf, counted (inf is the amax, NaN never) */
+    {128, 64, FP8_MASK_NONE, LT_DTYPE_BF16, LT_FP8_E4M3, 0, 1.0, 1},
+    {112, 96, FP8_MASK_NONE, LT_DTYPE_F32, LT_FP8_E5M2, 0, 1.0, 1},
+    {112, 96, FP8_MASK_NONE, LT_DTYPE_BF16, LT_FP8_E4M3, 1, 0, 1},
+    /* all zero, current: amax 0 keeps the previous scale (issue 28,
+     * defect 7: the GPU's amax-0 branch) */
+    {112, 40, FP8_MASK_RELU, LT_DTYPE_BF16, LT_FP8_E5M2, 1, 0, 2},
 };
 enum { CASES = sizeof cases / sizeof cases[0] };
 
-START_TEST(casts_match_the_reference) {
-  const cast_case *c = &cases[_i];
-  int rows = c->rows, cols = c->cols;
-  int ld = c->aligned ? (rows + 7) / 8 * 8 : rows + 3;
-  int ld_out = (rows + 15) / 16 * 16, ld_t = (cols + 15) / 16 * 16;
-  int aux_ld = c->mask == FP8_MASK_RELU ? lt_aux_ld(rows) : ld;
-  test_rng rng;
-  test_rng_init(&rng, seed + (uint64_t)_i);
-  size_t count = (size_t)ld * cols;
-  float *x = malloc(count * sizeof(float)), *z = malloc(count * sizeof(float));
+/* The source (rounded to its type), the mask bits and the GELU input. */
+static void make_source(float *x, float *z, uint8_t *bits, size_t count,
+                        size_t mask_bytes, const cast_case *c, test_rng *rng) {
   for (size_t i = 0; i < count; i++) {
     /* magnitudes over 2^-12 .. 2^4, some exact zeros */
-    double v = test_rng_uniform(&rng, -1, 1) * ldexp(1.0, (int)(i % 17) - 12);
-    x[i] = i % 23 == 0 ? 0.0f : (float)v;
-    z[i] = (float)test_rng_uniform(&rng, -3, 3);
+    double v = test_rng_uniform(rng, -1, 1) * ldexp(1.0, (int)(i % 17) - 12);
+    x[i] = i % 23 == 0 || c->specials == 2 ? 0.0f : (float)v;
+    z[i] = (float)test_rng_uniform(rng, -3, 3);
   }
-  if (c->specials)
+  if (c->specials == 1)
     for (size_t i = 5; i < count; i += 997)
       x[i] = i % 2 ? NAN : -INFINITY;
   test_round_all(c->type, x, count);
   test_round_all(LT_DTYPE_BF16, z, count);
-  float meta_history_amax = 0.0f;
-  size_t mask_bytes = (size_t)aux_ld / 8 * cols;
-  uint8_t *bits = malloc(mask_bytes);
   for (size_t i = 0; i < mask_bytes; i++)
-    bits[i] = (uint8_t)test_rng_next(&rng);
-  /* The masked source, as the kernel forms it (GELU: the device's GELU'
-   * may differ from the host's in the last bit of a float, so the GELU
-   * case takes the kernel's own masked values, checked against the host's
-   * within two BF16 roundings, below). */
-  float *masked = malloc(count * sizeof(float));
+    bits[i] = (uint8_t)test_rng_next(rng);
+}
+
+START_TEST(casts_match_the_reference) {
+  const cast_case *c = &cases[_i];
+  int rows = c->rows, cols = c->cols;
+  int ld = c->type == LT_DTYPE_F32 ? rows : lt_ld(rows);
+  int ld_out = lt_ld_fp8(rows), ld_t = lt_ld_fp8(cols);
+  int aux_ld = c->mask == FP8_MASK_RELU ? lt_aux_ld(rows) : ld;
+  test_rng rng;
+  test_rng_init(&rng, seed + (uint64_t)_i);
+  size_t count = (size_t)ld * cols, mask_bytes = (size_t)aux_ld / 8 * cols;
+  float *x = malloc(count * sizeof(float)), *z = malloc(count * sizeof(float));
+  uint8_t *bits = malloc(mask_bytes);
+  make_source(x, z, bits, count, mask_bytes, c, &rng);
+  /* The masked source, as the kernel forms it. */
+  double *masked = malloc(count * sizeof(double));
+  float amax = 0.0f, finite = 0.0f; /* fmaxf: a NaN never wins, inf does */
   for (int j = 0; j < cols; j++)
     for (int i = 0; i < rows; i++) {
       size_t at = (size_t)j * ld + i;
@@ -102,40 +99,22 @@ START_TEST(casts_match_the_reference) {
       else if (c->mask == FP8_MASK_GELU)
         v = test_round(LT_DTYPE_BF16, v * lt_gelu_grad(z[at]));
       masked[at] = v;
+      amax = fmaxf(amax, fabsf(v));
+      if (isfinite(v)) finite = fmaxf(finite, fabsf(v));
     }
-  float amax = 0.0f; /* fmaxf: a NaN never wins, inf does */
-  for (int j = 0; j < cols; j++)
-    for (int i = 0; i < rows; i++)
-      amax = fmaxf(amax, fabsf(masked[(size_t)j * ld + i]));
-  if (c->specials) {
-    /* The delayed history's amax: the finite values' (an inf amax would
-     * keep the old scale: fp8_scale_from_amax refuses it). */
-    float finite = 0.0f;
-    for (int j = 0; j < cols; j++)
-      for (int i = 0; i < rows; i++) {
-        float v = masked[(size_t)j * ld + i];
-        if (isfinite(v)) finite = fmaxf(finite, fabsf(v));
-      }
-    meta_history_amax = finite;
-  }
-  fp8_meta meta = {.scale = 1.0f, .scale_inv = 1.0f};
-  if (!c->current)
-    meta.history[3] =
-        (float)((c->specials ? meta_history_amax : amax) * c->history);
-  float scale = 1.0f;
-  ck_assert_int_eq(fp8_scale_from_amax(&scale,
-                                       c->current ? amax : meta.history[3],
-                                       c->format, NULL, 0),
-                   0);
-
+  fp8_meta meta = {.scale = 8.0f, .scale_inv = 0.125f};
+  float scale = 8.0f;
+  int bad = fp8_scale_from_amax(&scale, c->current ? amax : finite * c->history,
+                                c->format, NULL, 0) != 0;
+  if (!c->current) meta.scale = scale; /* the roll's, read by the cast */
   void *d_x = test_upload_as(c->type, x, count);
   void *d_aux = c->mask == FP8_MASK_RELU ? test_upload(bits, mask_bytes)
                 : c->mask == FP8_MASK_GELU
                     ? test_upload_as(LT_DTYPE_BF16, z, count)
                     : NULL;
-  void *d_masked = c->mask ? test_upload(NULL, count * 2) : NULL;
   uint8_t *d_q = test_upload(NULL, (size_t)ld_out * cols);
   uint8_t *d_qt = test_upload(NULL, (size_t)ld_t * rows);
+  test_fill_device(d_qt, 0xAB, (size_t)ld_t * rows); /* padding rows: 0 */
   int tiles = fp8_cast_tiles(cols);
   float *d_partials = test_upload(NULL, (size_t)tiles * rows * sizeof(float));
   fp8_meta *d_meta = test_upload(&meta, sizeof meta);
@@ -147,109 +126,70 @@ START_TEST(casts_match_the_reference) {
                      .mask = c->mask,
                      .d_aux = d_aux,
                      .aux_ld = aux_ld,
-                     .d_masked = d_masked,
                      .d_out = d_q,
                      .ld_out = ld_out,
                      .d_out_t = d_qt,
                      .ld_out_t = ld_t,
                      .d_partials = d_partials,
+                     .d_scale = c->current ? NULL : &d_meta->scale,
                      .d_meta = d_meta,
-                     .format = c->format,
-                     .current = c->current};
+                     .format = c->format};
   ck_assert_int_eq(fp8_cast(&a, NULL, 0), 0);
-  uint8_t *q = malloc((size_t)ld_out * cols), *qt = malloc((size_t)ld_t * rows);
-  float *partials = malloc((size_t)tiles * rows * sizeof(float));
-  test_download(q, d_q, (size_t)ld_out * cols);
-  test_download(qt, d_qt, (size_t)ld_t * rows);
-  test_download(partials, d_partials, (size_t)tiles * rows * sizeof(float));
   test_download(&meta, d_meta, sizeof meta);
-  if (d_masked) {
-    double *got = test_download_as(LT_DTYPE_BF16, d_masked, count);
-    for (int j = 0; j < cols; j++)
-      for (int i = 0; i < rows; i++) {
-        size_t at = (size_t)j * ld + i;
-        double tol = c->mask == FP8_MASK_GELU ? ldexp(fabs(masked[at]), -7) : 0;
-        ck_assert_msg(fabs(got[at] - masked[at]) <= tol,
-                      "case %d: masked (%d,%d) = %g, want %g", _i, i, j,
-                      got[at], masked[at]);
-        masked[at] = (float)got[at];
-      }
-    free(got);
-    amax = 0.0f;
-    for (int j = 0; j < cols; j++)
-      for (int i = 0; i < rows; i++)
-        amax = fmaxf(amax, fabsf(masked[(size_t)j * ld + i]));
-    if (c->current)
-      ck_assert_int_eq(fp8_scale_from_amax(&scale, amax, c->format, NULL, 0),
-                       0);
-  }
-  ck_assert_msg(meta.scale == scale, "case %d: scale %g, want %g", _i,
-                meta.scale, scale);
-  ck_assert(meta.scale_inv == 1.0f / scale);
-  uint32_t amax_bits;
-  memcpy(&amax_bits, &amax, sizeof amax_bits);
-  ck_assert_uint_eq(meta.amax_bits, amax_bits);
-  fp8_counts want = {0, 0, 0}, one;
-  for (int j = 0; j < cols; j++) {
-    double sum = 0;
+  char what[64];
+  snprintf(what, sizeof what, "case %d", _i);
+  ck_assert_msg(meta.scale == scale && meta.scale_inv == 1.0f / scale,
+                "%s: scale %g (inverse %g), want %g", what, meta.scale,
+                meta.scale_inv, scale);
+  test_fp8_check_cast(masked, ld, rows, cols, d_q, ld_out, d_qt, ld_t, scale,
+                      c->format, c->mask == FP8_MASK_GELU, what);
+  if (c->mask != FP8_MASK_GELU)
+    ck_assert_msg(meta.amax == amax, "%s: amax %g, want %g", what, meta.amax,
+                  amax);
+  test_fp8_counts want = {0, 0, 0}, one;
+  for (int j = 0; c->mask != FP8_MASK_GELU && j < cols; j++)
     for (int i = 0; i < rows; i++) {
-      size_t at = (size_t)j * ld + i;
+      float v = (float)masked[(size_t)j * ld + i];
       uint8_t code;
-      fp8_encode_array(&code, &one, &masked[at], 1, scale, c->format);
+      test_fp8_encode_array(&code, &one, &v, 1, scale, c->format);
       want.saturated += one.saturated;
       want.flushed += one.flushed;
       want.nan += one.nan;
-      ck_assert_msg(q[(size_t)j * ld_out + i] == code,
-                    "case %d: q(%d,%d) = 0x%02x, want 0x%02x (x %g, scale %g)",
-                    _i, i, j, q[(size_t)j * ld_out + i], code, masked[at],
-                    scale);
-      ck_assert_msg(qt[(size_t)i * ld_t + j] == code,
-                    "case %d: transposed (%d,%d) = 0x%02x, want 0x%02x", _i, j,
-                    i, qt[(size_t)i * ld_t + j], code);
-      sum += fabs(masked[at]);
     }
-    (void)sum;
+  if (c->mask != FP8_MASK_GELU) {
+    ck_assert_uint_eq(meta.saturated, want.saturated);
+    ck_assert_uint_eq(meta.flushed, want.flushed);
+    ck_assert_uint_eq(meta.nan, want.nan);
   }
-  ck_assert_uint_eq(meta.saturated, want.saturated);
-  ck_assert_uint_eq(meta.flushed, want.flushed);
-  ck_assert_uint_eq(meta.nan, want.nan);
   ck_assert_uint_eq(meta.casts, 1);
+  ck_assert_uint_eq(meta.bad_amax, (unsigned)(c->current && bad));
   if (c->history == 0.25) ck_assert_uint_gt(meta.saturated, 0);
   if (c->history > 1.0) ck_assert_uint_gt(meta.flushed, 0);
-  /* Partial row sums per tile of 64 columns: FP32 sums of up to 64
-   * values, 2 (64 + 2) 2^-24 of their magnitudes. */
+  if (c->specials == 2) ck_assert(meta.scale == 8.0f); /* kept */
+  /* Partial row sums per tile of FP8_CAST_TILE columns: FP32 sums of up
+   * to 128 values, 2 (128 + 2) 2^-24 of their magnitudes. */
+  float *partials = malloc((size_t)tiles * rows * sizeof(float));
+  test_download(partials, d_partials, (size_t)tiles * rows * sizeof(float));
   for (int t = 0; t < tiles; t++)
     for (int i = 0; i < rows; i++) {
-      double ref = 0, mag = 0;
+      double ref = 0, mag = 0, got = partials[(size_t)t * rows + i];
       for (int j = t * FP8_CAST_TILE; j < cols && j < (t + 1) * FP8_CAST_TILE;
            j++) {
         ref += masked[(size_t)j * ld + i];
         mag += fabs(masked[(size_t)j * ld + i]);
       }
-      double got = partials[(size_t)t * rows + i];
       if (!isfinite(ref)) { /* a NaN or inf summed: the same comes out */
         ck_assert_msg(isnan(got) == isnan(ref) && (isnan(ref) || got == ref),
-                      "case %d: partial (%d, tile %d) = %g, want %g", _i, i, t,
+                      "%s: partial (%d, tile %d) = %g, want %g", what, i, t,
                       got, ref);
         continue;
       }
-      ck_assert_msg(fabs(got - ref) <= 2.0 * 66 * ldexp(1.0, -24) * mag,
-                    "case %d: partial (%d, tile %d) = %.9g, want %.9g", _i, i,
-                    t, got, ref);
+      double bound = 2.0 * 130 * ldexp(1.0, -24) * mag +
+                     (c->mask == FP8_MASK_GELU ? ldexp(mag, -7) : 0.0);
+      ck_assert_msg(fabs(got - ref) <= bound,
+                    "%s: partial (%d, tile %d) = %.9g, want %.9g", what, i, t,
+                    got, ref);
     }
-  /* The roll: this step's amax into the history, amax zeroed. */
-  uint32_t *d_step = test_upload(NULL, sizeof(uint32_t));
-  test_fill_device(d_step, 0, sizeof(uint32_t));
-  ck_assert_int_eq(fp8_scales_roll(d_meta, 1, d_step, 0), 0);
-  test_download(&meta, d_meta, sizeof meta);
-  uint32_t step = 0;
-  test_download(&step, d_step, sizeof step);
-  ck_assert_uint_eq(step, 1);
-  ck_assert(meta.history[0] == amax);
-  ck_assert_uint_eq(meta.amax_bits, 0);
-  test_free(d_step);
-  free(q);
-  free(qt);
   free(partials);
   free(masked);
   free(bits);
@@ -257,7 +197,6 @@ START_TEST(casts_match_the_reference) {
   free(z);
   test_free(d_x);
   test_free(d_aux);
-  test_free(d_masked);
   test_free(d_q);
   test_free(d_qt);
   test_free(d_partials);
@@ -265,29 +204,113 @@ START_TEST(casts_match_the_reference) {
 }
 END_TEST
 
-/* fp8_bias_grad: the tiles' partials summed in tile order, rounded to
- * BF16 once. */
-START_TEST(bias_grad_sums_the_tiles) {
-  enum { ROWS = 77, TILES = 5 };
-  float partials[TILES * ROWS];
+/* What the kernel cannot take is refused before anything runs, naming the
+ * requirement: rows that are not a multiple of 16 (an unpadded width:
+ * mlp_create refuses those too), an ld that is not 16 bytes' multiple. */
+START_TEST(unaligned_casts_are_refused) {
+  fp8_meta *d_meta = test_upload(NULL, sizeof(fp8_meta));
+  void *d_x = test_upload(NULL, 1 << 16);
+  fp8_cast_args a = {.src_type = LT_DTYPE_BF16,
+                     .d_src = d_x,
+                     .ld_src = 104,
+                     .rows = 100,
+                     .cols = 8,
+                     .d_meta = d_meta,
+                     .format = LT_FP8_E4M3};
+  ck_assert_int_eq(fp8_cast(&a, NULL, 0), -1);
+  a.rows = 96;
+  a.ld_src = 100;
+  ck_assert_int_eq(fp8_cast(&a, NULL, 0), -1);
+  a.ld_src = 104;
+  ck_assert_int_eq(fp8_cast(&a, NULL, 0), 0);
+  test_free(d_x); /* cudaFree waits for the device */
+  test_free(d_meta);
+}
+END_TEST
+
+/* fp8_transpose: every code moved, the padding rows zero, rows beyond
+ * them untouched; three matrices at their strides. */
+START_TEST(transpose_moves_every_code) {
+  enum { ROWS = 144, COLS = 37, COUNT = 3, LD = 160 };
+  int ld_t = lt_ld_fp8(COLS) + 16; /* room past the padding */
+  size_t in_stride = (size_t)LD * COLS + 256, out_stride = (size_t)ld_t * ROWS;
+  uint8_t *in = malloc(in_stride * COUNT);
   test_rng rng;
-  test_rng_init(&rng, seed);
-  for (int i = 0; i < TILES * ROWS; i++)
-    partials[i] = (float)test_rng_uniform(&rng, -2, 2);
-  float *d_partials = test_upload(partials, sizeof partials);
-  void *d_db = test_upload(NULL, ROWS * 2);
-  ck_assert_int_eq(fp8_bias_grad(d_db, d_partials, ROWS, TILES, 0), 0);
-  double *db = test_download_as(LT_DTYPE_BF16, d_db, ROWS);
-  for (int r = 0; r < ROWS; r++) {
-    float s = 0.0f;
-    for (int t = 0; t < TILES; t++)
-      s += partials[t * ROWS + r];
-    ck_assert_msg(db[r] == test_round(LT_DTYPE_BF16, s), "db[%d] = %g, want %g",
-                  r, db[r], test_round(LT_DTYPE_BF16, s));
-  }
-  free(db);
-  test_free(d_partials);
-  test_free(d_db);
+  test_rng_init(&rng, seed + 99);
+  for (size_t i = 0; i < in_stride * COUNT; i++)
+    in[i] = (uint8_t)test_rng_next(&rng);
+  uint8_t *d_in = test_upload(in, in_stride * COUNT);
+  uint8_t *d_out = test_upload(NULL, out_stride * COUNT);
+  test_fill_device(d_out, 0xCD, out_stride * COUNT);
+  ck_assert_int_eq(fp8_transpose(d_out, ld_t, d_in, LD, ROWS, COLS, COUNT,
+                                 in_stride, out_stride, NULL, 0),
+                   0);
+  uint8_t *out = test_fp8_codes(d_out, out_stride * COUNT);
+  for (int m = 0; m < COUNT; m++)
+    for (int i = 0; i < ROWS; i++)
+      for (int j = 0; j < ld_t; j++) {
+        uint8_t got = out[m * out_stride + (size_t)i * ld_t + j];
+        uint8_t want = j < COLS ? in[m * in_stride + (size_t)j * LD + i]
+                       : j < lt_ld_fp8(COLS) ? 0
+                                             : 0xCD;
+        ck_assert_msg(got == want, "matrix %d (%d,%d): 0x%02x, want 0x%02x", m,
+                      j, i, got, want);
+      }
+  free(out);
+  free(in);
+  test_free(d_in);
+  test_free(d_out);
+}
+END_TEST
+
+/* The roll, per tensor: the amax into its slot, the scale from the
+ * history's max, amax zeroed, the step advanced. A history of zeros keeps
+ * the previous scale (issue 28, defect 2: it gave 1); an infinite amax is
+ * counted and keeps it too (defect 7: the inf-history branch on the GPU);
+ * an amax past the range of the scale used counts an overflow. The
+ * weights keep the scale_inv their codes were written with; the others
+ * take 1 / the new scale. */
+START_TEST(roll_moves_the_amax_and_scales_once) {
+  enum { LAYERS = 2, COUNT = 3 * LAYERS };
+  fp8_meta meta[COUNT];
+  memset(meta, 0, sizeof meta);
+  for (int t = 0; t < COUNT; t++)
+    meta[t].scale = meta[t].scale_inv = 4.0f;
+  meta[0].amax = 1.0f;      /* W1: scale 256; scale_inv stays 4 */
+  meta[3].amax = 0.0f;      /* X2: empty history, scale 4 kept */
+  meta[4].amax = INFINITY;  /* dZ1: inf, kept and counted */
+  meta[5].amax = 100000.0f; /* dZ2 (E5M2): 100000 * 4 > 57344 */
+  meta[5].history[7] = 2.0f;
+  fp8_meta *d_meta = test_upload(meta, sizeof meta);
+  uint32_t step = 3;
+  uint32_t *d_step = test_upload(&step, sizeof step);
+  fp8_roll_args r = {.d_meta = d_meta,
+                     .layers = LAYERS,
+                     .gradient = LT_FP8_E5M2,
+                     .d_step = d_step};
+  ck_assert_int_eq(fp8_roll(&r, NULL, 0), 0);
+  test_download(meta, d_meta, sizeof meta);
+  test_download(&step, d_step, sizeof step);
+  ck_assert_uint_eq(step, 4);
+  ck_assert(meta[0].history[3] == 1.0f && meta[0].scale == 256.0f);
+  ck_assert_msg(meta[0].scale_inv == 4.0f,
+                "W1's scale_inv %g: the codes SGD "
+                "wrote keep theirs",
+                meta[0].scale_inv);
+  ck_assert_msg(meta[3].scale == 4.0f && meta[3].scale_inv == 0.25f,
+                "an empty history: scale %g, want the previous 4",
+                meta[3].scale);
+  ck_assert_msg(meta[4].scale == 4.0f && meta[4].bad_amax == 1,
+                "an inf amax: scale %g, bad %u", meta[4].scale,
+                meta[4].bad_amax);
+  float want = 1.0f;
+  fp8_scale_from_amax(&want, 100000.0f, LT_FP8_E5M2, NULL, 0);
+  ck_assert(meta[5].scale == want && meta[5].scale_inv == 1.0f / want);
+  ck_assert_uint_eq(meta[5].overflows, 1);
+  for (int t = 0; t < COUNT; t++)
+    ck_assert_msg(meta[t].amax == 0.0f, "tensor %d: amax not zeroed", t);
+  test_free(d_meta);
+  test_free(d_step);
 }
 END_TEST
 
@@ -298,7 +321,9 @@ int main(void) {
   TCase *tc = tcase_create("cast");
   tcase_set_timeout(tc, 300);
   tcase_add_loop_test(tc, casts_match_the_reference, 0, CASES);
-  tcase_add_test(tc, bias_grad_sums_the_tiles);
+  tcase_add_test(tc, unaligned_casts_are_refused);
+  tcase_add_test(tc, transpose_moves_every_code);
+  tcase_add_test(tc, roll_moves_the_amax_and_scales_once);
   suite_add_tcase(suite, tc);
   return test_run_suite(suite, 1);
 }

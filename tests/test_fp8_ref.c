@@ -6,8 +6,8 @@
 #include <string.h>
 
 static const format_fields fields[] = {
-    {FP8_FORMAT_E4M3, 4, 3, 7, 0, 0x7E, 448.0, -9},
-    {FP8_FORMAT_E5M2, 5, 2, 15, 1, 0x7B, 57344.0, -16},
+    {LT_FP8_E4M3, 4, 3, 7, 0, 0x7E, 448.0, -9},
+    {LT_FP8_E5M2, 5, 2, 15, 1, 0x7B, 57344.0, -16},
 };
 
 uint32_t bits_of(float x) {
@@ -74,4 +74,20 @@ int same_code(uint8_t a, uint8_t b, const format_fields *f) {
 
 const format_fields *fp8_ref_fields(int index) {
   return &fields[index];
+}
+
+void test_fp8_encode_array(uint8_t *out, test_fp8_counts *counts,
+                           const float *x, size_t count, float scale,
+                           lt_fp8 format) {
+  test_fp8_counts lost = {0, 0, 0};
+  double boundary = format == LT_FP8_E5M2 ? 61440.0 : 464.0;
+  for (size_t i = 0; i < count; i++) {
+    float product = x[i] * scale;
+    out[i] = fp8_encode(product, format);
+    double p = fabs((double)product);
+    lost.saturated += format == LT_FP8_E5M2 ? p >= boundary : p > boundary;
+    lost.nan += isnan(product) != 0;
+    lost.flushed += x[i] != 0.0f && isfinite(x[i]) && (out[i] & 0x7F) == 0;
+  }
+  if (counts) *counts = lost;
 }

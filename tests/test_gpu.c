@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "gpu/gpu_graph.h"
 #include "tests/test_util.h"
 
 void test_require_gpu(const char *suite) {
@@ -80,4 +81,16 @@ gpu_context *test_context(gpu_autotune autotune, gpu_precision precision) {
   gpu_context *ctx = NULL;
   if (gpu_context_create(&ctx, &options) != 0) return NULL;
   return ctx;
+}
+
+void test_graph_replay(gpu_context *ctx, int (*enqueue)(void *), void *arg,
+                       int replays) {
+  cudaGraphExec_t exec = NULL;
+  ck_assert_int_eq(gpu_graph_capture_exec(&exec, ctx->stream,
+                                          gpu_graph_flags(ctx), enqueue, arg),
+                   0);
+  for (int replay = 0; replay < replays; replay++)
+    ck_assert_int_eq(cudaGraphLaunch(exec, ctx->stream), cudaSuccess);
+  test_sync(ctx);
+  cudaGraphExecDestroy(exec);
 }

@@ -29,6 +29,11 @@ void test_fill_device(void *device, int byte, size_t bytes);
 void test_free(void *device);
 void test_sync(gpu_context *ctx);
 
+/* Captures enqueue(arg) on ctx->stream into a graph (gpu_graph_flags),
+ * replays it `replays` times and waits: the test fails on any error. */
+void test_graph_replay(gpu_context *ctx, int (*enqueue)(void *), void *arg,
+                       int replays);
+
 /* A context with the given autotune mode and precision on device 0;
  * NULL on error (callers assert: this may run outside a test). */
 gpu_context *test_context(gpu_autotune autotune, gpu_precision precision);

@@ -226,10 +226,8 @@ START_TEST(probe_has_its_pattern) {
           continue;
         }
         test_download(code, d[w], count[w]);
-        fp8_format f =
-            kinds[t].fp8 == LT_FP8_E5M2 ? FP8_FORMAT_E5M2 : FP8_FORMAT_E4M3;
         for (size_t i = 0; i < count[w]; i++)
-          out[w][i] = fp8_decode(code[i], f);
+          out[w][i] = fp8_decode(code[i], kinds[t].fp8);
       }
       for (int i = 0; i < M; i++)
         for (int p = 0; p < K; p++) {

@@ -76,9 +76,10 @@ START_TEST(uncommitted_slot_is_reused) {
 }
 END_TEST
 
-/* Two calls that differ only in their FP8 operand types or fast
+/* Two calls that differ only in their FP8 operand types, D's type or fast
  * accumulation are different plans (a BF16 plan run on FP8 operands, or
- * the reverse, reads the wrong bytes). */
+ * the reverse, reads the wrong bytes; a plan writing E4M3 run for a BF16
+ * D writes the wrong bytes). */
 START_TEST(fp8_fields_are_part_of_the_key) {
   lt_plan_cache *cache = NULL;
   ck_assert_int_eq(lt_plan_cache_create(&cache), 0);
@@ -100,6 +101,34 @@ START_TEST(fp8_fields_are_part_of_the_key) {
   other = fp8;
   other.shape.fast_accum = 1;
   ck_assert_ptr_null(lt_plan_cache_find(cache, &other));
+  other = fp8;
+  other.shape.d_fp8 = LT_FP8_E4M3;
+  ck_assert_ptr_null(lt_plan_cache_find(cache, &other));
+  lt_plan_cache_destroy(cache);
+}
+END_TEST
+
+/* No field of the key can be forgotten by the lookup: a key that differs
+ * from a cached one in any one of its 4-byte words (every field of
+ * lt_shape and lt_plan_key is one: lt_plan_cache.c asserts it) finds
+ * nothing, and the key itself finds its plan. */
+START_TEST(every_field_of_the_key_counts) {
+  lt_plan_cache *cache = NULL;
+  ck_assert_int_eq(lt_plan_cache_create(&cache), 0);
+  lt_plan *p = add_plan(cache, 5);
+  lt_plan_key key = key_for(5);
+  ck_assert_ptr_eq(lt_plan_cache_find(cache, &key), p);
+  enum { WORDS = sizeof(lt_plan_key) / sizeof(uint32_t) };
+  ck_assert_uint_eq(sizeof(lt_plan_key) % sizeof(uint32_t), 0);
+  for (int w = 0; w < WORDS; w++) {
+    lt_plan_key other = key;
+    uint32_t word;
+    memcpy(&word, (char *)&other + w * sizeof word, sizeof word);
+    word ^= 0x10u;
+    memcpy((char *)&other + w * sizeof word, &word, sizeof word);
+    ck_assert_msg(lt_plan_cache_find(cache, &other) == NULL,
+                  "a key differing in word %d of %d found the plan", w, WORDS);
+  }
   lt_plan_cache_destroy(cache);
 }
 END_TEST
@@ -110,6 +139,7 @@ int main(void) {
   tcase_add_test(tc, plan_pointer_outlives_growth);
   tcase_add_test(tc, uncommitted_slot_is_reused);
   tcase_add_test(tc, fp8_fields_are_part_of_the_key);
+  tcase_add_test(tc, every_field_of_the_key_counts);
   suite_add_tcase(suite, tc);
   return test_run_suite(suite, 0);
 }

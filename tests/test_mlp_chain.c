@@ -98,15 +98,7 @@ static unsigned char *train_state(const int *widths, int depth,
   run_open(&r, widths, depth, precision, chain, mode);
   for (int s = 0; s < HOST_STEPS; s++)
     ck_assert_int_eq(step(&r, s), 0);
-  cudaGraphExec_t exec = NULL;
-  ck_assert_int_eq(gpu_graph_capture_exec(&exec, r.ctx->stream,
-                                          gpu_graph_flags(r.ctx), enqueue_steps,
-                                          &r),
-                   0);
-  for (int replay = 0; replay < 2; replay++)
-    ck_assert_int_eq(cudaGraphLaunch(exec, r.ctx->stream), cudaSuccess);
-  test_sync(r.ctx);
-  cudaGraphExecDestroy(exec);
+  test_graph_replay(r.ctx, enqueue_steps, &r, 2);
   size_t floats = r.net->layout.slab_floats * sizeof(float);
   size_t grads = r.net->layout.slab_floats * lt_dtype_size(r.net->type);
   *size = 2 * floats + grads;

@@ -154,6 +154,36 @@ START_TEST(fp8_pads_to_16) {
 }
 END_TEST
 
+/* Issue 28, defect 8: evaluating an fp8 checkpoint with a recipe flag
+ * (--load fp8.st --epochs 0 --fp8-fast-accum none) parses, each fp8 flag
+ * recorded as given; the flag is checked against the precision once the
+ * file has given it (train_options_check_fp8): fp8 passes, another is
+ * refused naming the flag and the precision. Before, the parser refused
+ * it as "--precision fp32". */
+START_TEST(fp8_flags_wait_for_the_files_precision) {
+  char *argv[] = {"mnist_train", "--load",           "fp8.st", "--epochs",
+                  "0",           "--fp8-fast-accum", "none"};
+  train_options o;
+  char err[256] = "";
+  ck_assert_msg(train_options_parse(&o, 7, argv, err, sizeof err) == 0, "%s",
+                err);
+  ck_assert(!o.fp8_given[0] && !o.fp8_given[1] && o.fp8_given[2]);
+  ck_assert_int_eq(o.config.fp8.fast_accum, FP8_FAST_ACCUM_NONE);
+  o.gpu.precision = GPU_PRECISION_FP8; /* the file's */
+  ck_assert_int_eq(train_options_check_fp8(&o, err, sizeof err), 0);
+  o.gpu.precision = GPU_PRECISION_BF16;
+  ck_assert_int_eq(train_options_check_fp8(&o, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "--fp8-fast-accum") && strstr(err, "bf16"), "%s",
+                err);
+  /* Training, or --precision given: checked at once. */
+  char *train[] = {"mnist_train", "--load", "fp8.st", "--fp8-fast-accum",
+                   "none"};
+  ck_assert_int_eq(train_options_parse(&o, 5, train, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "--fp8-fast-accum applies to --precision fp8"),
+                "%s", err);
+}
+END_TEST
+
 /* Whether --hidden and --activation were given (--load's checkpoint must
  * then agree) comes from the parser, in either spelling; a flag not given
  * leaves its record 0, whatever the values of other flags look like. */
@@ -208,7 +238,10 @@ static const bad_flags bad[] = {
     {{"--precision", "fp4"}, "'fp32', 'tf32', 'bf16', 'fp16' or 'fp8'"},
     {{"--fp8-format", "e5m2"}, "'hybrid' or 'e4m3'"},
     {{"--fp8-scaling", "jit"}, "'delayed' or 'current'"},
-    {{"--fp8-scaling", "current"}, "apply to --precision fp8 only"},
+    {{"--fp8-scaling", "current"},
+     "--fp8-scaling applies to --precision fp8 only"},
+    {{"--fp8-fast-accum", "none"},
+     "--fp8-fast-accum applies to --precision fp8 only"},
     {{"--activation", "tanh"}, "--activation: expected 'relu' or 'gelu'"},
     {{"--loss-scale", "1000"}, "--loss-scale: expected a power of two"},
     {{"--loss-scale", "0"}, "--loss-scale"},
@@ -305,6 +338,7 @@ int main(void) {
   tcase_add_test(tc, every_flag);
   tcase_add_test(tc, modes_and_precisions);
   tcase_add_test(tc, fp8_pads_to_16);
+  tcase_add_test(tc, fp8_flags_wait_for_the_files_precision);
   tcase_add_test(tc, hidden_none);
   tcase_add_test(tc, given_flags_are_recorded);
   tcase_add_test(tc, bench_flags_are_strict);

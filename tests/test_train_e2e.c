@@ -220,9 +220,11 @@ END_TEST
 /* FP8 (a GPU without FP8 tensor cores must refuse it, naming them): one
  * epoch of the seed network in every mode lands within 0.5
  * points of FP32 fused (FP8's roundoff is 16 times BF16's, which gets
- * 0.3); its checkpoint holds the FP32 master weights, and evaluating it
- * again in FP8 (fresh scales: none carried in the file) counts within 20
- * images of the run's last epoch. */
+ * 0.3); its checkpoint holds the FP32 master weights and the recipe, and
+ * evaluating it again in FP8 (fresh scales: none carried in the file)
+ * counts within 20 images of the run's last epoch, also with a recipe
+ * flag of its own (issue 28, defect 8: --fp8-fast-accum was refused as
+ * "--precision fp32"); mnist_predict names the recipe. */
 START_TEST(fp8_learns_and_saves) {
   const char *modes[3] = {"fused", "unfused", "auto"};
   const char *base = "--hidden 100 --batch 256 --epochs 1";
@@ -270,6 +272,20 @@ START_TEST(fp8_learns_and_saves) {
   ck_assert_msg(abs(correct - trained) <= 20,
                 "evaluated again in fp8: %d correct, the run's last epoch %d",
                 correct, trained);
+  snprintf(command, sizeof command,
+           "'%s' --data-dir '%s' --load '%s' --epochs 0 --fp8-fast-accum none "
+           "2>&1",
+           MNIST_TRAIN_PATH, mnist_dir, model);
+  ck_assert_msg(test_capture(command, out, sizeof out) == 0 &&
+                    strstr(out, " of 10000)"),
+                "--epochs 0 --fp8-fast-accum none: %s", out);
+  snprintf(command, sizeof command,
+           "'%s' --data-dir '%s' --model '%s' --index 0 2>&1",
+           MNIST_PREDICT_PATH, mnist_dir, model);
+  ck_assert_int_eq(test_capture(command, out, sizeof out), 0);
+  ck_assert_msg(strstr(out, "fp8 hybrid, delayed scaling, fast accumulation "
+                            "forward"),
+                "mnist_predict does not name the file's recipe: %s", out);
 }
 END_TEST
 

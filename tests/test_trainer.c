@@ -10,34 +10,12 @@
 #include <string.h>
 
 #include "bench/graph_count.h"
+#include "tests/test_batch.h"
 #include "tests/test_gpu.h"
 #include "tests/test_util.h"
 #include "train/trainer.h"
 
 static uint64_t seed;
-
-/* `count` random images and labels. */
-static mnist_split random_split(test_rng *rng, int count) {
-  mnist_split s = {.count = count,
-                   .images = malloc((size_t)count * MNIST_PIXELS),
-                   .labels = malloc((size_t)count)};
-  for (size_t i = 0; i < (size_t)count * MNIST_PIXELS; i++)
-    s.images[i] = (uint8_t)(test_rng_next(rng) & 0xFF);
-  for (int i = 0; i < count; i++)
-    s.labels[i] = (uint8_t)(test_rng_next(rng) % MNIST_CLASSES);
-  return s;
-}
-
-/* An in-memory data set of random images; free with mnist_dataset_destroy. */
-static mnist_dataset random_dataset(test_rng *rng, int train, int test) {
-  mnist_dataset data;
-  memset(&data, 0, sizeof data);
-  data.train = random_split(rng, train);
-  data.test = random_split(rng, test);
-  data.pixel_mean = 0.5f;
-  data.pixel_std = 0.29f;
-  return data;
-}
 
 typedef struct tiny_case {
   int train, test, batch;
@@ -53,7 +31,7 @@ START_TEST(tiny_data_sets_train) {
   const tiny_case *c = &tiny[_i];
   test_rng rng;
   test_rng_init(&rng, seed + (uint64_t)_i);
-  mnist_dataset data = random_dataset(&rng, c->train, c->test);
+  mnist_dataset data = test_random_dataset(&rng, c->train, c->test);
   /* Autotuning off: under compute-sanitizer every timed candidate costs. */
   gpu_context *ctx = test_context(GPU_AUTOTUNE_OFF, 0);
   ck_assert_ptr_nonnull(ctx);
@@ -90,7 +68,7 @@ END_TEST
 START_TEST(non_finite_loss_is_reported) {
   test_rng rng;
   test_rng_init(&rng, seed);
-  mnist_dataset data = random_dataset(&rng, 40, 10);
+  mnist_dataset data = test_random_dataset(&rng, 40, 10);
   gpu_context *ctx = test_context(GPU_AUTOTUNE_OFF, 0);
   ck_assert_ptr_nonnull(ctx);
   trainer_config config = trainer_config_defaults();

@@ -59,8 +59,8 @@ int checkpoint_io_precision(gpu_precision *out,
   int value = found[0] ? gpu_precision_parse(found) : GPU_PRECISION_FP32;
   if (value < 0) {
     snprintf(err, err_size,
-             "%s %s: metadata 'precision': expected fp32, tf32, bf16 or "
-             "fp16, found '%s'",
+             "%s %s: metadata 'precision': expected fp32, tf32, bf16, fp16 "
+             "or fp8, found '%s'",
              flag, path, found);
     return -1;
   }
@@ -68,12 +68,30 @@ int checkpoint_io_precision(gpu_precision *out,
   return 0;
 }
 
+int checkpoint_io_fp8_recipe(fp8_recipe *recipe,
+                             const mlp_checkpoint *checkpoint,
+                             const int given[3], const char *flag,
+                             const char *path, char *err, size_t err_size) {
+  const mlp_checkpoint_meta *m = &checkpoint->meta;
+  const char *names[3] = {given[0] ? NULL : m->fp8_format,
+                          given[1] ? NULL : m->fp8_scaling,
+                          given[2] ? NULL : m->fp8_fast_accum};
+  char why[256];
+  if (fp8_recipe_from_names(recipe, names, why, sizeof why) == 0) return 0;
+  snprintf(err, err_size, "%s %s: metadata %s", flag, path, why);
+  return -1;
+}
+
 int checkpoint_io_eval_settings(trainer_config *c, gpu_precision *precision,
                                 const mlp_checkpoint *checkpoint,
                                 int batch_given, int precision_given,
-                                const char *path, char *err, size_t err_size) {
+                                const int fp8_given[3], const char *path,
+                                char *err, size_t err_size) {
   if (!batch_given && checkpoint->meta.batch >= 1)
     c->batch = checkpoint->meta.batch;
+  if (checkpoint_io_fp8_recipe(&c->fp8, checkpoint, fp8_given, "--load", path,
+                               err, err_size) != 0)
+    return -1;
   if (precision_given) return 0;
   return checkpoint_io_precision(precision, checkpoint, "--load", path, err,
                                  err_size);
@@ -150,20 +168,6 @@ int checkpoint_io_load(mlp_checkpoint *out, trainer_config *c, const char *path,
   return 0;
 }
 
-int checkpoint_io_apply(trainer *t, const mlp_checkpoint *checkpoint) {
-  const mlp *net = trainer_network(t);
-  float *slab = calloc(net->layout.slab_floats, sizeof(float));
-  if (!slab) {
-    fprintf(stderr, "mnist_train: out of host memory for the checkpoint\n");
-    return -1;
-  }
-  mlp_layout_copy_params(&net->layout, slab, &checkpoint->layout,
-                         checkpoint->slab);
-  int status = trainer_set_params(t, slab);
-  free(slab);
-  return status;
-}
-
 /* "%.9g" of a float: what reads back as the same float. */
 static void float_text(char *out, double value) {
   snprintf(out, MLP_CHECKPOINT_TEXT, "%.9g", value);
@@ -196,6 +200,13 @@ int checkpoint_io_save(trainer *t, const char *path, const trainer_config *c,
              c->file_order ? "file" : "shuffle");
     snprintf(meta.steps, sizeof meta.steps, "%d", steps);
     snprintf(meta.mode, sizeof meta.mode, "%s", mlp_mode_name(c->mode));
+    if (precision == GPU_PRECISION_FP8) {
+      const char *names[3];
+      fp8_recipe_names(&c->fp8, names);
+      snprintf(meta.fp8_format, sizeof meta.fp8_format, "%s", names[0]);
+      snprintf(meta.fp8_scaling, sizeof meta.fp8_scaling, "%s", names[1]);
+      snprintf(meta.fp8_fast_accum, sizeof meta.fp8_fast_accum, "%s", names[2]);
+    }
     if (c->pad_units)
       snprintf(meta.pad_to, sizeof meta.pad_to, "%d",
                c->pad_multiple > 0 ? c->pad_multiple : 8);

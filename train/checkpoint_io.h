@@ -52,14 +52,26 @@ int checkpoint_io_precision(gpu_precision *out,
                             const mlp_checkpoint *checkpoint, const char *flag,
                             const char *path, char *err, size_t err_size);
 
+/* The FP8 recipe the checkpoint records (an fp8 run's) into *recipe, but
+ * the fields whose flag was given (given[0..2]: --fp8-format,
+ * --fp8-scaling, --fp8-fast-accum); a file that records none leaves it.
+ * Returns 0, or -1 with `err` naming the flag, the file and the name
+ * found. */
+int checkpoint_io_fp8_recipe(fp8_recipe *recipe,
+                             const mlp_checkpoint *checkpoint,
+                             const int given[3], const char *flag,
+                             const char *path, char *err, size_t err_size);
+
 /* Evaluation in the checkpoint's settings (mnist_train --epochs 0): its
  * batch becomes c->batch unless `batch_given` (or the file has none), its
- * precision *precision unless `precision_given`. Returns 0, or -1 with
- * `err` (a precision name that is not one). */
+ * precision *precision unless `precision_given`, its FP8 recipe c->fp8's
+ * (checkpoint_io_fp8_recipe, fp8_given). Returns 0, or -1 with `err` (a
+ * name that is not one). */
 int checkpoint_io_eval_settings(trainer_config *c, gpu_precision *precision,
                                 const mlp_checkpoint *checkpoint,
                                 int batch_given, int precision_given,
-                                const char *path, char *err, size_t err_size);
+                                const int fp8_given[3], const char *path,
+                                char *err, size_t err_size);
 
 /* The batch to evaluate `count` images in: `batch` capped at `count`, so
  * a file's claim never sizes an allocation; at least 1. */
@@ -75,13 +87,10 @@ int checkpoint_io_load(mlp_checkpoint *out, trainer_config *c, const char *path,
                        int hidden_given, int activation_given, char *err,
                        size_t err_size);
 
-/* Puts the checkpoint's parameters into the trainer's network (padded
- * units, if any, stay zero). Returns 0 or -1. */
-int checkpoint_io_apply(trainer *t, const mlp_checkpoint *checkpoint);
-
 /* Saves the trainer's parameters (its real units) to `path` (--save) with
- * the run's settings (c, precision, the data's normalisation:
- * trainer_pixel_transform), `steps` run and the final test accuracy
+ * the run's settings (c, precision and FP8 recipe, the data's
+ * normalisation: trainer_pixel_transform), `steps` run and the final test
+ * accuracy
  * (percent, negative: unknown). Returns 0, or -1 with `err`. */
 int checkpoint_io_save(trainer *t, const char *path, const trainer_config *c,
                        gpu_precision precision, int steps, double test_accuracy,

@@ -1,11 +1,13 @@
 /* epoch_data.c: the data set on the GPU (epoch_data.h). */
 #include "train/epoch_data.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gpu/gpu_check.h"
+#include "layers/mlp_fp8.h"
 #include "layers/mlp_layout.h"
 #include "train/epoch_gather.h"
 
@@ -21,8 +23,7 @@ int epoch_data_batch_size(const epoch_data *d, const epoch_split *split,
 
 const void *epoch_data_x(const epoch_data *d, const epoch_split *split,
                          int step) {
-  return (const char *)split->d_x +
-         (size_t)step * d->batch_stride * lt_dtype_size(d->type);
+  return (const char *)split->d_x + (size_t)step * d->batch_bytes;
 }
 
 const int *epoch_data_y(const epoch_data *d, const epoch_split *split,
@@ -35,8 +36,7 @@ static int split_upload(epoch_data *d, epoch_split *out,
   if (split->count == 0) return 0;
   size_t pixels = (size_t)split->count * MNIST_PIXELS;
   out->count = split->count;
-  size_t x_bytes = (size_t)epoch_data_steps(d, out) * d->batch_stride *
-                   lt_dtype_size(d->type);
+  size_t x_bytes = (size_t)epoch_data_steps(d, out) * d->batch_bytes;
   CUDA_CHECK(cudaMalloc((void **)&out->d_images, pixels));
   CUDA_CHECK(cudaMalloc((void **)&out->d_labels, (size_t)split->count));
   CUDA_CHECK(
@@ -94,16 +94,60 @@ int epoch_data_shuffle(epoch_data *d, unsigned long long seed, int epoch) {
 }
 
 int epoch_data_gather(epoch_data *d, const epoch_split *split) {
+  if (d->fp8)
+    return epoch_gather_fp8(
+        split->d_x, split->d_y, split->d_images, split->d_labels,
+        split->d_order, split->count, d->batch, d->batch_bytes, MNIST_PIXELS,
+        d->pixel_scale, d->pixel_shift, d->fp8_scale, d->stream);
   return epoch_gather_batches(d->type, split->d_x, split->d_y, split->d_images,
                               split->d_labels, split->d_order, split->count,
-                              d->batch, d->batch_stride, MNIST_PIXELS,
-                              d->pixel_scale, d->pixel_shift, d->stream);
+                              d->batch, d->batch_bytes / lt_dtype_size(d->type),
+                              MNIST_PIXELS, d->pixel_scale, d->pixel_shift,
+                              d->stream);
+}
+
+/* The FP8 batches' scale: fp8_scale_from_amax of the largest |x| any
+ * pixel (0 to 255) can give. */
+static float pixels_fp8_scale(float pixel_scale, float pixel_shift) {
+  float amax =
+      fmaxf(fabsf(pixel_shift), fabsf(255.0f * pixel_scale + pixel_shift));
+  float scale = 1.0f;
+  fp8_scale_from_amax(&scale, amax, LT_FP8_E4M3, NULL, 0);
+  return scale;
+}
+
+/* Each FP8 batch's scale record {1 / fp8_scale, fp8_scale}: written once
+ * (mlp_fp8.h), on the stream after the buffer's zeroing. */
+static int write_scale_records(epoch_data *d, const epoch_split *split) {
+  int steps = epoch_data_steps(d, split);
+  float *records = malloc((size_t)steps * 2 * sizeof(float));
+  if (!records) {
+    fprintf(stderr, "epoch_data: out of host memory\n");
+    return -1;
+  }
+  for (int s = 0; s < steps; s++) {
+    records[2 * s] = 1.0f / d->fp8_scale;
+    records[2 * s + 1] = d->fp8_scale;
+  }
+  /* From pageable memory: the copy has read it when it returns. */
+  cudaError_t status = cudaMemcpy2DAsync(
+      split->d_x, d->batch_bytes, records, 2 * sizeof(float), 2 * sizeof(float),
+      (size_t)steps, cudaMemcpyHostToDevice, d->stream);
+  free(records);
+  CUDA_CHECK(status);
+  return 0;
 }
 
 static int data_init(epoch_data *d, const mnist_dataset *data) {
-  d->batch_stride = mlp_align_floats((size_t)lt_ld(MNIST_PIXELS) * d->batch);
+  d->batch_bytes =
+      d->fp8 ? mlp_fp8_batch_bytes(MNIST_PIXELS, d->batch)
+             : mlp_align_floats((size_t)lt_ld(MNIST_PIXELS) * d->batch) *
+                   lt_dtype_size(d->type);
+  d->fp8_scale = pixels_fp8_scale(d->pixel_scale, d->pixel_shift);
   if (split_upload(d, &d->train, &data->train) != 0 ||
-      split_upload(d, &d->test, &data->test) != 0)
+      split_upload(d, &d->test, &data->test) != 0 ||
+      (d->fp8 && d->train.count > 0 && write_scale_records(d, &d->train)) ||
+      (d->fp8 && d->test.count > 0 && write_scale_records(d, &d->test)))
     return -1;
   /* Both orders start as the identity (the test split keeps it: it is
    * gathered once, in file order); h_order is long enough for either. */
@@ -123,8 +167,8 @@ static int data_init(epoch_data *d, const mnist_dataset *data) {
 }
 
 int epoch_data_create(epoch_data **out, const mnist_dataset *data, int batch,
-                      lt_dtype type, float pixel_scale, float pixel_shift,
-                      cudaStream_t stream) {
+                      lt_dtype type, int fp8, float pixel_scale,
+                      float pixel_shift, cudaStream_t stream) {
   *out = NULL;
   epoch_data *d = calloc(1, sizeof *d);
   if (!d) {
@@ -133,6 +177,7 @@ int epoch_data_create(epoch_data **out, const mnist_dataset *data, int batch,
   }
   d->batch = batch;
   d->type = type;
+  d->fp8 = fp8;
   d->pixel_scale = pixel_scale;
   d->pixel_shift = pixel_shift;
   d->stream = stream;

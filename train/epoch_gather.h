@@ -18,15 +18,25 @@ extern "C" {
  * lands in column j % batch of batch j / batch, a (features, batch)
  * col-major matrix with ld lt_ld(features) (padding rows left as they
  * are) starting at d_x + (j / batch) * batch_stride, each
- * pixel as pixel * scale + shift (mnist_pixel_transform) stored in
- * `type`; batch_stride is in elements. d_y[j] = d_labels[d_order[j]]. One
- * launch for a whole epoch, on `stream`. Returns 0 or -1 (message on
- * stderr). */
+ * pixel as fma(pixel, scale, shift) (mnist_pixel_transform; one
+ * rounding) stored in `type`; batch_stride is in elements. d_y[j] =
+ * d_labels[d_order[j]]. One launch for a whole epoch, on `stream`. Returns 0 or
+ * -1 (message on stderr). */
 int epoch_gather_batches(lt_dtype type, void *d_x, int *d_y,
                          const uint8_t *d_images, const uint8_t *d_labels,
                          const int *d_order, int count, int batch,
                          size_t batch_stride, int features, float scale,
                          float shift, cudaStream_t stream);
+
+/* The same gather into FP8 batches (layers/mlp_fp8.h): batch b at d_x +
+ * b * batch_bytes, its X8 each pixel encode(fma(pixel, scale, shift) *
+ * fp8_scale) in E4M3 (the product in FP32, as fp8_encode_scaled), then
+ * each batch's X8T (its padding rows zero): one gather and a transpose
+ * per batch size. The scale records are the caller's (they stay). */
+int epoch_gather_fp8(void *d_x, int *d_y, const uint8_t *d_images,
+                     const uint8_t *d_labels, const int *d_order, int count,
+                     int batch, size_t batch_bytes, int features, float scale,
+                     float shift, float fp8_scale, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

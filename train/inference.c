@@ -17,16 +17,8 @@ int inference_network_create(mlp **out, gpu_context *ctx,
                  max_batch, &o) != 0)
     return -1;
   mlp *net = *out;
-  float *slab = calloc(net->layout.slab_floats, sizeof(float));
-  int status = -1;
-  if (!slab)
-    fprintf(stderr, "inference: out of host memory for the parameters\n");
-  else {
-    mlp_layout_copy_params(&net->layout, slab, &checkpoint->layout,
-                           checkpoint->slab);
-    status = mlp_set_params(net, ctx, slab);
-  }
-  free(slab);
+  int status =
+      mlp_set_params_from(net, ctx, &checkpoint->layout, checkpoint->slab);
   if (status != 0) {
     mlp_destroy(net);
     *out = NULL;
@@ -114,8 +106,9 @@ int inference_run(inference_totals *totals, int *h_pred, float *h_prob,
   epoch_data *data = NULL;
   run_buffers b = {0};
   int status = -1;
-  if (epoch_data_create(&data, &images, batch, net->type, pixel_scale,
-                        pixel_shift, ctx->stream) == 0 &&
+  if (epoch_data_create(&data, &images, batch, net->type,
+                        net->fp8_tensors != NULL, pixel_scale, pixel_shift,
+                        ctx->stream) == 0 &&
       allocate(&b, split->count, net->units[net->layout.depth]) == 0)
     status = run(totals, h_pred, h_prob, &b, net, ctx, mode, data);
   epoch_data_destroy(data);

@@ -91,7 +91,9 @@ static int search(tune_config *best, step_tune_report *r,
   return tune_search(best, r->slots, visit, n, &ops, &r->log);
 }
 
-/* Tunes with the network's state kept and put back. */
+/* Checks the slots' candidates and searches, with the network's state
+ * kept before the first candidate runs and put back after the last step
+ * (a candidate's run writes an FP8 D's amax into the scaling state). */
 static int tune(step_tune_report *r, const step_tune_target *t,
                 const step_tune_options *o) {
   mlp_snapshot *snapshot = NULL;
@@ -100,6 +102,10 @@ static int tune(step_tune_report *r, const step_tune_target *t,
   tune_log_init(&r->log, o->budget_ms > 0 ? o->budget_ms : STEP_TUNE_BUDGET_MS);
   if (mlp_snapshot_create(&snapshot, t->net) != 0) return -1;
   int status = mlp_snapshot_take(snapshot, t->net, stream);
+  if (status == 0) {
+    r->slot_count = step_slots_build(r->slots, t, r->calls, r->call_count, 1);
+    status = r->slot_count < 0 ? -1 : 0;
+  }
   if (status == 0)
     status = step_clock_create(&clock, t, r->calls, r->slots, r->slot_count);
   if (status == 0) status = search(&r->chosen, r, t, clock);
@@ -181,11 +187,11 @@ int step_tune_run(step_tune_report *r, const step_tune_target *t,
   else if (path[0])
     snprintf(r->cache_note, sizeof r->cache_note, "refreshed");
   if (!r->from_cache) {
-    r->slot_count = step_slots_build(r->slots, t, r->calls, r->call_count, 1);
-    if (r->slot_count < 0 || tune(r, t, o) != 0) {
+    if (tune(r, t, o) != 0) {
       fprintf(stderr, "step_tune: tuning the step failed: %s\n",
               lt_last_error(t->ctx));
       memset(&r->chosen, 0, sizeof r->chosen);
+      r->slot_count = 0;
       step_slots_apply(t->net, r->calls, r->slots, 0, &r->chosen, t->n);
       return -1;
     }

@@ -9,6 +9,7 @@
 
 #include "data/mnist.h"
 #include "gpu/gpu_options.h"
+#include "layers/fp8.h"
 #include "layers/mlp_layout.h"
 #include "layers/mlp_mode.h"
 #include "lt/lt_shape.h"
@@ -44,6 +45,13 @@ typedef struct trainer_config {
   float tune_budget_ms;
   tune_cache_mode tune_cache;
   const char *tune_cache_dir;
+  fp8_recipe fp8; /* --precision fp8's recipe (zeroed: the defaults) */
+  /* The network's first parameters instead of the seed's (a loaded
+   * checkpoint: its real units' layout and FP32 slab, borrowed until
+   * trainer_create returns): set before the warm-up and the graphs, so
+   * an FP8 network's first pass calibrates on them. NULL: from seed. */
+  const mlp_layout *initial_layout;
+  const float *initial_params;
 } trainer_config;
 
 /* The defaults: 784-1024-1024-10, batch 128, 5 epochs, lr 0.05 with the

@@ -121,7 +121,7 @@ static int enqueue_first_steps(void *arg, int count) {
 /* The run's part of the tuning cache's key (step_tune_options.run_key). */
 static void run_key(char *out, size_t size, const trainer *t) {
   const trainer_config *c = &t->config;
-  const gpu_fp8_recipe *f = &t->ctx->options.fp8;
+  const fp8_recipe *f = &c->fp8;
   char net[128];
   trainer_config_name(net, sizeof net, c);
   snprintf(out, size,
@@ -130,7 +130,7 @@ static void run_key(char *out, size_t size, const trainer *t) {
            net, c->batch, gpu_precision_name(t->ctx->options.precision),
            mlp_mode_name(c->mode), lt_activation_name(c->activation),
            c->pad_units, c->pad_multiple, (double)t->net->loss_scale,
-           f->all_e4m3, f->current, f->fast_accum);
+           f->all_e4m3, f->current, (int)f->fast_accum);
 }
 
 /* The step tuner on the first full batch (train/step_tune.h). */
@@ -163,7 +163,8 @@ static int trainer_init(trainer *t, const mnist_dataset *data) {
   lt_dtype type = lt_precision_dtype(t->ctx->options.precision);
   float scale = c->pixel_scale, shift = c->pixel_shift;
   trainer_config_pixel_transform(&scale, &shift, data);
-  if (epoch_data_create(&t->data, data, c->batch, type, scale, shift,
+  int fp8 = t->ctx->options.precision == GPU_PRECISION_FP8;
+  if (epoch_data_create(&t->data, data, c->batch, type, fp8, scale, shift,
                         t->ctx->stream) != 0)
     return -1;
   int steps = train_steps(t);
@@ -185,13 +186,18 @@ static int trainer_init(trainer *t, const mnist_dataset *data) {
                          .pad_units = c->pad_units,
                          .pad_multiple = c->pad_multiple,
                          .loss_scale = c->loss_scale,
-                         .fp8 = t->ctx->options.precision == GPU_PRECISION_FP8,
-                         .fp8_recipe = t->ctx->options.fp8};
+                         .fp8 = fp8,
+                         .fp8_recipe = c->fp8};
   if (mlp_create(&t->net, c->widths, c->depth, c->batch, &options) != 0)
     return -1;
-  if (mlp_init_params(t->net, t->ctx, c->seed) != 0 || warm_up(t) != 0 ||
-      tune_step(t) != 0)
+  if ((c->initial_params
+           ? mlp_set_params_from(t->net, t->ctx, c->initial_layout,
+                                 c->initial_params)
+           : mlp_init_params(t->net, t->ctx, c->seed)) != 0 ||
+      warm_up(t) != 0 || tune_step(t) != 0)
     return -1;
+  t->config.initial_layout = NULL; /* borrowed until now */
+  t->config.initial_params = NULL;
   if (c->max_steps > 0) t->config.graphs = 0; /* epochs may end early */
   t->epoch_steps = steps;                     /* what a capture records */
   if (c->graphs && steps > TRAINER_MAX_GRAPH_STEPS) {

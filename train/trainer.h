@@ -26,7 +26,8 @@ typedef struct epoch_stats {
 typedef struct trainer trainer;
 
 /* Checks the configuration (784-...-10, batch >= 1, epochs >= 1), uploads
- * the data, creates and initialises the network from config->seed, builds
+ * the data, creates and initialises the network from config->seed (or
+ * from config->initial_params: a loaded checkpoint), builds
  * every cuBLASLt plan with one throw-away forward/backward per batch shape
  * (no update), chooses how each call runs by timing the step (the step
  * tuner, train/step_tune.h: the network's state is put back after it), and
