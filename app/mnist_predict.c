@@ -270,9 +270,14 @@ static int read_inputs(mlp_checkpoint *ck, mlp_options *net_options,
       checkpoint_io_activation(&net_options->activation, ck, "--model",
                                o->model, err, size) != 0 ||
       (*transform = checkpoint_io_pixel_transform(scale, shift, ck, "--model",
-                                                  o->model, err, size)) < 0 ||
-      (o->image && pgm_read(image, o->image, err, size) != 0))
+                                                  o->model, err, size)) < 0)
     return -1;
+  idx_error image_err;
+  if (o->image && pgm_read(image, o->image, &image_err) != IDX_OK) {
+    snprintf(err, size, "--image %.*s", (int)(size > 9 ? size - 9 : 0),
+             image_err.message);
+    return -1;
+  }
   return 0;
 }
 

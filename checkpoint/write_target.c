@@ -2,6 +2,8 @@
 #define _XOPEN_SOURCE 700 /* realpath, readlink, lstat */
 #include "checkpoint/write_target.h"
 
+#include "checkpoint/file_kind.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -21,16 +23,6 @@ static named name_of(const char *label, const char *path) {
   snprintf(n.text, sizeof n.text, "%.63s%s%.*s", label ? label : "",
            label && label[0] ? " " : "", PATH_MAX - 1, path);
   return n;
-}
-
-/* What a file that is not a regular one is, in words. */
-static const char *kind_of(mode_t mode) {
-  if (S_ISDIR(mode)) return "a folder";
-  if (S_ISFIFO(mode)) return "a FIFO";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISSOCK(mode)) return "a socket";
-  return "something other than a regular file";
 }
 
 /* The folder of `path` ("." when it has none). */
@@ -54,7 +46,7 @@ static int not_regular(const named *name, mode_t mode, char *err,
     snprintf(err, err_size,
              "%s: expected a regular file to replace, found %s; it is left "
              "as it is",
-             name->text, kind_of(mode));
+             name->text, file_kind_name(mode));
   return -1;
 }
 
