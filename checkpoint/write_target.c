@@ -80,8 +80,16 @@ static int probe_folder(const named *name, const char *path, char *err,
              name->text, folder, found ? "a file" : strerror(errno));
     return -1;
   }
-  snprintf(probe, sizeof probe, "%s.probe-XXXXXX", path);
+  /* The commit's own name: a name that fits the probe fits the commit. */
+  snprintf(probe, sizeof probe, "%s" WRITE_TARGET_TEMPORARY, path);
   int fd = mkstemp(probe);
+  if (fd < 0 && errno == ENAMETOOLONG) {
+    snprintf(err, err_size,
+             "%s: expected a name that leaves room for its temporary (the "
+             "name and \"%s\"), found one too long (%s)",
+             name->text, WRITE_TARGET_TEMPORARY, strerror(errno));
+    return -1;
+  }
   if (fd < 0) {
     snprintf(err, err_size,
              "%s: expected a folder where files can be made, found that no "
@@ -210,7 +218,7 @@ int write_target_commit(const char *label, const char *path,
   if (follow_links(target, &name, path, err, err_size) != 0 ||
       recheck_target(&name, target, err, err_size) != 0)
     return -1;
-  snprintf(partial, sizeof partial, "%s.partial-XXXXXX", target);
+  snprintf(partial, sizeof partial, "%s" WRITE_TARGET_TEMPORARY, target);
   int fd = mkstemp(partial);
   if (fd < 0) {
     snprintf(err, err_size,

@@ -55,7 +55,7 @@ run --log good.csv --save good.st
 check "control: exit 1 on the missing data" test "$code" = 1
 check "control: the data folder is named" has no-data-here
 check "control: no file written" test ! -e "$work/good.csv" -a ! -e "$work/good.st"
-check "control: no probe left" test "$(find "$work" -name '*.probe-*' | wc -l)" = 0
+check "control: no probe left" test "$(find "$work" -name '*.partial-*' | wc -l)" = 0
 
 mkfifo "$work/fifo"
 ln -s fifo "$work/fifo-link"
