@@ -1,6 +1,7 @@
 /* test_options.c: mnist_train's and mnist_bench's flag parsers (one
  * strict parser underneath), valid and invalid input, table-driven. */
 #include <check.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "app/bench_options.h"
@@ -187,7 +188,10 @@ static const bad_flags bad[] = {
     {{"--epochs", "0"}, "--epochs 0 evaluates a trained network"},
     {{"--epochs", "-1"}, "--epochs: expected a whole number"},
     {{"--epochs=0", "--load=m.st", "--save=x.st"},
-     "--epochs 0 trains nothing: expected no --save or --log"},
+     "--epochs 0 evaluates only: expected none of the flags only training "
+     "reads (--steps, --lr, --momentum, --schedule, --seed, --order, "
+     "--save, --log, --show-plans, --chain, --no-graphs, --loss-scale), "
+     "found --save"},
     {{"--order", "random"}, "'shuffle' or 'file'"},
     {{"--steps", "x"}, "--steps"},
     {{"--epochs", "5x"}, "found '5x'"},
@@ -215,6 +219,11 @@ static const bad_flags bad[] = {
     {{"--loss-scale", "-4"}, "--loss-scale"},
     {{"--loss-scale", "2x"}, "--loss-scale"},
     {{"--loss-scale", "1e30"}, "--loss-scale"},
+    /* Spellings the strict parser refuses for every number. */
+    {{"--loss-scale", "0x400"}, "--loss-scale: expected a power of two"},
+    {{"--loss-scale", " 1024"}, "--loss-scale: expected a power of two"},
+    {{"--loss-scale", "+1024"}, "--loss-scale: expected a power of two"},
+    {{"--lr", "+0.1"}, "--lr: expected a number"},
     {{"--schedule", "step"}, "'cosine' or 'constant'"},
     {{"--autotune", "on"}, "'exact', 'fast' or 'off'"},
     {{"--no-autotune"}, "unknown flag"},
@@ -258,6 +267,68 @@ START_TEST(bad_flags_are_named) {
   ck_assert_int_eq(train_options_parse(&o, argc, argv, err, sizeof err), -1);
   ck_assert_msg(strstr(err, c->words) != NULL, "case %d: '%s' lacks '%s'", _i,
                 err, c->words);
+}
+END_TEST
+
+/* --epochs 0 evaluates: one rule, every flag only training reads is
+ * refused with it (whatever its value: --steps 0 as --steps 1), naming
+ * it; the flags evaluation reads pass. */
+START_TEST(evaluation_refuses_training_flags) {
+  static const char *const training[][2] = {
+      {"--steps", "0"},       {"--steps", "1"},           {"--lr", "3"},
+      {"--momentum", "0.5"},  {"--schedule", "constant"}, {"--seed", "2"},
+      {"--order", "file"},    {"--save", "x.st"},         {"--log", "x.csv"},
+      {"--show-plans", NULL}, {"--chain", "all"},         {"--no-graphs", NULL},
+      {"--loss-scale", "2"},
+  };
+  char err[512];
+  train_options o;
+  for (size_t i = 0; i < sizeof training / sizeof training[0]; i++) {
+    char *argv[6] = {"mnist_train", "--epochs", "0",
+                     "--load",      "m.st",     (char *)training[i][0]};
+    char *with_value[7] = {argv[0],
+                           argv[1],
+                           argv[2],
+                           argv[3],
+                           argv[4],
+                           argv[5],
+                           (char *)training[i][1]};
+    int argc = training[i][1] ? 7 : 6;
+    char found[64];
+    snprintf(found, sizeof found, "found %s", training[i][0]);
+    ck_assert_int_eq(train_options_parse(&o, argc, with_value, err, sizeof err),
+                     -1);
+    ck_assert_msg(strstr(err, "--epochs 0 evaluates only") &&
+                      strstr(err, found),
+                  "%s: %s", training[i][0], err);
+  }
+  char *reads[] = {"mnist_train",
+                   "--epochs",
+                   "0",
+                   "--load",
+                   "m.st",
+                   "--batch",
+                   "64",
+                   "--precision",
+                   "bf16",
+                   "--mode",
+                   "auto",
+                   "--pad-to",
+                   "16",
+                   "--autotune",
+                   "fast",
+                   "--quiet",
+                   "--hidden",
+                   "100",
+                   "--activation",
+                   "gelu",
+                   "--data-dir",
+                   "d",
+                   "--device",
+                   "1"};
+  ck_assert_msg(train_options_parse(&o, (int)(sizeof reads / sizeof reads[0]),
+                                    reads, err, sizeof err) == 0,
+                "%s", err);
 }
 END_TEST
 
@@ -308,6 +379,7 @@ int main(void) {
   tcase_add_test(tc, hidden_none);
   tcase_add_test(tc, given_flags_are_recorded);
   tcase_add_test(tc, bench_flags_are_strict);
+  tcase_add_test(tc, evaluation_refuses_training_flags);
   tcase_add_loop_test(tc, bad_flags_are_named, 0,
                       (int)(sizeof bad / sizeof bad[0]));
   suite_add_tcase(suite, tc);

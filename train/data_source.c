@@ -1,6 +1,9 @@
 /* data_source.c: where the data comes from (data_source.h). */
 #include "train/data_source.h"
 
+#include "checkpoint/write_target.h"
+#include "data/mnist_files.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +28,7 @@ int data_source_find(char *out, size_t size, const char *given,
     snprintf(out, size, "%s", found);
     return 0;
   }
+  if (!program) return -1;
   fprintf(stderr,
           "%s: no MNIST data: looked in data/mnist and %s (and $MNIST_DIR is "
           "unset)\n"
@@ -52,5 +56,23 @@ int data_source_load(mnist_dataset *out, char *dir, size_t dir_size,
               dir);
     return -1;
   }
+  return 0;
+}
+
+int data_source_check_output(const char *flag, const char *path,
+                             const char *dir, char *err, size_t err_size) {
+  char candidate[4200];
+  for (int f = 0; f < MNIST_FILE_COUNT; f++)
+    for (int k = 0; k < mnist_file_candidates(); k++) {
+      if (mnist_file_candidate(candidate, sizeof candidate, dir,
+                               (enum mnist_file)f, k) != 0 ||
+          !write_target_same(path, candidate))
+        continue;
+      snprintf(err, err_size,
+               "%s %s: expected a file other than the data the run reads, "
+               "found the MNIST file %s of the data folder %s",
+               flag, path, candidate, dir);
+      return -1;
+    }
   return 0;
 }

@@ -11,7 +11,7 @@
  * $MNIST_DIR, else data/mnist here, else data/mnist under `source_dir` (so
  * the programs work from the build folder). Returns 0, or -1 with a
  * message on stderr, prefixed by `program`, saying where it looked and how
- * to download. */
+ * to download (no message when `program` is NULL). */
 int data_source_find(char *out, size_t size, const char *given,
                      const char *source_dir, const char *program);
 
@@ -22,5 +22,14 @@ int data_source_find(char *out, size_t size, const char *given,
 int data_source_load(mnist_dataset *out, char *dir, size_t dir_size,
                      const char *given, const char *source_dir,
                      const char *program, int test_only);
+
+/* 0 when the output file `path` (`flag`: --log, --save, --json) is none of
+ * the files the loader looks at in `dir`: every candidate name of the four
+ * MNIST files (data/mnist_files.h), present or not, compared as the
+ * writers resolve names (checkpoint/write_target.h: write_target_same).
+ * Else -1 with `err` naming the flag, the path and the data file: a run
+ * never replaces a file it reads. Reads no file. */
+int data_source_check_output(const char *flag, const char *path,
+                             const char *dir, char *err, size_t err_size);
 
 #endif
