@@ -241,7 +241,7 @@ static int train(const train_options *o, const mnist_dataset *data,
     status = EXIT_SUCCESS;
     if (o->save_path &&
         checkpoint_io_save(t, o->save_path, &o->config, o->gpu.precision,
-                           trainer_steps_done(t), accuracy, err,
+                           epochs_run, trainer_steps_done(t), accuracy, err,
                            sizeof err) != 0) {
       fprintf(stderr, "mnist_train: %s\n", err);
       status = EXIT_FAILURE;
@@ -284,9 +284,11 @@ int main(int argc, char **argv) {
   /* A checkpoint is read and checked before the data and the GPU. */
   mlp_checkpoint checkpoint = {0};
   if (options.load_path &&
-      (checkpoint_io_load(&checkpoint, &options.config, options.load_path,
-                          options.hidden_given, options.activation_given, err,
-                          sizeof err) != 0 ||
+      (checkpoint_io_load(
+           &checkpoint, &options.config, options.load_path,
+           (checkpoint_io_given){options.hidden_given, options.activation_given,
+                                 options.mode_given, options.pad_given},
+           err, sizeof err) != 0 ||
        (options.config.epochs == 0 &&
         checkpoint_io_eval_settings(&options.config, &options.gpu.precision,
                                     &checkpoint, options.batch_given,

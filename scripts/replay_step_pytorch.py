@@ -59,7 +59,9 @@ def main():
     lr = meta_value(meta, "lr", float)
     momentum = meta_value(meta, "momentum", float)
     cosine = meta_value(meta, "schedule") == "cosine"
-    epochs = meta_value(meta, "epochs", int)
+    # The schedule spans --epochs: "schedule_epochs" (older files: "epochs").
+    epochs = int(meta["schedule_epochs"]) if "schedule_epochs" in meta else \
+        meta_value(meta, "epochs", int)
     steps = meta_value(meta, "steps", int)
     scale = meta_value(meta, "pixel_scale", float)
     shift = meta_value(meta, "pixel_shift", float)
