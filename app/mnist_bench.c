@@ -184,7 +184,8 @@ static int run_bench(const bench_options *o, const mnist_dataset *data) {
        !bench_activation_selected(&run.selection, profiled, (int)activation)))
     status = -1; /* refused above, with the reason */
   else if (status == 0 && o->profile)
-    status = bench_profile_steps(data, contexts[profiled], activation);
+    status =
+        bench_profile_steps(data, contexts[profiled], activation, o->network);
   else if (status == 0 && o->trace)
     status = bench_trace_steps(data, contexts[profiled], activation, o->network,
                                o->pad_multiple);
@@ -222,7 +223,7 @@ static int run_alternatives(const bench_options *o) {
   options.device = o->device;
   options.precision = precision;
   options.autotune = (gpu_autotune)o->autotune;
-  /* One call at a time: no lanes to chain, whatever --chain says. */
+  /* One call at a time: no lanes to chain (--chain is refused). */
   options.chain = GPU_CHAIN_NONE;
   gpu_context *ctx = NULL;
   int status = gpu_context_create(&ctx, &options);

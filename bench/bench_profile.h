@@ -8,10 +8,11 @@
 #include "gpu/gpu_context.h"
 #include "lt/lt_shape.h"
 
-/* For each network, fused then unfused, in the context's precision and
- * with `activation`: a warm-up epoch, then one profiled step. Returns 0
- * or -1 (message on stderr). */
+/* For each network (`only_network`: 0 every one, i + 1 bench_nets()[i]
+ * alone), fused then unfused, in the context's precision and with
+ * `activation`: a warm-up epoch, then one profiled step. Returns 0 or -1
+ * (message on stderr). */
 int bench_profile_steps(const mnist_dataset *data, gpu_context *ctx,
-                        lt_activation activation);
+                        lt_activation activation, int only_network);
 
 #endif
