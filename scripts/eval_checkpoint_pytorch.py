@@ -14,8 +14,11 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_pytorch import build_model, find, import_torch, load_idx  # noqa: E402
-from replay_step_pytorch import meta_value  # noqa: E402
+import plot_common  # noqa: E402
+from bench_pytorch import build_model, import_torch  # noqa: E402
+from replay_step_pytorch import meta_value, read_idx  # noqa: E402
+
+PROG = "eval_checkpoint_pytorch.py"
 
 
 def main():
@@ -23,7 +26,11 @@ def main():
     parser.add_argument("checkpoint")
     parser.add_argument("--data-dir", default=os.environ.get("MNIST_DIR", "data/mnist"))
     args = parser.parse_args()
-    torch = import_torch("eval_checkpoint_pytorch.py", ("safetensors",), gpu=False)
+    # The file first (a regular file within the reader's bound: a FIFO would
+    # block), then PyTorch.
+    plot_common.check_file(PROG, args.checkpoint, "a safetensors checkpoint",
+                           plot_common.MAX_CHECKPOINT_BYTES)
+    torch = import_torch(PROG, ("safetensors",), gpu=False)
     from safetensors import safe_open
     from safetensors.torch import load_file
     dev = torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -35,8 +42,8 @@ def main():
     shift = meta_value(meta, "pixel_shift", float)
     model = build_model(torch, widths, dev, meta.get("activation", "relu"))
     model.load_state_dict(load_file(args.checkpoint, device=str(dev)))
-    images = torch.tensor(load_idx(find(args.data_dir, "t10k-images-idx3-ubyte")), device=dev)
-    labels = torch.tensor(load_idx(find(args.data_dir, "t10k-labels-idx1-ubyte")),
+    images = torch.tensor(read_idx(PROG, args.data_dir, "t10k-images-idx3-ubyte"), device=dev)
+    labels = torch.tensor(read_idx(PROG, args.data_dir, "t10k-labels-idx1-ubyte"),
                           device=dev).long()
     x = images.reshape(len(images), -1).float() * scale + shift
     with torch.no_grad():

@@ -31,9 +31,19 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import plot_common  # noqa: E402
 from bench_pytorch import build_model, find, import_torch, load_idx  # noqa: E402
 
 BOUND = 1e-3
+PROG = "replay_step_pytorch.py"
+
+
+def read_idx(prog, folder, stem):
+    """The idx file `stem` of `folder` (bench_pytorch's find and load_idx),
+    once it is known to be a regular file within MAX_IDX_BYTES."""
+    path = find(folder, stem)
+    plot_common.check_file(prog, path, "an idx file", plot_common.MAX_IDX_BYTES)
+    return load_idx(path)
 
 
 def meta_value(meta, key, cast=str):
@@ -48,7 +58,12 @@ def main():
     parser.add_argument("after")
     parser.add_argument("--data-dir", default=os.environ.get("MNIST_DIR", "data/mnist"))
     args = parser.parse_args()
-    torch = import_torch("replay_step_pytorch.py", ("safetensors",))
+    # The files first (regular files within the reader's bound: a FIFO
+    # would block), then PyTorch.
+    for path in (args.init, args.after):
+        plot_common.check_file(PROG, path, "a safetensors checkpoint",
+                               plot_common.MAX_CHECKPOINT_BYTES)
+    torch = import_torch(PROG, ("safetensors",))
     from safetensors import safe_open
     from safetensors.torch import load_file
     torch.backends.cuda.matmul.allow_tf32 = False
@@ -71,8 +86,8 @@ def main():
     if meta.get("precision", "fp32") != "fp32":
         sys.exit("replay_step_pytorch.py: replay an fp32 run (the bound is FP32's)")
     dev = torch.device("cuda")
-    images = torch.tensor(load_idx(find(args.data_dir, "train-images-idx3-ubyte")), device=dev)
-    labels = torch.tensor(load_idx(find(args.data_dir, "train-labels-idx1-ubyte")),
+    images = torch.tensor(read_idx(PROG, args.data_dir, "train-images-idx3-ubyte"), device=dev)
+    labels = torch.tensor(read_idx(PROG, args.data_dir, "train-labels-idx1-ubyte"),
                           device=dev).long()
     x_all = images.reshape(len(images), -1).float() * scale + shift
     model = build_model(torch, widths, dev, activation)
