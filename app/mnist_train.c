@@ -155,12 +155,8 @@ static int evaluate(const train_options *o, const mnist_dataset *data,
   float scale = c->pixel_scale, shift = c->pixel_shift;
   trainer_config_pixel_transform(&scale, &shift, data);
   int *pred = malloc((size_t)data->test.count * sizeof(int));
-  mlp_options options = {.type = lt_precision_dtype(o->gpu.precision),
-                         .activation = c->activation,
-                         .pad_units = c->pad_units,
-                         .pad_multiple = c->pad_multiple,
-                         .fp8 = o->gpu.precision == GPU_PRECISION_FP8,
-                         .fp8_recipe = o->gpu.fp8};
+  mlp_options options;
+  trainer_config_network(&options, c, &o->gpu);
   int status = pred && gpu_context_create(&ctx, &o->gpu) == 0 &&
                        inference_network_create(&net, ctx, checkpoint, &options,
                                                 batch) == 0 &&

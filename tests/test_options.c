@@ -6,6 +6,7 @@
 
 #include "app/bench_options.h"
 #include "app/train_options.h"
+#include "layers/mlp.h"
 #include "tests/test_util.h"
 
 START_TEST(defaults) {
@@ -152,6 +153,34 @@ START_TEST(fp8_pads_to_16) {
   char *bf16[] = {"mnist_train", "--precision", "bf16", "--pad-units"};
   ck_assert_int_eq(train_options_parse(&o, 4, bf16, err, sizeof err), 0);
   ck_assert_int_eq(o.config.pad_multiple, 0); /* 8 */
+}
+END_TEST
+
+/* The one builder of a run's network (trainer, --epochs 0, mnist_predict):
+ * the precision's matmul type, the activation, padding and loss scale, FP8's
+ * rule (16) and recipe; the configuration itself untouched. */
+START_TEST(one_builder_of_the_network) {
+  trainer_config c = trainer_config_defaults();
+  c.activation = LT_ACTIVATION_GELU;
+  c.loss_scale = 256.0f;
+  gpu_options g = gpu_options_defaults();
+  g.precision = GPU_PRECISION_FP8;
+  g.fp8.current = 1;
+  mlp_options net;
+  trainer_config_network(&net, &c, &g);
+  ck_assert_int_eq(net.type, LT_DTYPE_BF16);
+  ck_assert_int_eq(net.activation, LT_ACTIVATION_GELU);
+  ck_assert(net.fp8 && net.fp8_recipe.current && net.loss_scale == 256.0f);
+  ck_assert(net.pad_units && net.pad_multiple == 16 && !net.inference_only);
+  ck_assert_int_eq(c.pad_units, 0); /* c as it was */
+  c.pad_units = 1;
+  c.pad_multiple = 32;
+  trainer_config_network(&net, &c, &g);
+  ck_assert_int_eq(net.pad_multiple, 32);
+  g.precision = GPU_PRECISION_FP16;
+  c.pad_units = 0;
+  trainer_config_network(&net, &c, &g);
+  ck_assert(net.type == LT_DTYPE_F16 && !net.fp8 && !net.pad_units);
 }
 END_TEST
 
@@ -376,6 +405,7 @@ int main(void) {
   tcase_add_test(tc, every_flag);
   tcase_add_test(tc, modes_and_precisions);
   tcase_add_test(tc, fp8_pads_to_16);
+  tcase_add_test(tc, one_builder_of_the_network);
   tcase_add_test(tc, hidden_none);
   tcase_add_test(tc, given_flags_are_recorded);
   tcase_add_test(tc, bench_flags_are_strict);
