@@ -239,8 +239,8 @@ static int run_alternatives(const bench_options *o) {
 static int json_check(const bench_options *o, char *err, size_t err_size) {
   char dir[4096];
   if (bench_output_check("--json", o->json_path, err, err_size) != 0) return -1;
-  if (data_source_find(dir, sizeof dir, o->data_dir, MNIST_SOURCE_DIR, NULL) !=
-      0)
+  if (data_source_find(dir, sizeof dir, o->data_dir, MNIST_SOURCE_DIR, NULL,
+                       0) != 0)
     return 0;
   return data_source_check_output("--json", o->json_path, dir, err, err_size);
 }
@@ -268,9 +268,11 @@ int main(int argc, char **argv) {
   if (o.alternatives) return gpu_ready() ? run_alternatives(&o) : EXIT_FAILURE;
   char dir[4096];
   mnist_dataset data;
-  if (data_source_load(&data, dir, sizeof dir, o.data_dir, MNIST_SOURCE_DIR,
-                       "mnist_bench", 0) != 0)
+  if (data_source_load(&data, dir, sizeof dir, o.data_dir, MNIST_SOURCE_DIR, 0,
+                       err, sizeof err) != 0) {
+    fprintf(stderr, "mnist_bench: %s\n", err);
     return EXIT_FAILURE;
+  }
   if (!gpu_ready()) {
     mnist_dataset_destroy(&data);
     return EXIT_FAILURE;

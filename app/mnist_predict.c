@@ -307,9 +307,11 @@ int main(int argc, char **argv) {
    * split's, as its run did. */
   mnist_dataset data = {0};
   int need_data = !o.image || transform != 0;
+  char why_data[1200];
   if (need_data &&
       data_source_load(&data, dir, sizeof dir, o.data_dir, MNIST_SOURCE_DIR,
-                       "mnist_predict", transform == 0) != 0) {
+                       transform == 0, why_data, sizeof why_data) != 0) {
+    fprintf(stderr, "mnist_predict: %s\n", why_data);
     mlp_checkpoint_destroy(&ck);
     return 1;
   }

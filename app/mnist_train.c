@@ -298,10 +298,12 @@ int main(int argc, char **argv) {
    * test split. */
   int test_only = options.config.epochs == 0 && !options.check_data &&
                   options.config.pixel_scale > 0.0f;
-  char dir[4096];
+  char dir[4096], why_data[1200];
   mnist_dataset data;
   if (data_source_load(&data, dir, sizeof dir, options.data_dir,
-                       MNIST_SOURCE_DIR, "mnist_train", test_only) != 0) {
+                       MNIST_SOURCE_DIR, test_only, why_data,
+                       sizeof why_data) != 0) {
+    fprintf(stderr, "mnist_train: %s\n", why_data);
     mlp_checkpoint_destroy(&checkpoint);
     return EXIT_FAILURE;
   }

@@ -32,7 +32,7 @@ int train_outputs_check(const train_options *o, const char *source_dir,
                      " (the log would replace the checkpoint the run reads)",
                      err, err_size);
   char dir[4096];
-  if (data_source_find(dir, sizeof dir, o->data_dir, source_dir, NULL) != 0)
+  if (data_source_find(dir, sizeof dir, o->data_dir, source_dir, NULL, 0) != 0)
     return 0;
   if (log && data_source_check_output("--log", log, dir, err, err_size) != 0)
     return -1;
