@@ -1,4 +1,5 @@
-/* test_bench_options.c: mnist_bench's modes (the timed rows,
+/* test_bench_options.c: mnist_bench's flag parser: the strict numbers and
+ * names of every program's parser; its modes (the timed rows,
  * --profile-step, --trace-step, --alternatives) each refuse the flags
  * they would ignore, naming the flag and the mode, and take those they
  * read (--profile-step its --network; --trace-step its --network and
@@ -9,6 +10,43 @@
 
 #include "app/bench_options.h"
 #include "tests/test_util.h"
+
+/* mnist_bench goes through the same parser. */
+START_TEST(bench_flags_are_strict) {
+  char err[256] = "";
+  bench_options o;
+  char *good[] = {"mnist_bench",   "--repeats",  "7",
+                  "--json=x.json", "--device",   "1",
+                  "--no-layers",   "--data-dir", "/d"};
+  ck_assert_msg(bench_options_parse(&o, 9, good, err, sizeof err) == 0, "%s",
+                err);
+  ck_assert_int_eq(o.repeats, 7);
+  ck_assert_str_eq(o.json_path, "x.json");
+  ck_assert_int_eq(o.device, 1);
+  ck_assert_int_eq(o.skip_layers, 1);
+  ck_assert_str_eq(o.data_dir, "/d");
+  ck_assert_int_eq(o.autotune, GPU_AUTOTUNE_EXACT); /* the default */
+  char *fast[] = {"mnist_bench", "--autotune", "fast"};
+  ck_assert_int_eq(bench_options_parse(&o, 3, fast, err, sizeof err), 0);
+  ck_assert_int_eq(o.autotune, GPU_AUTOTUNE_FAST);
+  const char *bad[][3] = {
+      {"--repeats", "5x", "--repeats: expected a whole number from 1 to 100"},
+      {"--repeats", "4294967297", "--repeats"},
+      {"--repeats", "0", "--repeats"},
+      {"--device", "abc", "--device: expected a whole number"},
+      {"--json", "", "--json"},
+      {"--fast", NULL, "unknown flag '--fast'"},
+      {"--autotune", "slow", "--autotune: expected 'exact', 'fast' or 'off'"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    char *argv[3] = {"mnist_bench", (char *)bad[i][0], (char *)bad[i][1]};
+    int argc = bad[i][1] ? 3 : 2;
+    ck_assert_int_eq(bench_options_parse(&o, argc, argv, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, bad[i][2]), "case %zu: '%s' lacks '%s'", i, err,
+                  bad[i][2]);
+  }
+}
+END_TEST
 
 typedef struct mode_case {
   const char *args[5];
@@ -90,6 +128,7 @@ END_TEST
 int main(void) {
   Suite *suite = suite_create("bench_options");
   TCase *tc = tcase_create("modes");
+  tcase_add_test(tc, bench_flags_are_strict);
   tcase_add_loop_test(tc, each_mode_refuses_what_it_ignores, 0,
                       (int)(sizeof cases / sizeof cases[0]));
   tcase_add_test(tc, profile_describes_its_network);

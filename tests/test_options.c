@@ -1,10 +1,11 @@
-/* test_options.c: mnist_train's and mnist_bench's flag parsers (one
- * strict parser underneath), valid and invalid input, table-driven. */
+/* test_options.c: mnist_train's flag parser (the strict parser every
+ * program shares), valid and invalid input, table-driven; the rule of
+ * --epochs 0; the one builder of a run's network. mnist_bench's parser:
+ * test_bench_options.c. */
 #include <check.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "app/bench_options.h"
 #include "app/train_options.h"
 #include "layers/mlp.h"
 #include "tests/test_util.h"
@@ -361,43 +362,6 @@ START_TEST(evaluation_refuses_training_flags) {
 }
 END_TEST
 
-/* mnist_bench goes through the same parser. */
-START_TEST(bench_flags_are_strict) {
-  char err[256] = "";
-  bench_options o;
-  char *good[] = {"mnist_bench",   "--repeats",  "7",
-                  "--json=x.json", "--device",   "1",
-                  "--no-layers",   "--data-dir", "/d"};
-  ck_assert_msg(bench_options_parse(&o, 9, good, err, sizeof err) == 0, "%s",
-                err);
-  ck_assert_int_eq(o.repeats, 7);
-  ck_assert_str_eq(o.json_path, "x.json");
-  ck_assert_int_eq(o.device, 1);
-  ck_assert_int_eq(o.skip_layers, 1);
-  ck_assert_str_eq(o.data_dir, "/d");
-  ck_assert_int_eq(o.autotune, GPU_AUTOTUNE_EXACT); /* the default */
-  char *fast[] = {"mnist_bench", "--autotune", "fast"};
-  ck_assert_int_eq(bench_options_parse(&o, 3, fast, err, sizeof err), 0);
-  ck_assert_int_eq(o.autotune, GPU_AUTOTUNE_FAST);
-  const char *bad[][3] = {
-      {"--repeats", "5x", "--repeats: expected a whole number from 1 to 100"},
-      {"--repeats", "4294967297", "--repeats"},
-      {"--repeats", "0", "--repeats"},
-      {"--device", "abc", "--device: expected a whole number"},
-      {"--json", "", "--json"},
-      {"--fast", NULL, "unknown flag '--fast'"},
-      {"--autotune", "slow", "--autotune: expected 'exact', 'fast' or 'off'"},
-  };
-  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-    char *argv[3] = {"mnist_bench", (char *)bad[i][0], (char *)bad[i][1]};
-    int argc = bad[i][1] ? 3 : 2;
-    ck_assert_int_eq(bench_options_parse(&o, argc, argv, err, sizeof err), -1);
-    ck_assert_msg(strstr(err, bad[i][2]), "case %zu: '%s' lacks '%s'", i, err,
-                  bad[i][2]);
-  }
-}
-END_TEST
-
 int main(void) {
   Suite *suite = suite_create("options");
   TCase *tc = tcase_create("parse");
@@ -408,7 +372,6 @@ int main(void) {
   tcase_add_test(tc, one_builder_of_the_network);
   tcase_add_test(tc, hidden_none);
   tcase_add_test(tc, given_flags_are_recorded);
-  tcase_add_test(tc, bench_flags_are_strict);
   tcase_add_test(tc, evaluation_refuses_training_flags);
   tcase_add_loop_test(tc, bad_flags_are_named, 0,
                       (int)(sizeof bad / sizeof bad[0]));
