@@ -160,7 +160,7 @@ if [ "$soak" -gt 0 ]; then
   suites=(test_mlp test_lt_rules test_mlp test_mlp_train test_mlp test_trainer
           test_lt_autotune test_lt_epilogues test_lt_precision test_mlp_precision
           test_lt_auto test_lt_gelu)
-  [ "$fp8" = 0 ] || suites+=(test_mlp_fp8 test_mlp_fp8_train test_fp8_cast test_sgd_fp8)
+  [ "$fp8" = 0 ] || suites+=(test_mlp_fp8 test_mlp_fp8_train test_lt_fp8 test_fp8_cast test_sgd_fp8)
   if [ "$dry" = 1 ]; then
     echo "  would run, 10 at a time for $soak s: ${suites[*]}"
     echo; echo "gpu_verify.sh: dry run, nothing run"; exit 0
