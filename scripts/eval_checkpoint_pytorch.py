@@ -4,8 +4,10 @@
 nn.Sequential of Linear and ReLU or GELU(tanh) layers) and prints its test
 accuracy, to compare with `mnist_train --load FILE --epochs 0`. The pixel
 normalisation comes from the checkpoint's metadata. Runs on the CPU
-without a GPU; exits 3 saying what is missing (and the pip command)
-without PyTorch or safetensors.
+without a GPU; exits 2 naming the file when the checkpoint (checked
+before PyTorch is imported) or an idx file is not a regular file within
+its bound, 3 saying what is missing (and the pip command) without PyTorch
+or safetensors.
 
   scripts/eval_checkpoint_pytorch.py model.safetensors --data-dir data/mnist
 """

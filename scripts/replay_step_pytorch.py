@@ -22,8 +22,10 @@ The bound (FP32): every gradient element is a sum of at most K products
 K = 1024. Momentum and N steps add such errors N times over; we require a
 difference below 1e-3 of the change, ten times that at the sizes used.
 A wrong gradient (a wrong index, mask or sign) is off by O(1) of it.
-Exit 1 when a tensor exceeds it, 0 otherwise; 3 with a message (and the
-pip command) when PyTorch, safetensors or a GPU is missing.
+Exit 1 when a tensor exceeds it, 0 otherwise; 2 when a checkpoint or idx
+file is not a regular file within its bound (the checkpoints are checked
+before PyTorch is imported); 3 with a message (and the pip command) when
+PyTorch, safetensors or a GPU is missing.
 """
 import argparse
 import math
