@@ -18,14 +18,7 @@ src="$1"
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/scripts" "$work/build" "$work/smi"
 cp "$src/scripts/ab_chain.sh" "$src/scripts/script_lib.sh" "$work/scripts/"
-cat >"$work/smi/nvidia-smi" <<'SH'
-#!/bin/sh
-[ -z "${NOGPU:-}" ] || { echo "No devices were found"; exit 0; }
-case "$*" in
-  -L) echo "GPU 0: Test GPU 9000 (UUID: GPU-test)" ;;
-  *) echo "Test GPU 9000" ;;
-esac
-SH
+fake_nvidia_smi "$work/smi" # one GPU, or none with NOGPU set
 # mnist_bench: with FAIL set, fails; else an auto+pad bf16 row whose
 # us/step is lowest for the chain "trigger" (its seed row: 40 us), or a
 # trace of both batch-256 networks with --trace-step.
@@ -63,7 +56,7 @@ while [ $# -gt 0 ]; do
   shift
 done
 SH
-chmod +x "$work/smi/nvidia-smi" "$work/build/mnist_bench" "$work/build/mnist_train"
+chmod +x "$work/build/mnist_bench" "$work/build/mnist_train"
 run() { # run ARGS...: ab_chain.sh with the stand-ins; output in $work/out, code in $code
   rm -rf "$work/calls" "$work/logs"
   (cd "$work" && WORK="$work" PATH="$work/smi:$PATH" OUT="$work/logs" \

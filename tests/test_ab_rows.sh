@@ -22,16 +22,7 @@ need_command python3
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/scripts" "$work/build" "$work/smi"
 cp "$src/scripts/ab_rows.sh" "$src/scripts/script_lib.sh" "$work/scripts/"
-# A stand-in nvidia-smi: lists one GPU, or none when NOGPU is set.
-cat >"$work/smi/nvidia-smi" <<'SH'
-#!/bin/sh
-[ -z "${NOGPU:-}" ] || { echo "No devices were found"; exit 0; }
-case "$*" in
-  -L) echo "GPU 0: Test GPU 9000 (UUID: GPU-test)" ;;
-  *) echo "Test GPU 9000" ;;
-esac
-SH
-chmod +x "$work/smi/nvidia-smi"
+fake_nvidia_smi "$work/smi" # one GPU, or none with NOGPU set
 # The K-th call for one chain, network and precision is round K; it prints
 # the K-th word of each mode's list. Over 3 rounds, chain none against all:
 #   fused   none 10 12 11, all 8 12 10: medians 11 and 10; ratios 1.25 1 1.1
