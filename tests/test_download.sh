@@ -15,6 +15,7 @@ work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 out() { "$@" >"$work/out" 2>&1; echo $? >"$work/code"; }
 export MNIST_MIRRORS="http://127.0.0.1:9/refused" # never the network
 
+nothing_done() { ! grep -q "failed  " "$work/out" && [ ! -e "$work/none" ]; }
 mkdir -p "$work/elsewhere"
 for args in "--from|" "--from=" "--from|$work|--from|$work/elsewhere" \
             "--from=$work|--from=$work/elsewhere"; do
@@ -24,8 +25,7 @@ for args in "--from|" "--from=" "--from|$work|--from|$work/elsewhere" \
   check "${words[*]}: exit 2" test "$(cat "$work/code")" = 2
   check "${words[*]}: says what was expected" \
     grep -q -e "--from: expected a folder, found ''" -e "--from given twice" "$work/out"
-  check "${words[*]}: nothing fetched, no folder made" \
-    eval '! grep -q "failed  " "$work/out" && [ ! -e "$work/none" ]'
+  check "${words[*]}: nothing fetched, no folder made" nothing_done
 done
 
 find_data "$src"

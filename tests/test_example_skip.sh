@@ -11,10 +11,11 @@ src="$1"; build="${2:-}"
 . "$src/tests/shell_test_lib.sh"
 example="$build/epilogue_layer"
 [ -x "$example" ] || { echo "SKIP: no epilogue_layer in '$build'"; exit 77; }
-out=$(CUDA_VISIBLE_DEVICES= timeout 60 "$example" 2>&1); code=$?
-echo "--- CUDA_VISIBLE_DEVICES= epilogue_layer (exit $code)"; echo "$out" | sed 's/^/    /'
+out=$(CUDA_VISIBLE_DEVICES='' timeout 60 "$example" 2>&1); code=$?
+echo "--- CUDA_VISIBLE_DEVICES='' epilogue_layer (exit $code)"
+printf '    %s\n' "$out"
+said() { grep -q "^SKIP epilogue_layer: no CUDA GPU (.\+)$" <<<"$out"; }
 check "no GPU: exit 77" test "$code" = 77
-check "no GPU: says why, in a SKIP line" \
-  eval 'grep -q "^SKIP epilogue_layer: no CUDA GPU (.\+)$" <<<"$out"'
+check "no GPU: says why, in a SKIP line" said
 echo "$passed passed, $failed failed, $skipped not run"
 [ "$failed" = 0 ]
