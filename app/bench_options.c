@@ -18,14 +18,15 @@ void bench_options_usage(FILE *out) {
       "                   [--autotune MODE] [--no-layers] [--chain LIST]\n"
       "                   [--tune-cache MODE] [--tune-cache-dir DIR]\n"
       "                   [--tune-budget MS]\n"
-      "                   [--network NET] [--pad-to N]\n"
+      "                   [--network NET] [--pad-to N] [--fp8-format F]\n"
+      "                   [--fp8-scaling S] [--fp8-fast-accum G]\n"
       "                   [--profile-step | --trace-step | --alternatives]\n"
       "                   [--check-flags]\n"
       "Trains fused, unfused and auto side by side (one warm-up epoch, then\n"
       "N interleaved timed epochs each, default 5, at most %d) at\n"
       "784-100-10 batch 256, 784-1024-1024-10 batch 256 and\n"
       "784-4096-4096-10 batch 4096, in every precision (fp32, tf32, bf16,\n"
-      "fp16) or only in --precision P, with ReLU and GELU hidden layers\n"
+      "fp16, fp8) or only in --precision P, with ReLU and GELU hidden layers\n"
       "or only --activation A; then times every cuBLASLt call of one step\n"
       "of each network, in each of those precisions (ReLU, or A): the\n"
       "matmul alone, fused and unfused (--no-layers skips this part).\n"
@@ -53,8 +54,17 @@ void bench_options_usage(FILE *out) {
       "split, BGRADA; docs/backprop.md section 11) timed per call at issue\n"
       "21's shapes in P (default bf16), relu and gelu or only A, with the\n"
       "kernels each ran; reads no data\n"
-      "--check-flags: check the other flags, say what would run and exit\n"
-      "(0 when they parse); reads no data, needs no GPU, writes nothing.\n",
+      "Each mode refuses the flags it would ignore: --repeats, --no-layers\n"
+      "and --json are the timed rows' only, --pad-to theirs and\n"
+      "--trace-step's; --alternatives reads no --network, --chain,\n"
+      "--data-dir or --fp8-* and refuses --precision fp8; the --fp8-* flags\n"
+      "need fp8 rows (--precision fp8, or every precision in the rows' run).\n"
+      "--check-flags: check the other flags and the --json path, say what\n"
+      "would run and exit (0 when they pass, else 2); reads no data, needs\n"
+      "no GPU, leaves no file.\n"
+      "Exit 2: the command line cannot work (a bad flag, a flag refused with\n"
+      "another or by this GPU, a --json path that cannot be written or names\n"
+      "a data file); 1: bad data, no GPU, a failure while running.\n",
       BENCH_MAX_REPEATS);
 }
 
@@ -78,6 +88,106 @@ static void store_autotune(void *target, int index) {
   *(int *)target = (int)gpu_autotune_choice(index);
 }
 
+/* The modes of a run: the timed rows (the default) and the three that
+ * replace them. */
+enum {
+  MODE_ROWS = 1,
+  MODE_PROFILE = 2,
+  MODE_TRACE = 4,
+  MODE_ALTERNATIVES = 8,
+  MODE_STEPS = MODE_ROWS | MODE_PROFILE | MODE_TRACE
+};
+
+/* The flags only some modes read (the others: every mode). */
+static const struct {
+  const char *name;
+  int modes;
+} mode_flags[] = {
+    {"repeats", MODE_ROWS},      {"no-layers", MODE_ROWS},
+    {"json", MODE_ROWS},         {"pad-to", MODE_ROWS | MODE_TRACE},
+    {"network", MODE_STEPS},     {"chain", MODE_STEPS},
+    {"data-dir", MODE_STEPS},    {"fp8-format", MODE_STEPS},
+    {"fp8-scaling", MODE_STEPS}, {"fp8-fast-accum", MODE_STEPS},
+};
+
+static int given_by_name(const cli_flag *flags, int count, const char *name) {
+  for (int i = 0; i < count; i++)
+    if (strcmp(flags[i].name, name) == 0) return *flags[i].given;
+  return 0;
+}
+
+static const char *mode_flag_name(const bench_options *o) {
+  return o->profile ? "--profile-step"
+         : o->trace ? "--trace-step"
+                    : "--alternatives";
+}
+
+/* One mode at most; each mode's flags only; the fp8 rows' flags only
+ * where fp8 rows run. */
+static int check_modes(const bench_options *o, const cli_flag *flags, int count,
+                       char *err, size_t err_size) {
+  int special = o->profile + o->trace + o->alternatives;
+  if (special > 1) {
+    snprintf(err, err_size,
+             "--profile-step, --trace-step and --alternatives: expected at "
+             "most one of them, found %d",
+             special);
+    return -1;
+  }
+  int mode = o->profile        ? MODE_PROFILE
+             : o->trace        ? MODE_TRACE
+             : o->alternatives ? MODE_ALTERNATIVES
+                               : MODE_ROWS;
+  if (mode != MODE_ROWS && o->json_path) {
+    snprintf(err, err_size,
+             "--json with %s: expected the timed rows' run (--json writes "
+             "their results), found a run that writes none",
+             mode_flag_name(o));
+    return -1;
+  }
+  for (size_t f = 0; f < sizeof mode_flags / sizeof mode_flags[0]; f++)
+    if (!(mode_flags[f].modes & mode) &&
+        given_by_name(flags, count, mode_flags[f].name)) {
+      snprintf(err, err_size,
+               "--%s with %s: expected only the flags %s reads, found one "
+               "it would ignore",
+               mode_flags[f].name, mode_flag_name(o), mode_flag_name(o));
+      return -1;
+    }
+  if (o->alternatives && o->precision == GPU_PRECISION_FP8) {
+    snprintf(err, err_size,
+             "--alternatives --precision fp8: expected fp32, tf32, bf16 or "
+             "fp16, found fp8 (cuBLASLt has no FP8 BGRADA, BGRADB or "
+             "DRELU_BGRAD to compare)");
+    return -1;
+  }
+  int fp8_rows = o->precision == GPU_PRECISION_FP8 ||
+                 (o->precision < 0 && mode == MODE_ROWS);
+  if (o->fp8_given && !fp8_rows) {
+    snprintf(err, err_size,
+             "--fp8-format, --fp8-scaling and --fp8-fast-accum: expected fp8 "
+             "rows (--precision fp8, or every precision in the timed rows' "
+             "run), found a run in %s",
+             o->precision >= 0 ? gpu_precision_name((gpu_precision)o->precision)
+             : o->trace        ? "bf16 (--trace-step's default)"
+                               : "fp32 (--profile-step's default)");
+    return -1;
+  }
+  int net_count = 0;
+  const bench_net *nets = bench_nets(&net_count);
+  if (o->trace && o->network > 0 &&
+      nets[o->network - 1].batch > BENCH_TRACE_MAX_BATCH) {
+    snprintf(err, err_size,
+             "--trace-step --network %s: expected a network of batch <= %d, "
+             "found one of batch %d (--trace-step traces the latency-bound "
+             "networks)",
+             bench_network_choices()[o->network - 1], BENCH_TRACE_MAX_BATCH,
+             nets[o->network - 1].batch);
+    return -1;
+  }
+  return 0;
+}
+
 int bench_options_parse(bench_options *out, int argc, char **argv, char *err,
                         size_t err_size) {
   memset(out, 0, sizeof *out);
@@ -85,7 +195,7 @@ int bench_options_parse(bench_options *out, int argc, char **argv, char *err,
   out->precision = -1;
   out->activation = -1;
   out->autotune = (int)GPU_AUTOTUNE_EXACT;
-  const cli_flag flags[] = {
+  cli_flag flags[] = {
       {.name = "repeats",
        .kind = CLI_INT,
        .target = &out->repeats,
@@ -168,38 +278,17 @@ int bench_options_parse(bench_options *out, int argc, char **argv, char *err,
        .target = &out->check_flags,
        .switch_value = 1},
   };
-  if (cli_parse(flags, (int)(sizeof flags / sizeof flags[0]), argc, argv, err,
-                err_size) != 0)
+  enum { MAX_FLAGS = 32 };
+  int count = (int)(sizeof flags / sizeof flags[0]), given[MAX_FLAGS] = {0};
+  for (int i = 0; i < count && i < MAX_FLAGS; i++)
+    flags[i].given = &given[i];
+  if (count > MAX_FLAGS ||
+      cli_parse(flags, count, argc, argv, err, err_size) != 0)
     return -1;
-  if (out->profile + out->trace + out->alternatives > 1) {
-    snprintf(err, err_size,
-             "--profile-step, --trace-step and --alternatives: expected at "
-             "most one of them, found %d",
-             out->profile + out->trace + out->alternatives);
-    return -1;
-  }
-  if ((out->profile || out->trace || out->alternatives) && out->json_path) {
-    snprintf(err, err_size,
-             "--json with %s: expected the timed rows' run (--json writes "
-             "their results), found a run that writes none",
-             out->profile ? "--profile-step"
-             : out->trace ? "--trace-step"
-                          : "--alternatives");
-    return -1;
-  }
-  int net_count = 0;
-  const bench_net *nets = bench_nets(&net_count);
-  if (out->trace && out->network > 0 &&
-      nets[out->network - 1].batch > BENCH_TRACE_MAX_BATCH) {
-    snprintf(err, err_size,
-             "--trace-step --network %s: expected a network of batch <= %d, "
-             "found one of batch %d (--trace-step traces the latency-bound "
-             "networks)",
-             bench_network_choices()[out->network - 1], BENCH_TRACE_MAX_BATCH,
-             nets[out->network - 1].batch);
-    return -1;
-  }
-  return 0;
+  out->fp8_given = given_by_name(flags, count, "fp8-format") ||
+                   given_by_name(flags, count, "fp8-scaling") ||
+                   given_by_name(flags, count, "fp8-fast-accum");
+  return check_modes(out, flags, count, err, err_size);
 }
 
 void bench_options_describe(FILE *out, const bench_options *o) {
@@ -241,9 +330,11 @@ void bench_options_describe(FILE *out, const bench_options *o) {
             o->json_path ? o->json_path : "");
   char chain[128];
   gpu_chain_format(chain, sizeof chain, o->chain);
-  fprintf(out, "; networks %s; +pad to %d; chain %s",
-          o->network ? bench_network_choices()[o->network - 1] : "all",
-          o->pad_multiple ? o->pad_multiple : 8, chain);
+  fprintf(out, "; networks %s",
+          o->network ? bench_network_choices()[o->network - 1] : "all");
+  if (!o->profile) /* the profiled steps are not padded */
+    fprintf(out, "; +pad to %d", o->pad_multiple ? o->pad_multiple : 8);
+  fprintf(out, "; chain %s", chain);
   fprintf(out, "; data from %s; device %d\n",
           o->data_dir ? o->data_dir : "$MNIST_DIR, else data/mnist", o->device);
 }

@@ -34,10 +34,18 @@ typedef struct bench_options {
   const char *tune_cache_dir; /* --tune-cache-dir (NULL: the default) */
   int help;
   int check_flags; /* parse, say what would run, exit: no data, no GPU */
+  int fp8_given;   /* one of --fp8-format, --fp8-scaling, --fp8-fast-accum */
 } bench_options;
 
-/* Parses argv[1..argc) over the defaults (5 repeats, device 0). Returns 0,
- * or -1 with `err` naming the flag, what was expected and what was found. */
+/* Parses argv[1..argc) over the defaults (5 repeats, device 0). Each mode
+ * (the timed rows, --profile-step, --trace-step, --alternatives) refuses
+ * the flags it does not read rather than ignore them: --repeats,
+ * --no-layers and --json are the rows'; --pad-to the rows' and
+ * --trace-step's; --network, --chain and --data-dir every mode's but
+ * --alternatives'; the --fp8-* flags need fp8 rows (--precision fp8, or
+ * every precision in the rows' run); --alternatives refuses --precision
+ * fp8 (cuBLASLt has no FP8 form of most alternatives). Returns 0, or -1
+ * with `err` naming the flag, what was expected and what was found. */
 int bench_options_parse(bench_options *out, int argc, char **argv, char *err,
                         size_t err_size);
 

@@ -31,22 +31,27 @@ int cli_parse_u64(unsigned long long *out, const char *text) {
   return 0;
 }
 
-/* The range a float flag accepts, checked on the value rounded to float:
- * a plain decimal number (digits, one point, an exponent; no hex, no
- * "nan" or "inf", no spaces), finite, normal or exactly zero without
- * having underflowed to it, inside the bounds. */
-static int parse_float(float *out, const char *text, const cli_flag *f) {
+int cli_parse_real(double *out, const char *text) {
   if (!text || !*text) return -1;
   if (strspn(text, "0123456789.eE+-") != strlen(text)) return -1;
-  if (!isdigit((unsigned char)text[text[0] == '-' || text[0] == '+']) &&
-      text[text[0] == '-' || text[0] == '+'] != '.')
-    return -1;
+  const char *digits = text[0] == '-' ? text + 1 : text;
+  if (!isdigit((unsigned char)*digits) && *digits != '.') return -1;
   char *end = NULL;
   errno = 0;
-  double wide = strtod(text, &end);
+  double value = strtod(text, &end);
+  if (*end != '\0' || errno == ERANGE || !isfinite(value)) return -1;
+  *out = value;
+  return 0;
+}
+
+/* The range a float flag accepts, checked on the value rounded to float:
+ * a plain decimal number (cli_parse_real), finite, normal or exactly zero
+ * without having underflowed to it, inside the bounds. */
+static int parse_float(float *out, const char *text, const cli_flag *f) {
+  double wide = 0.0;
+  if (cli_parse_real(&wide, text) != 0) return -1;
   float value = (float)wide;
-  if (*end != '\0' || errno == ERANGE || !isfinite(wide) || !isfinite(value))
-    return -1;
+  if (!isfinite(value)) return -1;
   if (value != 0.0f && !isnormal(value)) return -1;
   if (value == 0.0f && wide != 0.0) return -1; /* underflowed to zero */
   if (f->low_open ? !(value > f->low) : !(value >= f->low)) return -1;

@@ -2,9 +2,9 @@
  * mnist_bench and mnist_predict. Each program lists its flags in a table;
  * "--flag value" and
  * "--flag=value" both work. Numbers must be whole strings of digits (a
- * leading '-' only where the range allows it): no spaces, no signs, no
- * trailing text, no wrap-around; floats are plain decimals (no hex, nan or
- * inf) range-checked after rounding to float, so a value that underflows
+ * leading '-' only where the range allows it): no spaces, no '+', no
+ * trailing text, no wrap-around; floats are plain decimals (no '+', hex,
+ * nan or inf) range-checked after rounding to float, so a value that underflows
  * to 0 or rounds to the limit is refused. A flag given twice is an error,
  * and so is a space-separated value that starts with "--" (--flag=--x
  * says it is meant). A table entry may ask to be told whether its flag was
@@ -53,6 +53,10 @@ int cli_parse(const cli_flag *flags, int count, int argc, char **argv,
  * `text` is not entirely a number in range. */
 int cli_parse_int(int *out, const char *text, long long low, long long high);
 int cli_parse_u64(unsigned long long *out, const char *text);
+/* A plain decimal number: an optional '-', digits with at most one point
+ * and an exponent; no spaces, no '+', no hex, nan or inf; finite as a
+ * double. */
+int cli_parse_real(double *out, const char *text);
 
 /* What every program prints for a bad command line: "PROGRAM: ERR" and
  * one line pointing at --help, no usage text (the error stays on screen). */

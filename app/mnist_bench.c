@@ -187,7 +187,8 @@ static int run_bench(const bench_options *o, const mnist_dataset *data) {
        !bench_activation_selected(&run.selection, profiled, (int)activation)))
     status = -1; /* refused above, with the reason */
   else if (status == 0 && o->profile)
-    status = bench_profile_steps(data, contexts[profiled], activation, &o->fp8);
+    status = bench_profile_steps(data, contexts[profiled], activation, &o->fp8,
+                                 o->network);
   else if (status == 0 && o->trace)
     status = bench_trace_steps(data, contexts[profiled], activation, o->network,
                                o->pad_multiple, &o->fp8);
@@ -225,7 +226,7 @@ static int run_alternatives(const bench_options *o) {
   options.device = o->device;
   options.precision = precision;
   options.autotune = (gpu_autotune)o->autotune;
-  /* One call at a time: no lanes to chain, whatever --chain says. */
+  /* One call at a time: no lanes to chain (--chain is refused). */
   options.chain = GPU_CHAIN_NONE;
   gpu_context *ctx = NULL;
   int status = gpu_context_create(&ctx, &options);
@@ -233,6 +234,18 @@ static int run_alternatives(const bench_options *o) {
   if (status != 0) fprintf(stderr, "mnist_bench: failed (see above)\n");
   gpu_context_destroy(ctx);
   return status == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+/* --json: a file that can be replaced and none of the data files the
+ * run reads (the data folder as the run finds it; none found: nothing to
+ * compare). 0, or -1 with `err`. */
+static int json_check(const bench_options *o, char *err, size_t err_size) {
+  char dir[4096];
+  if (bench_output_check("--json", o->json_path, err, err_size) != 0) return -1;
+  if (data_source_find(dir, sizeof dir, o->data_dir, MNIST_SOURCE_DIR, NULL,
+                       0) != 0)
+    return 0;
+  return data_source_check_output("--json", o->json_path, dir, err, err_size);
 }
 
 int main(int argc, char **argv) {
@@ -246,21 +259,23 @@ int main(int argc, char **argv) {
     bench_options_usage(stdout);
     return EXIT_SUCCESS;
   }
+  /* The output, like the flags, before anything is read: exit 2. */
+  if (o.json_path && json_check(&o, err, sizeof err) != 0) {
+    fprintf(stderr, "mnist_bench: %s\n", err);
+    return 2;
+  }
   if (o.check_flags) {
     bench_options_describe(stdout, &o);
     return EXIT_SUCCESS;
   }
-  if (o.json_path &&
-      bench_output_check("--json", o.json_path, err, sizeof err) != 0) {
-    fprintf(stderr, "mnist_bench: %s\n", err);
-    return 2;
-  }
   if (o.alternatives) return gpu_ready() ? run_alternatives(&o) : EXIT_FAILURE;
   char dir[4096];
   mnist_dataset data;
-  if (data_source_load(&data, dir, sizeof dir, o.data_dir, MNIST_SOURCE_DIR,
-                       "mnist_bench", 0) != 0)
+  if (data_source_load(&data, dir, sizeof dir, o.data_dir, MNIST_SOURCE_DIR, 0,
+                       err, sizeof err) != 0) {
+    fprintf(stderr, "mnist_bench: %s\n", err);
     return EXIT_FAILURE;
+  }
   if (!gpu_ready()) {
     mnist_dataset_destroy(&data);
     return EXIT_FAILURE;

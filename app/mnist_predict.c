@@ -223,7 +223,7 @@ static mnist_split images_of(const predict_options *o,
 
 static int run(const predict_options *o, const mnist_dataset *data,
                uint8_t *image, const mlp_checkpoint *ck,
-               const mlp_options *net_options, gpu_precision precision,
+               const trainer_config *net_config, gpu_precision precision,
                float scale, float shift) {
   gpu_options g = gpu_options_defaults();
   g.device = o->device;
@@ -242,14 +242,8 @@ static int run(const predict_options *o, const mnist_dataset *data,
   int *pred = malloc((size_t)n * sizeof(int));
   float *prob = malloc((size_t)n * MNIST_CLASSES * sizeof(float));
   if (pred && prob && gpu_context_create(&ctx, &g) == 0) {
-    mlp_options options = *net_options;
-    options.type = lt_precision_dtype(g.precision);
-    options.fp8 = g.precision == GPU_PRECISION_FP8;
-    if (options.fp8) { /* FP8's rule for m and k: widths padded to 16 */
-      options.pad_multiple =
-          lt_fp8_pad_multiple(options.pad_units, options.pad_multiple);
-      options.pad_units = 1;
-    }
+    mlp_options options; /* FP8's rule for m and k included */
+    trainer_config_network(&options, net_config, &g);
     if (inference_network_create(&net, ctx, ck, &options, batch) == 0 &&
         inference_run(&totals, pred, prob, net, ctx, o->mode, &split, batch,
                       scale, shift) == 0)
@@ -288,26 +282,31 @@ static int fp8_flags_fit(const predict_options *o, gpu_precision precision,
  * normalisation: *transform 0 when recorded, 1 when not; an fp8 run's
  * recipe where no flag gives it) and the image (--image). Returns 0, or
  * -1 with `err`. */
-static int read_inputs(mlp_checkpoint *ck, mlp_options *net_options,
+static int read_inputs(mlp_checkpoint *ck, trainer_config *net_config,
                        gpu_precision *precision, float *scale, float *shift,
                        int *transform, uint8_t *image, const predict_options *o,
                        char *err, size_t size) {
-  memset(net_options, 0, sizeof *net_options);
-  net_options->fp8_recipe = o->fp8;
+  *net_config = trainer_config_defaults(); /* unpadded */
+  net_config->fp8 = o->fp8;
   *precision = (gpu_precision)o->precision;
   if (mlp_checkpoint_load(o->model, NULL, 0, ck, err, size) != 0 ||
       (o->precision < 0 && checkpoint_io_precision(precision, ck, "--model",
                                                    o->model, err, size) != 0) ||
       fp8_flags_fit(o, *precision, err, size) != 0 ||
-      checkpoint_io_fp8_recipe(&net_options->fp8_recipe, ck, o->fp8_given,
-                               "--model", o->model, err, size) != 0 ||
-      checkpoint_io_check_widths(ck, "--model", o->model, err, size) != 0 ||
-      checkpoint_io_activation(&net_options->activation, ck, "--model",
+      checkpoint_io_fp8_recipe(&net_config->fp8, ck, o->fp8_given, "--model",
                                o->model, err, size) != 0 ||
+      checkpoint_io_check_widths(ck, "--model", o->model, err, size) != 0 ||
+      checkpoint_io_activation(&net_config->activation, ck, "--model", o->model,
+                               err, size) != 0 ||
       (*transform = checkpoint_io_pixel_transform(scale, shift, ck, "--model",
-                                                  o->model, err, size)) < 0 ||
-      (o->image && pgm_read(image, o->image, err, size) != 0))
+                                                  o->model, err, size)) < 0)
     return -1;
+  idx_error image_err;
+  if (o->image && pgm_read(image, o->image, &image_err) != IDX_OK) {
+    snprintf(err, size, "--image %.*s", (int)(size > 9 ? size - 9 : 0),
+             image_err.message);
+    return -1;
+  }
   return 0;
 }
 
@@ -327,12 +326,12 @@ int main(int argc, char **argv) {
     return 0;
   }
   mlp_checkpoint ck = {0};
-  mlp_options net_options;
+  trainer_config net_config;
   uint8_t image[MNIST_PIXELS];
   float scale = 0.0f, shift = 0.0f;
   int transform = 1;
   gpu_precision precision = GPU_PRECISION_FP32;
-  if (read_inputs(&ck, &net_options, &precision, &scale, &shift, &transform,
+  if (read_inputs(&ck, &net_config, &precision, &scale, &shift, &transform,
                   image, &o, err, sizeof err) != 0) {
     fprintf(stderr, "mnist_predict: %s\n", err);
     mlp_checkpoint_destroy(&ck);
@@ -343,9 +342,11 @@ int main(int argc, char **argv) {
    * split's, as its run did. */
   mnist_dataset data = {0};
   int need_data = !o.image || transform != 0;
+  char why_data[1200];
   if (need_data &&
       data_source_load(&data, dir, sizeof dir, o.data_dir, MNIST_SOURCE_DIR,
-                       "mnist_predict", transform == 0) != 0) {
+                       transform == 0, why_data, sizeof why_data) != 0) {
+    fprintf(stderr, "mnist_predict: %s\n", why_data);
     mlp_checkpoint_destroy(&ck);
     return 1;
   }
@@ -357,7 +358,7 @@ int main(int argc, char **argv) {
   else if (!gpu_device_available(why, sizeof why))
     fprintf(stderr, "mnist_predict: needs a CUDA GPU: %s\n", why);
   else if (lt_precision_check_device(why, sizeof why, o.device, precision,
-                                     lt_run_epilogues(net_options.activation, 0,
+                                     lt_run_epilogues(net_config.activation, 0,
                                                       mlp_mode_ways(o.mode))) <
            0) {
     fprintf(stderr, "mnist_predict: %s\n", why);
@@ -368,7 +369,7 @@ int main(int argc, char **argv) {
     mlp_checkpoint_meta_describe(trained, sizeof trained, &ck.meta);
     if (trained[0]) printf("mnist_predict: %s: %s\n", o.model, trained);
     status =
-        run(&o, &data, image, &ck, &net_options, precision, scale, shift) == 0
+        run(&o, &data, image, &ck, &net_config, precision, scale, shift) == 0
             ? 0
             : 1;
   }

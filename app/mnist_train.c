@@ -16,8 +16,8 @@
 #include "app/cli_flags.h"
 #include "app/stop_signal.h"
 #include "app/train_options.h"
+#include "app/train_outputs.h"
 #include "app/train_report.h"
-#include "checkpoint/write_target.h"
 #include "data/mnist.h"
 #include "gpu/gpu_context.h"
 #include "gpu/sample_stats.h"
@@ -155,12 +155,8 @@ static int evaluate(const train_options *o, const mnist_dataset *data,
   float scale = c->pixel_scale, shift = c->pixel_shift;
   trainer_config_pixel_transform(&scale, &shift, data);
   int *pred = malloc((size_t)data->test.count * sizeof(int));
-  mlp_options options = {.type = lt_precision_dtype(o->gpu.precision),
-                         .activation = c->activation,
-                         .pad_units = c->pad_units,
-                         .pad_multiple = c->pad_multiple,
-                         .fp8 = o->gpu.precision == GPU_PRECISION_FP8,
-                         .fp8_recipe = c->fp8};
+  mlp_options options;
+  trainer_config_network(&options, c, &o->gpu);
   int status = pred && gpu_context_create(&ctx, &o->gpu) == 0 &&
                        inference_network_create(&net, ctx, checkpoint, &options,
                                                 batch) == 0 &&
@@ -245,11 +241,12 @@ static int train(const train_options *o, const mnist_dataset *data,
       train_report_plans(ctx);
       step_tune_print(stdout, trainer_tune_report(t));
     }
-    if (!o->quiet && train_report_fp8(ctx, t, o->show_plans) != 0) goto done;
+    /* What the FP8 casts lost is part of the summary: --quiet too. */
+    if (train_report_fp8(ctx, t, o->show_plans) != 0) goto done;
     status = EXIT_SUCCESS;
     if (o->save_path &&
         checkpoint_io_save(t, o->save_path, &o->config, o->gpu.precision,
-                           trainer_steps_done(t), accuracy, err,
+                           epochs_run, trainer_steps_done(t), accuracy, err,
                            sizeof err) != 0) {
       fprintf(stderr, "mnist_train: %s\n", err);
       status = EXIT_FAILURE;
@@ -280,27 +277,23 @@ int main(int argc, char **argv) {
     train_options_usage(stdout, "mnist_train");
     return EXIT_SUCCESS;
   }
-  if (options.check_flags) return EXIT_SUCCESS;
-  if ((options.log_path && run_log_check(options.log_path, err, sizeof err)) ||
-      (options.save_path &&
-       checkpoint_io_check_target(options.save_path, err, sizeof err))) {
+  /* The outputs, like the flags, before anything is read: exit 2. */
+  if (train_outputs_check(&options, MNIST_SOURCE_DIR, err, sizeof err) != 0) {
     fprintf(stderr, "mnist_train: %s\n", err);
-    return EXIT_FAILURE;
+    return EXIT_USAGE;
   }
-  if (options.log_path && options.save_path &&
-      write_target_same(options.log_path, options.save_path)) {
-    fprintf(stderr,
-            "mnist_train: --log %s and --save %s: expected two files, found "
-            "the same file named twice\n",
-            options.log_path, options.save_path);
-    return EXIT_FAILURE;
+  if (options.check_flags) {
+    train_options_describe(stdout, &options);
+    return EXIT_SUCCESS;
   }
   /* A checkpoint is read and checked before the data and the GPU. */
   mlp_checkpoint checkpoint = {0};
   if (options.load_path &&
-      (checkpoint_io_load(&checkpoint, &options.config, options.load_path,
-                          options.hidden_given, options.activation_given, err,
-                          sizeof err) != 0 ||
+      (checkpoint_io_load(
+           &checkpoint, &options.config, options.load_path,
+           (checkpoint_io_given){options.hidden_given, options.activation_given,
+                                 options.mode_given, options.pad_given},
+           err, sizeof err) != 0 ||
        (options.config.epochs == 0 &&
         (checkpoint_io_eval_settings(&options.config, &options.gpu.precision,
                                      &checkpoint, options.batch_given,
@@ -315,10 +308,12 @@ int main(int argc, char **argv) {
    * test split. */
   int test_only = options.config.epochs == 0 && !options.check_data &&
                   options.config.pixel_scale > 0.0f;
-  char dir[4096];
+  char dir[4096], why_data[1200];
   mnist_dataset data;
   if (data_source_load(&data, dir, sizeof dir, options.data_dir,
-                       MNIST_SOURCE_DIR, "mnist_train", test_only) != 0) {
+                       MNIST_SOURCE_DIR, test_only, why_data,
+                       sizeof why_data) != 0) {
+    fprintf(stderr, "mnist_train: %s\n", why_data);
     mlp_checkpoint_destroy(&checkpoint);
     return EXIT_FAILURE;
   }

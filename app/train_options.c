@@ -2,7 +2,6 @@
 #include "app/train_options.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "app/cli_flags.h"
@@ -100,13 +99,13 @@ static void store_precision(void *target, int index) {
       (gpu_precision)gpu_precision_parse(flag_precision_names()[index]);
 }
 
-/* A power of two from 2^-24 to 2^24: scaling by it is exact. */
+/* A power of two from 2^-24 to 2^24 (scaling by it is exact), written as
+ * the strict parser takes numbers (cli_parse_real: no hex, spaces or '+'). */
 static int parse_loss_scale(void *target, const char *value, char *err,
                             size_t err_size) {
-  char *end = NULL;
-  double v = strtod(value, &end);
+  double v = 0.0;
   int exponent = 0;
-  if (*value == '\0' || *end != '\0' || !(v > 0) ||
+  if (cli_parse_real(&v, value) != 0 || !(v > 0) ||
       frexp(v, &exponent) != 0.5 || exponent < -23 || exponent > 25) {
     snprintf(err, err_size,
              "--loss-scale: expected a power of two from 2^-24 to 2^24 (e.g. "
@@ -126,11 +125,65 @@ static void store_autotune(void *target, int index) {
   *(gpu_autotune *)target = gpu_autotune_choice(index);
 }
 
+/* The flags only training reads (--epochs 0 refuses them: one rule). */
+static const char *const training_only[] = {
+    "steps",     "lr",         "momentum", "schedule",   "seed",
+    "order",     "save",       "log",      "show-plans", "chain",
+    "no-graphs", "loss-scale", NULL};
+
+/* The first flag of `flags` in training_only[] that was given, or NULL
+ * (every flag's `given` is set). */
+static const char *training_flag_given(const cli_flag *flags, int count) {
+  for (int i = 0; i < count; i++)
+    for (int t = 0; training_only[t]; t++)
+      if (*flags[i].given && strcmp(flags[i].name, training_only[t]) == 0)
+        return flags[i].name;
+  return NULL;
+}
+
+/* 1 when the flag `name` of `flags` was given. */
+static int given_by_name(const cli_flag *flags, int count, const char *name) {
+  for (int i = 0; i < count; i++)
+    if (strcmp(flags[i].name, name) == 0) return *flags[i].given != 0;
+  return 0;
+}
+
+/* The training-only flags as "--steps, --lr, ..." for the message. */
+static void training_flags_text(char *out, size_t size) {
+  size_t at = 0;
+  out[0] = '\0';
+  for (int t = 0; training_only[t] && at < size; t++)
+    at += (size_t)snprintf(out + at, size - at, "%s--%s", t ? ", " : "",
+                           training_only[t]);
+}
+
+/* The rules between flags, after each parsed alone. */
+static int check_combinations(const train_options *out, const char *training,
+                              char *err, size_t err_size) {
+  const trainer_config *c = &out->config;
+  char names[160];
+  training_flags_text(names, sizeof names);
+  if (c->epochs == 0 && !out->load_path) {
+    snprintf(err, err_size,
+             "--epochs 0 evaluates a trained network: expected --load FILE "
+             "with it, found none");
+    return -1;
+  }
+  if (c->epochs == 0 && training) {
+    snprintf(err, err_size,
+             "--epochs 0 evaluates only: expected none of the flags only "
+             "training reads (%s), found --%s",
+             names, training);
+    return -1;
+  }
+  return 0;
+}
+
 int train_options_parse(train_options *out, int argc, char **argv, char *err,
                         size_t err_size) {
   train_options_defaults(out);
   trainer_config *c = &out->config;
-  const cli_flag flags[] = {
+  cli_flag flags[] = {
       {.name = "epochs",
        .kind = CLI_INT,
        .target = &c->epochs,
@@ -265,31 +318,25 @@ int train_options_parse(train_options *out, int argc, char **argv, char *err,
        .target = &out->check_data,
        .switch_value = 1},
   };
-  if (cli_parse(flags, (int)(sizeof flags / sizeof flags[0]), argc, argv, err,
-                err_size) != 0)
+  /* Every flag records whether it was given: the rules below ask. */
+  enum { MAX_FLAGS = 64 };
+  int count = (int)(sizeof flags / sizeof flags[0]), given[MAX_FLAGS] = {0};
+  for (int i = 0; i < count && i < MAX_FLAGS; i++)
+    if (!flags[i].given) flags[i].given = &given[i];
+  if (cli_parse(flags, count, argc, argv, err, err_size) != 0 ||
+      check_combinations(out, training_flag_given(flags, count), err,
+                         err_size) != 0)
     return -1;
-  if (c->epochs == 0 && !out->load_path) {
-    snprintf(err, err_size,
-             "--epochs 0 evaluates a trained network: expected --load FILE "
-             "with it, found none");
-    return -1;
-  }
-  if (c->epochs == 0 && (out->save_path || out->log_path)) {
-    snprintf(err, err_size,
-             "--epochs 0 trains nothing: expected no --save or --log with it");
-    return -1;
-  }
-  if (c->epochs == 0 && out->steps > 0) {
-    snprintf(err, err_size,
-             "--epochs 0 trains nothing: expected no --steps with it");
-    return -1;
-  }
   /* --epochs 0 --load takes the file's precision unless --precision is
    * given: the fp8 flags are checked once it is known
    * (train_options_check_fp8, after the load). */
   int precision_from_file = c->epochs == 0 && !out->precision_given;
   if (!precision_from_file && train_options_check_fp8(out, err, err_size))
     return -1;
+  out->mode_given = given_by_name(flags, count, "mode");
+  out->pad_given = given_by_name(flags, count, "pad-units") ||
+                   given_by_name(flags, count, "pad-to");
+  out->pad_asked = c->pad_units ? (c->pad_multiple ? c->pad_multiple : 8) : 0;
   trainer_config_fit_precision(c, out->gpu.precision);
   if (out->steps > 0) c->max_steps = out->steps;
   return 0;

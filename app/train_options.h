@@ -25,6 +25,10 @@ typedef struct train_options {
   int precision_given; /* --precision was given (else, likewise) */
   int fp8_given[3];    /* --fp8-format, --fp8-scaling, --fp8-fast-accum
                           given (else --epochs 0 takes --load's) */
+  int mode_given;      /* --mode was given (else --load's file's mode) */
+  int pad_given;       /* --pad-units or --pad-to was given (likewise) */
+  int pad_asked;       /* the multiple --pad-units / --pad-to asked for before
+                          FP8's rule (trainer_config_fit_precision); 0: none */
   int quiet;
   int show_plans; /* list the cuBLASLt plans after training */
   int help;
@@ -63,5 +67,11 @@ const char *const *train_options_pad_choices(void);
 int train_options_pad_choice(int index);
 
 void train_options_usage(FILE *out, const char *program);
+
+/* What a run with these options would do, in one line (--check-flags):
+ * training or evaluation, the network, precision, mode and padding (and a
+ * precision's rule that changed the padding asked for: FP8's 8 -> 16), the
+ * files it would read and write, the data folder (train_describe.c). */
+void train_options_describe(FILE *out, const train_options *o);
 
 #endif

@@ -9,11 +9,13 @@
 #include "train/trainer.h"
 
 int bench_profile_steps(const mnist_dataset *data, gpu_context *ctx,
-                        lt_activation activation, const fp8_recipe *fp8) {
+                        lt_activation activation, const fp8_recipe *fp8,
+                        int only_network) {
   const mlp_mode modes[2] = {MLP_MODE_FUSED, MLP_MODE_UNFUSED};
   int net_count;
   const bench_net *nets = bench_nets(&net_count);
   for (int n = 0; n < net_count; n++) {
+    if (only_network != 0 && n != only_network - 1) continue;
     trainer_config c;
     char err[128], name[64];
     if (bench_net_config(&c, &nets[n], err, sizeof err) != 0) {

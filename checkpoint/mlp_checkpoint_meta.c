@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 void mlp_checkpoint_meta_init(mlp_checkpoint_meta *meta) {
   memset(meta, 0, sizeof *meta);
   meta->epochs = -1;
+  meta->schedule_epochs = -1;
   meta->batch = -1;
   meta->test_accuracy = -1;
 }
@@ -69,6 +71,11 @@ void mlp_checkpoint_pairs_fill(mlp_checkpoint_pairs *out,
   add_pair(out, "fp8_format", meta->fp8_format);
   add_pair(out, "fp8_scaling", meta->fp8_scaling);
   add_pair(out, "fp8_fast_accum", meta->fp8_fast_accum);
+  if (meta->schedule_epochs >= 0) {
+    snprintf(out->numbers[4], sizeof out->numbers[4], "%d",
+             meta->schedule_epochs);
+    add_pair(out, "schedule_epochs", out->numbers[4]);
+  }
 }
 
 /* Appends ", " (unless first) and `before` `text` `after` to out[*used..],
@@ -177,6 +184,80 @@ static int read_accuracy(double *out, const safetensors_file *file,
   return 0;
 }
 
+/* The names a text entry may hold ("" absent), NULL-terminated. */
+typedef struct name_rule {
+  const char *key;
+  size_t offset; /* of the text in mlp_checkpoint_meta */
+  const char *names[7];
+} name_rule;
+
+static const name_rule name_rules[] = {
+    {"activation",
+     offsetof(mlp_checkpoint_meta, activation),
+     {"relu", "gelu", NULL}},
+    {"precision",
+     offsetof(mlp_checkpoint_meta, precision),
+     {"fp32", "tf32", "bf16", "fp16", "fp8", NULL}},
+    {"mode",
+     offsetof(mlp_checkpoint_meta, mode),
+     {"fused", "unfused", "auto", NULL}},
+    {"pad_to",
+     offsetof(mlp_checkpoint_meta, pad_to),
+     {"none", "8", "16", "32", NULL}},
+    {"schedule",
+     offsetof(mlp_checkpoint_meta, schedule),
+     {"cosine", "constant", NULL}},
+    {"order", offsetof(mlp_checkpoint_meta, order), {"shuffle", "file", NULL}},
+};
+
+/* Every entry of name_rules holds one of its names, or is absent. */
+static int check_names(const mlp_checkpoint_meta *meta, const char *path,
+                       char *err, size_t err_size) {
+  for (size_t r = 0; r < sizeof name_rules / sizeof name_rules[0]; r++) {
+    const name_rule *rule = &name_rules[r];
+    const char *value = (const char *)meta + rule->offset;
+    int known = !value[0];
+    char expected[96] = "";
+    size_t at = 0;
+    for (int n = 0; rule->names[n]; n++) {
+      known = known || strcmp(value, rule->names[n]) == 0;
+      at += (size_t)snprintf(expected + at, sizeof expected - at, "%s'%s'",
+                             n == 0               ? ""
+                             : rule->names[n + 1] ? ", "
+                                                  : " or ",
+                             rule->names[n]);
+    }
+    if (known) continue;
+    snprintf(err, err_size, "%s: metadata '%s': expected %s, found '%.40s'",
+             path, rule->key, expected, value);
+    return -1;
+  }
+  return 0;
+}
+
+/* The number `text` ("" absent) of entry `key`: finite and normal as a
+ * float, > 0 (`low_closed` 0) or >= 0 (1), below 1 when `below_one`. */
+static int check_number(const char *text, const char *key, int low_closed,
+                        int below_one, const char *path, char *err,
+                        size_t err_size) {
+  if (!text[0]) return 0;
+  char *end = NULL;
+  errno = 0;
+  double wide = strtod(text, &end);
+  float value = (float)wide;
+  int ok = end != text && !*end && errno == 0 && isfinite(value) &&
+           (value == 0.0f ? wide == 0.0 && low_closed : isnormal(value)) &&
+           (low_closed ? value >= 0.0f : value > 0.0f) &&
+           (!below_one || value < 1.0f);
+  if (ok) return 0;
+  snprintf(err, err_size,
+           "%s: metadata '%s': expected a number %s 0%s, finite as a float, "
+           "found '%.40s'",
+           path, key, low_closed ? ">=" : ">", below_one ? " and < 1" : "",
+           text);
+  return -1;
+}
+
 int mlp_checkpoint_meta_read(mlp_checkpoint_meta *out,
                              const safetensors_file *file, const char *path,
                              char *err, size_t err_size) {
@@ -208,20 +289,25 @@ int mlp_checkpoint_meta_read(mlp_checkpoint_meta *out,
       read_text(out->fp8_fast_accum, file, "fp8_fast_accum", path, err,
                 err_size))
     return -1;
-  if (out->activation[0] && strcmp(out->activation, "relu") != 0 &&
-      strcmp(out->activation, "gelu") != 0) {
-    snprintf(err, err_size,
-             "%s: metadata 'activation': expected 'relu' or 'gelu', found "
-             "'%.40s'",
-             path, out->activation);
+  if (check_names(out, path, err, err_size) != 0 ||
+      check_number(out->lr, "lr", 0, 0, path, err, err_size) != 0 ||
+      check_number(out->momentum, "momentum", 1, 1, path, err, err_size) != 0)
     return -1;
-  }
   unsigned long long number = 0;
   int found = 0;
   if (read_integer(&number, &found, file, "epochs", 0, INT_MAX, path, err,
                    err_size) != 0)
     return -1;
   if (found) out->epochs = (int)number;
+  found = 0;
+  if (read_integer(&number, &found, file, "schedule_epochs", 0, INT_MAX, path,
+                   err, err_size) != 0)
+    return -1;
+  if (found) out->schedule_epochs = (int)number;
+  found = 0;
+  if (read_integer(&number, &found, file, "steps", 0, INT_MAX, path, err,
+                   err_size) != 0)
+    return -1;
   found = 0;
   if (read_integer(&number, &found, file, "batch", 1, INT_MAX, path, err,
                    err_size) != 0)

@@ -6,7 +6,9 @@
  *
  * Owns: the struct, its conversion to metadata pairs for the writer, and
  * the checks on a file's metadata (every entry optional; "format", when
- * present, must be MLP_CHECKPOINT_FORMAT; numbers must parse whole).
+ * present, must be MLP_CHECKPOINT_FORMAT; numbers must parse whole and lie
+ * in their range; names must be the program's: precision, mode, padding,
+ * schedule, order).
  */
 #ifndef MNIST_EPILOGS_MLP_CHECKPOINT_META_H
 #define MNIST_EPILOGS_MLP_CHECKPOINT_META_H
@@ -19,7 +21,7 @@
 /* Room for one metadata string, its terminating 0 included. */
 #define MLP_CHECKPOINT_TEXT 128
 /* Metadata pairs the writer writes at most. */
-#define MLP_CHECKPOINT_PAIRS 21
+#define MLP_CHECKPOINT_PAIRS 22
 
 typedef struct mlp_checkpoint_meta {
   char format[MLP_CHECKPOINT_TEXT];     /* read: as found ("" absent); the
@@ -29,9 +31,13 @@ typedef struct mlp_checkpoint_meta {
   char activation[MLP_CHECKPOINT_TEXT]; /* "relu", "gelu"; "" unknown */
   char precision[MLP_CHECKPOINT_TEXT];  /* "fp32", "bf16", ...; "" unknown */
   char version[MLP_CHECKPOINT_TEXT];    /* the program's; "" unknown */
-  int epochs;                           /* >= 0; -1 unknown */
-  int batch;                            /* >= 1; -1 unknown */
-  unsigned long long seed;              /* valid when has_seed */
+  int epochs;              /* epochs run (the last may be cut short by --steps);
+                              -1 unknown */
+  int schedule_epochs;     /* the epochs the learning-rate schedule spans
+                              (--epochs); -1 unknown (older files: their
+                              `epochs` was this) */
+  int batch;               /* >= 1; -1 unknown */
+  unsigned long long seed; /* valid when has_seed */
   int has_seed;
   double test_accuracy; /* percent, 0 to 100; negative: unknown */
   /* How the run trained, as text, so that it can be replayed outside
@@ -66,7 +72,8 @@ void mlp_checkpoint_meta_init(mlp_checkpoint_meta *meta);
 typedef struct mlp_checkpoint_pairs {
   safetensors_pair pairs[MLP_CHECKPOINT_PAIRS];
   int count;
-  char numbers[4][40]; /* epochs, seed, batch, test_accuracy as text */
+  char numbers[5][40]; /* epochs, seed, batch, test_accuracy,
+                          schedule_epochs as text */
 } mlp_checkpoint_pairs;
 
 /* Fills *out from `meta` (NULL: nothing known) and `widths` ("784-...").
@@ -85,8 +92,13 @@ void mlp_checkpoint_pairs_fill(mlp_checkpoint_pairs *out,
 void mlp_checkpoint_meta_describe(char *out, size_t size,
                                   const mlp_checkpoint_meta *meta);
 
-/* Fills *out from the metadata of `file` (read from `path`). Returns 0, or
- * -1 with `err` "PATH: metadata 'KEY': expected ..., found ...". */
+/* Fills *out from the metadata of `file` (read from `path`), each value
+ * checked: activation relu or gelu; precision fp32, tf32, bf16, fp16 or
+ * fp8; mode fused, unfused or auto; pad_to none, 8, 16 or 32; schedule
+ * cosine or constant; order shuffle or file; lr a number > 0 and momentum
+ * one in [0, 1), both finite and normal as floats; epochs, schedule_epochs
+ * and steps whole numbers >= 0, batch >= 1. Returns 0, or -1 with `err`
+ * "PATH: metadata 'KEY': expected ..., found ...". */
 int mlp_checkpoint_meta_read(mlp_checkpoint_meta *out,
                              const safetensors_file *file, const char *path,
                              char *err, size_t err_size);

@@ -1,14 +1,17 @@
 /* safetensors_read.c: the safetensors reader, for hostile files
  * (safetensors.h). The JSON header's checks: safetensors_header.c. */
+#include "checkpoint/file_kind.h"
 #include "checkpoint/safetensors.h"
 #include "checkpoint/safetensors_header.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 struct safetensors_file {
   cJSON *root; /* the parsed header: names and metadata point into it */
@@ -21,27 +24,32 @@ static int read_exact(FILE *file, void *bytes, size_t size) {
   return size == 0 || fread(bytes, 1, size, file) == size ? 0 : -1;
 }
 
-/* Opens `path` and checks that it is a file of 8 bytes to the size limit:
- * its size in *size. NULL with `err` filled on failure. */
+/* Opens `path` and checks that it is a regular file of 8 bytes to the size
+ * limit: its size in *size. The open does not wait (O_NONBLOCK: a FIFO
+ * would block a plain open until a writer came) and what was opened is
+ * judged by fstat before a byte is read. NULL with `err` filled on
+ * failure. */
 static FILE *open_checked(const char *path, uint64_t *size, char *err,
                           size_t err_size) {
-  FILE *file = fopen(path, "rb");
-  if (!file) {
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) {
     snprintf(err, err_size, "%s: expected a safetensors file, found none (%s)",
              path, strerror(errno));
     return NULL;
   }
   struct stat info;
-  if (fstat(fileno(file), &info) != 0) {
+  if (fstat(fd, &info) != 0) {
     snprintf(err, err_size, "%s: expected a file, found an error (%s)", path,
              strerror(errno));
-    fclose(file);
+    close(fd);
     return NULL;
   }
   *size = (uint64_t)info.st_size;
+  FILE *file = NULL;
   if (!S_ISREG(info.st_mode)) {
-    snprintf(err, err_size, "%s: expected a file, found %s", path,
-             S_ISDIR(info.st_mode) ? "a folder" : "something else");
+    snprintf(err, err_size,
+             "%s: expected a safetensors file (a regular file), found %s", path,
+             file_kind_name(info.st_mode));
   } else if (*size < 8) {
     snprintf(err, err_size,
              "%s: expected at least 8 bytes (the header length), found %llu "
@@ -51,10 +59,14 @@ static FILE *open_checked(const char *path, uint64_t *size, char *err,
     snprintf(err, err_size,
              "%s: expected a file of at most 4 GiB, found %llu bytes", path,
              (unsigned long long)*size);
+  } else if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0 ||
+             !(file = fdopen(fd, "rb"))) {
+    snprintf(err, err_size, "%s: expected a readable file, found an error (%s)",
+             path, strerror(errno));
   } else {
     return file;
   }
-  fclose(file);
+  close(fd);
   return NULL;
 }
 

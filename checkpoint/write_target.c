@@ -2,6 +2,8 @@
 #define _XOPEN_SOURCE 700 /* realpath, readlink, lstat */
 #include "checkpoint/write_target.h"
 
+#include "checkpoint/file_kind.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -21,16 +23,6 @@ static named name_of(const char *label, const char *path) {
   snprintf(n.text, sizeof n.text, "%.63s%s%.*s", label ? label : "",
            label && label[0] ? " " : "", PATH_MAX - 1, path);
   return n;
-}
-
-/* What a file that is not a regular one is, in words. */
-static const char *kind_of(mode_t mode) {
-  if (S_ISDIR(mode)) return "a folder";
-  if (S_ISFIFO(mode)) return "a FIFO";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISSOCK(mode)) return "a socket";
-  return "something other than a regular file";
 }
 
 /* The folder of `path` ("." when it has none). */
@@ -54,7 +46,7 @@ static int not_regular(const named *name, mode_t mode, char *err,
     snprintf(err, err_size,
              "%s: expected a regular file to replace, found %s; it is left "
              "as it is",
-             name->text, kind_of(mode));
+             name->text, file_kind_name(mode));
   return -1;
 }
 
@@ -88,8 +80,16 @@ static int probe_folder(const named *name, const char *path, char *err,
              name->text, folder, found ? "a file" : strerror(errno));
     return -1;
   }
-  snprintf(probe, sizeof probe, "%s.probe-XXXXXX", path);
+  /* The commit's own name: a name that fits the probe fits the commit. */
+  snprintf(probe, sizeof probe, "%s" WRITE_TARGET_TEMPORARY, path);
   int fd = mkstemp(probe);
+  if (fd < 0 && errno == ENAMETOOLONG) {
+    snprintf(err, err_size,
+             "%s: expected a name that leaves room for its temporary (the "
+             "name and \"%s\"), found one too long (%s)",
+             name->text, WRITE_TARGET_TEMPORARY, strerror(errno));
+    return -1;
+  }
   if (fd < 0) {
     snprintf(err, err_size,
              "%s: expected a folder where files can be made, found that no "
@@ -218,7 +218,7 @@ int write_target_commit(const char *label, const char *path,
   if (follow_links(target, &name, path, err, err_size) != 0 ||
       recheck_target(&name, target, err, err_size) != 0)
     return -1;
-  snprintf(partial, sizeof partial, "%s.partial-XXXXXX", target);
+  snprintf(partial, sizeof partial, "%s" WRITE_TARGET_TEMPORARY, target);
   int fd = mkstemp(partial);
   if (fd < 0) {
     snprintf(err, err_size,

@@ -15,6 +15,11 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* The temporary's suffix (mkstemp's template), beside the target: the
+ * check's probe and the commit both use it, so a name the check passes is
+ * never too long for the commit. */
+#define WRITE_TARGET_TEMPORARY ".partial-XXXXXX"
+
 /* 0 when a file can replace `path` (a symbolic link followed to the end,
  * also to a file not yet there): it is absent or a regular file that opens
  * for writing (probed without truncating), and a temporary can be created

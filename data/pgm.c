@@ -3,9 +3,11 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* One header or plain-pixel token, as found. */
 typedef struct pgm_token {
@@ -121,20 +123,14 @@ static int read_header(long *maxval, FILE *f, int plain, const char *path,
   return 0;
 }
 
-/* -1 with `err` saying what `f` (not a PGM) is: a folder, an empty file,
- * or a file starting with other bytes. */
-static int not_pgm(FILE *f, const char *head, size_t got, const char *path,
-                   char *err, size_t err_size) {
-  struct stat info;
+/* -1 with `err` saying what `f` (not a PGM) is: an empty file, or a file
+ * starting with other bytes. */
+static int not_pgm(const char *head, size_t got, const char *path, char *err,
+                   size_t err_size) {
   char shown[16] = "";
   for (size_t i = 0; i < got; i++)
     shown[i] = isprint((unsigned char)head[i]) ? head[i] : '?';
-  if (fstat(fileno(f), &info) == 0 && S_ISDIR(info.st_mode))
-    snprintf(err, err_size,
-             "%s: expected a PGM image (P5 or P2), found a "
-             "folder",
-             path);
-  else if (got == 0)
+  if (got == 0)
     snprintf(err, err_size,
              "%s: expected a PGM image (P5 or P2), found an empty file", path);
   else
@@ -145,25 +141,71 @@ static int not_pgm(FILE *f, const char *head, size_t got, const char *path,
   return -1;
 }
 
-int pgm_read(uint8_t *pixels, const char *path, char *err, size_t err_size) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    snprintf(err, err_size, "%s: cannot open: %s", path, strerror(errno));
-    return -1;
+/* What a file that is not a regular one is, in words. */
+static const char *not_regular(mode_t mode) {
+  if (S_ISDIR(mode)) return "a folder";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
+  return "a socket or other special file";
+}
+
+/* Opens `path` for reading without waiting (O_NONBLOCK: a FIFO would block
+ * a plain open until a writer came) and judges what was opened before a
+ * byte is read: a regular file of at most PGM_MAX_BYTES. NULL with
+ * err->status IDX_ERR_OPEN and the message when it is not. */
+static FILE *open_regular(const char *path, idx_error *err) {
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) {
+    idx_fail(err, IDX_ERR_OPEN,
+             "%s: expected a PGM image, found none: cannot open: %s", path,
+             strerror(errno));
+    return NULL;
   }
+  struct stat info;
+  FILE *f = NULL;
+  if (fstat(fd, &info) != 0)
+    idx_fail(err, IDX_ERR_OPEN,
+             "%s: expected a PGM image, cannot look at it: %s", path,
+             strerror(errno));
+  else if (!S_ISREG(info.st_mode))
+    idx_fail(err, IDX_ERR_OPEN,
+             "%s: expected a PGM image (a regular file), found %s", path,
+             not_regular(info.st_mode));
+  else if (info.st_size > PGM_MAX_BYTES)
+    idx_fail(err, IDX_ERR_SIZE,
+             "%s: expected a 28x28 PGM image of at most %d bytes, found %lld "
+             "bytes",
+             path, PGM_MAX_BYTES, (long long)info.st_size);
+  else if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0 ||
+           !(f = fdopen(fd, "rb")))
+    idx_fail(err, IDX_ERR_OPEN, "%s: expected a readable file: %s", path,
+             strerror(errno));
+  if (!f) close(fd);
+  return f;
+}
+
+enum idx_status pgm_read(uint8_t *pixels, const char *path, idx_error *err) {
+  FILE *f = open_regular(path, err);
+  if (!f) return err->status;
   char head[5] = {0};
   size_t got = fread(head, 1, 4, f);
-  int status = -1;
+  enum idx_status status = IDX_ERR_HEADER;
   long maxval = 0;
+  char *message = err->message;
+  size_t size = sizeof err->message;
   if (got < 2 || head[0] != 'P' || (head[1] != '5' && head[1] != '2')) {
-    not_pgm(f, head, got, path, err, err_size);
+    not_pgm(head, got, path, message, size);
+    if (got == 0) status = IDX_ERR_EMPTY;
   } else {
     /* Back to just after the magic. */
     fseek(f, 2, SEEK_SET);
     int plain = head[1] == '2';
-    if (read_header(&maxval, f, plain, path, err, err_size) == 0)
-      status = read_pixels(pixels, f, plain, maxval, path, err, err_size);
+    if (read_header(&maxval, f, plain, path, message, size) == 0)
+      status = read_pixels(pixels, f, plain, maxval, path, message, size) == 0
+                   ? IDX_OK
+                   : IDX_ERR_CONTENT;
   }
   fclose(f);
+  err->status = status;
   return status;
 }

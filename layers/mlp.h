@@ -15,7 +15,7 @@
  * the 16-bit logits. FP16 scales the loss gradient by loss_scale (and SGD
  * divides it out) so that small gradients do not flush to zero.
  *
- * A training step (README.md, "One training step"), per batch of
+ * A training step (docs/backprop.md, "Every call of a step"), per batch of
  * n <= max_batch:
  *   mlp_forward   hidden layers RELU_AUX_BIAS, output layer BIAS
  *   mlp_backward  softmax cross-entropy kernel, then output layer BGRADB,

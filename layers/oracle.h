@@ -79,7 +79,7 @@ typedef struct oracle_step {
   lt_activation activation;
 } oracle_step;
 
-/* One whole MLP step, fused recipe (README.md, "One training step"):
+/* One whole MLP step, fused recipe (docs/backprop.md, "Every call of a step"):
  * forward, softmax cross-entropy, backward, every call built by the
  * lt_shape builders. params uses `layout`'s slab; x is (widths[0], n)
  * col-major, ld lt_ld(widths[0]); activations use lt_ld too. Returns 0, or -1

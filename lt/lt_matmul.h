@@ -9,7 +9,7 @@
  * or TF32 for F32 shapes when the context's precision is TF32
  * (CUBLAS_COMPUTE_32F_FAST_TF32); the epilogue runs in FP32 and rounds
  * once to the storage type. The epilogue adds (shapes from lt_shape.h; the
- * whole step: README.md, "One training step"):
+ * whole step: docs/backprop.md, "Every call of a step"):
  *
  *   DEFAULT        D = op(A) op(B)
  *   BIAS           D = op(A) op(B) + bias[m] (broadcast over n)

@@ -14,12 +14,17 @@
 # the baseline. A row whose ratio range lies wholly above 1 is marked
 # "faster", wholly below "slower", else "noise". Raw outputs go to --log DIR
 # (default $OUT or /tmp/ab_rows). A run counts as failed when mnist_bench
-# fails or prints no rows (e.g. it skipped them); the summary failing counts
-# too. Exit code: 0 when nothing failed, else the number of failures (at
-# most 125); 2 for bad arguments.
+# fails or prints no rows of its precision (e.g. it skipped them); the
+# summary failing counts too. Before anything runs: --rounds must be 1 to
+# 100, each list one or more names mnist_bench takes (checked with its own
+# --check-flags), and a GPU there (else exit 1, saying why). Exit code: 0
+# when nothing failed, else the number of failures (at most 125); 2 for
+# bad arguments.
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root" || exit 2
+# shellcheck source=scripts/script_lib.sh
+. "$root/scripts/script_lib.sh"
 rounds=3
 chains="none all"
 networks="seed mid big"
@@ -28,26 +33,22 @@ activations="relu"
 logs="${OUT:-/tmp/ab_rows}"
 while [ $# -gt 0 ]; do
   case "$1" in
-    --rounds) rounds="${2-}"; shift ;;
-    --chains) chains="${2-}"; shift ;;
-    --networks) networks="${2-}"; shift ;;
-    --precisions) precisions="${2-}"; shift ;;
-    --log) logs="${2-}"; shift ;;
-    --activations) activations="${2-}"; shift ;;
-    -h | --help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
+    --rounds | --chains | --networks | --precisions | --log | --activations)
+      script_value ab_rows.sh "$@" ;;
+  esac
+  case "$1" in
+    --rounds) rounds="$2"; shift ;;
+    --chains) chains="$2"; shift ;;
+    --networks) networks="$2"; shift ;;
+    --precisions) precisions="$2"; shift ;;
+    --log) logs="$2"; shift ;;
+    --activations) activations="$2"; shift ;;
+    -h | --help) script_help "$0"; exit 0 ;;
     *) echo "ab_rows.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
   shift
 done
-case "$rounds" in
-  '' | *[!0-9]*) rounds_ok=0 ;;
-  *) rounds_ok=$((10#$rounds >= 1)) ;; # 10#: "08" is 8, "00" is 0
-esac
-if [ "$rounds_ok" != 1 ]; then
-  echo "ab_rows.sh: --rounds: expected a whole number >= 1, found '$rounds'" >&2
-  exit 2
-fi
-rounds=$((10#$rounds))
+script_count rounds ab_rows.sh --rounds "$rounds" 1 100
 # Each list needs one word at least: an empty one would run nothing.
 for flag in chains networks precisions activations; do
   read -ra words <<<"${!flag}" # split on blanks, as the loops below do
@@ -61,6 +62,19 @@ if [ ! -x "$bench" ]; then
   echo "ab_rows.sh: expected $bench (build first: cmake -S . -B build && cmake --build build), found none" >&2
   exit 2
 fi
+# Every name as mnist_bench itself takes it (its --check-flags), before
+# any run: a bad one would fail every round.
+for pair in "chains --chain" "networks --network" "precisions --precision" \
+            "activations --activation"; do
+  list=${pair%% *}; flag=${pair#* }
+  for name in ${!list}; do
+    if ! why=$("$bench" --check-flags --no-layers "$flag" "$name" 2>&1 >/dev/null); then
+      echo "ab_rows.sh: --$list: '$name' is not a name mnist_bench takes: ${why%%$'\n'*}" >&2
+      exit 2
+    fi
+  done
+done
+script_need_gpu ab_rows.sh
 mkdir -p "$logs" || { echo "ab_rows.sh: cannot create the log folder $logs" >&2; exit 2; }
 results="$logs/rows.tsv" # chain round network mode precision ms activation
 : >"$results"
@@ -78,7 +92,8 @@ for r in $(seq 1 "$rounds"); do
             failures=$((failures + 1))
             continue
           fi
-          rows=$(awk -v c="$c" -v r="$r" -v a="$a" '$1 ~ /^784-/ && $4 ~ /^(fp32|tf32|bf16|fp16)$/ {
+          # The rows of the precision asked (fp8 included), whatever it is.
+          rows=$(awk -v c="$c" -v r="$r" -v a="$a" -v p="$p" '$1 ~ /^784-/ && $4 == p {
               print c "\t" r "\t" $1 "\t" $3 "\t" $4 "\t" $6 "\t" a }' "$out")
           if [ -z "$rows" ]; then # e.g. "skipping the bf16 gelu rows": the table shows "failed"
             echo "ab_rows.sh: mnist_bench --chain $c --network $net --precision $p --activation $a printed no rows: see $out" >&2
@@ -133,7 +148,4 @@ then
 fi
 echo
 echo "$((SECONDS - started)) s; logs in $logs; failures: $failures"
-# An exit code is taken modulo 256 (256 failures would read as success);
-# 126 and above mean other things to the shell.
-((failures == 0)) || exit $((failures > 125 ? 125 : failures))
-exit 0
+script_exit "$failures"

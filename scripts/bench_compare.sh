@@ -55,29 +55,43 @@ build="$here/build"
 runs=1
 within=0
 first=1
+given=" "
 while [ $# -gt 0 ]; do
   case "$1" in
-    --runs) runs="${2-}"; shift; [ $# -gt 0 ] && shift ;;
-    --runs=*) runs="${1#--runs=}"; shift ;;
+    --runs | --runs=* | --within | --within=*)
+      flag="${1%%=*}"
+      case "$given" in *" $flag "*)
+        echo "bench_compare.sh: $flag given twice: expected it at most once" >&2; exit 2 ;;
+      esac
+      given="$given$flag "
+      if [ "$1" = "$flag" ]; then value="${2-}"; shift; [ $# -gt 0 ] && shift
+      else value="${1#*=}"; shift; fi
+      if [ "$flag" = --runs ]; then runs="$value"; else within="$value"; fi ;;
     -h | --help)
       awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"
       exit 0 ;;
-    --within) within="${2-}"; shift; [ $# -gt 0 ] && shift ;;
     --) shift; break ;;
     -*) break ;;
     *) [ "$first" = 1 ] || break; build="$1"; first=0; shift ;;
   esac
 done
-if ! [[ "$runs" =~ ^[1-9][0-9]*$ ]] || ((10#$runs > 100)); then
+# Whole digits, base 10 ("08" is 8), at most 9 of them once leading zeros
+# are gone (a longer number wraps around in bash's arithmetic).
+if ! [[ "$runs" =~ ^[0-9]+$ ]] || [ "${#runs}" -gt 9 ] || ((10#$runs < 1 || 10#$runs > 100)); then
   echo "bench_compare.sh: --runs: expected a whole number of runs from 1 to 100, found '$runs'" >&2
   exit 2
 fi
-if ! [[ "$within" =~ ^[0-9]+$ ]]; then
-  echo "bench_compare.sh: --within: expected whole seconds, found '$within'" >&2
+if ! [[ "$within" =~ ^[0-9]+$ ]] || [ "${#within}" -gt 9 ] || ((10#$within > 86400)); then
+  echo "bench_compare.sh: --within: expected whole seconds, found '$within' (0 to 86400)" >&2
+  exit 2
+fi
+if [ ! -x "$build/mnist_bench" ]; then
+  echo "bench_compare.sh: expected BUILD_DIR with a built mnist_bench, found no $build/mnist_bench (build first: cmake -S . -B build && cmake --build build)" >&2
   exit 2
 fi
 # Base 10 from here on: in (( )) "08" is a bad octal number, an error that
 # makes the test false and the limit silently ignored.
+runs=$((10#$runs))
 within=$((10#$within))
 if [ -n "${BENCH_JSON_DIR:-}" ]; then
   out="$BENCH_JSON_DIR"; mkdir -p "$out"

@@ -7,7 +7,11 @@
 # DIR defaults to data/mnist (data/fashion-mnist with --fashion).
 #   --fashion    Fashion-MNIST instead of MNIST
 #   --from PATH  copy the files from the local folder PATH (gzipped or raw,
-#                published or dotted names) instead of downloading them
+#                published or dotted names) instead of downloading them;
+#                given once, a folder; every copy in PATH under a name the
+#                loader reads must verify (checked first: another data set
+#                or a damaged copy there stops it, exit 1, DIR untouched,
+#                even when DIR already verifies)
 #
 # For each of the four files, every copy in DIR under a name that mnist_train
 # reads (NAME.gz, NAME, and the dotted STEM.idxN-ubyte.gz, STEM.idxN-ubyte)
@@ -38,9 +42,19 @@ dir=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --fashion) fashion=1 ;;
-    --from) [ $# -ge 2 ] || { echo "download_mnist.sh: --from needs a folder" >&2; exit 2; }
-            from="$2"; shift ;;
-    --from=*) from="${1#--from=}" ;;
+    --from | --from=*)
+      if [ "$1" = --from ]; then
+        [ $# -ge 2 ] || { echo "download_mnist.sh: --from: expected a folder, found none" >&2; exit 2; }
+        value="$2"; shift
+      else
+        value="${1#--from=}"
+      fi
+      [ -n "$value" ] || { echo "download_mnist.sh: --from: expected a folder, found ''" >&2; exit 2; }
+      if [ -n "$from" ]; then
+        echo "download_mnist.sh: --from given twice ('$from' and '$value'): expected one folder" >&2
+        exit 2
+      fi
+      from="$value" ;;
     -h|--help) usage; exit 0 ;;
     -*) echo "download_mnist.sh: unknown option '$1'" >&2; usage >&2; exit 2 ;;
     *) [ -z "$dir" ] || { echo "download_mnist.sh: one folder only, found '$dir' and '$1'" >&2; exit 2; }
@@ -98,8 +112,6 @@ case "$max_time" in
 esac
 
 command -v sha256sum >/dev/null || { echo "download_mnist.sh: needs sha256sum (coreutils)" >&2; exit 1; }
-made_dir=0; [ -d "$dir" ] || made_dir=1
-mkdir -p -- "$dir" || { echo "download_mnist.sh: cannot create the folder $dir" >&2; exit 1; }
 
 tmp=""
 trap '[ -z "$tmp" ] || rm -f -- "$tmp"' EXIT
@@ -186,6 +198,38 @@ last_line() { printf '%s\n' "$1" | awk 'NF { l = $0 } END { print l }'; }
 
 host_of() { local h="${1#*://}"; echo "${h%%/*}"; }
 
+here=$(dirname "$0")
+fashion_flag=""; [ "$fashion" = 0 ] || fashion_flag="--fashion "
+
+# --from PATH first, whole: every copy there the loader would read must be
+# the published file; one that is not stops the run before DIR is touched
+# (it was ignored without a word when DIR already verified).
+if [ -n "$from" ]; then
+  found=0; bad=0
+  for i in "${!stems[@]}"; do
+    candidates "$from" "$i"
+    for c in "${cand[@]}"; do
+      [ -e "$c" ] || [ -L "$c" ] || continue
+      found=$((found + 1))
+      verify "$c" "$i" || { echo "mismatch $c: $why" >&2; bad=$((bad + 1)); }
+    done
+  done
+  if [ "$found" = 0 ] || [ "$bad" != 0 ]; then
+    {
+      if [ "$found" = 0 ]; then
+        echo "download_mnist.sh: --from $from: expected the $set_name idx files (gzipped or raw), found none under the names the loader reads"
+      else
+        echo "download_mnist.sh: --from $from: expected only the published $set_name files, found $bad that are not (above); nothing copied, $dir left as it is"
+      fi
+      echo "  take them from a folder of the published files: $here/download_mnist.sh $fashion_flag--from PATH $dir"
+    } >&2
+    exit 1
+  fi
+fi
+
+made_dir=0; [ -d "$dir" ] || made_dir=1
+mkdir -p -- "$dir" || { echo "download_mnist.sh: cannot create the folder $dir" >&2; exit 1; }
+
 dead_mirrors=" "
 missing=()
 for i in "${!stems[@]}"; do
@@ -252,8 +296,6 @@ done
 
 if [ ${#missing[@]} -gt 0 ]; then
   [ "$made_dir" = 0 ] || rmdir -- "$dir" 2>/dev/null || true   # made here, left empty
-  here=$(dirname "$0")
-  fashion_flag=""; [ "$fashion" = 0 ] || fashion_flag="--fashion "
   {
     echo "download_mnist.sh: ${#missing[@]} of 4 $set_name files could not be ${from:+copied and }verified into $dir: ${missing[*]}"
     if [ -n "$from" ]; then

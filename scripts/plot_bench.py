@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import plot_common  # noqa: E402
 
 PROG = "plot_bench.py"
-PRECISIONS = ["fp32", "tf32", "bf16", "fp16"]
+PRECISIONS = ["fp32", "tf32", "bf16", "fp16", "fp8"]
 OURS_MODES = ["fused", "unfused", "auto"]
 TORCH_VARIANTS = ["graph", "eager"]
 # series: (key, legend label, colour, hatch)

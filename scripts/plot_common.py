@@ -1,15 +1,25 @@
-"""plot_common.py: what plot_log.py, plot_bench.py, bench_runs.py,
-bench_merge.py and bench_pytorch.py share: failing with the script's name
-and an exit code, reading the benchmark JSON files (exit 2 naming the file,
-the row and the field), the name of a PyTorch row's variant, matplotlib on
-the Agg backend (exit 3 saying how to install it when missing), and writing
-the picture (exit 1 when it cannot be written)."""
+"""plot_common.py: what the scripts share (plot_log.py, plot_bench.py,
+bench_runs.py, bench_merge.py and bench_pytorch.py, and the file checks of
+eval_checkpoint_pytorch.py and replay_step_pytorch.py): failing with the
+script's name and an exit code; reading a file only when it is a regular
+file within a size bound (a FIFO would block, /dev/zero never ends: exit 2
+naming it, before a byte is read); reading the benchmark JSON files (exit 2
+naming the file, the row and the field); the name of a PyTorch row's
+variant; matplotlib on the Agg backend (exit 3 saying how to install it when
+missing); and writing the picture (exit 1 when it cannot be written)."""
 import json
 import math
 import os
+import stat
 import sys
 
-MAX_JSON_BYTES = 64 << 20  # a benchmark file is kilobytes; refuse anything huge
+# The largest text file read (a --log CSV, a benchmark JSON): far above
+# any the programs write (a CSV row per epoch is under 100 bytes).
+MAX_TEXT_BYTES = 64 << 20
+# The largest idx file (MNIST's raw training images: 47 MB) and checkpoint
+# (the C reader's limit, checkpoint/safetensors.h) the PyTorch scripts read.
+MAX_IDX_BYTES = 64 << 20
+MAX_CHECKPOINT_BYTES = 4 << 30
 
 
 def fail(prog, msg, code=2):
@@ -17,23 +27,71 @@ def fail(prog, msg, code=2):
     sys.exit(code)
 
 
-def load(prog, path, what):
-    """The whole document of a benchmark JSON file (a regular file of at most
-    MAX_JSON_BYTES), after checking that it has a "training" list; `what`
-    names the program that writes such files."""
-    if os.path.isdir(path):
-        fail(prog, f"{path}: is a folder, not a JSON file")
-    if os.path.exists(path) and not os.path.isfile(path):
-        fail(prog, f"{path}: not a regular file (expected {what} output)")
+def _kind(mode):
+    """What a file that is not a regular one is, in words."""
+    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"),
+                       (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "something other than a regular file"
+
+
+def check_file(prog, path, what, limit):
+    """The size of `path` when it is a regular file of at most `limit` bytes;
+    else exit 2 naming it, what was expected (`what`) and what was found.
+    Looks without opening for reading: nothing waits, nothing is read."""
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read(MAX_JSON_BYTES + 1)
+        info = os.stat(path)
     except FileNotFoundError:
         fail(prog, f"{path}: no such file")
-    except (OSError, UnicodeDecodeError) as e:
-        fail(prog, f"{path}: cannot read: {e}")
-    if len(text) > MAX_JSON_BYTES:
-        fail(prog, f"{path}: over {MAX_JSON_BYTES} bytes: not {what} output")
+    except OSError as e:
+        fail(prog, f"{path}: cannot look at it: {e.strerror}")
+    if not stat.S_ISREG(info.st_mode):
+        fail(prog, f"{path}: expected {what}, a regular file, found {_kind(info.st_mode)}")
+    if info.st_size > limit:
+        fail(prog, f"{path}: expected {what} of at most {limit} bytes, found "
+             f"{info.st_size} bytes")
+    return info.st_size
+
+
+def read_bytes(prog, path, what, limit=MAX_TEXT_BYTES):
+    """The bytes of `path`, a regular file of at most `limit` bytes, judged on
+    the file opened (O_NONBLOCK: a FIFO put there meanwhile does not block)
+    and read no further than the limit; exit 2 naming it otherwise."""
+    check_file(prog, path, what, limit)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    except OSError as e:
+        fail(prog, f"{path}: cannot open: {e.strerror}")
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            fail(prog, f"{path}: expected {what}, a regular file, found "
+                 f"{_kind(info.st_mode)}")
+        os.set_blocking(fd, True)
+        try:
+            data = f.read(limit + 1)
+        except OSError as e:
+            fail(prog, f"{path}: cannot read: {e.strerror}")
+    if len(data) > limit:
+        fail(prog, f"{path}: expected {what} of at most {limit} bytes, found more "
+             "(it grew while read)")
+    return data
+
+
+def read_text(prog, path, what, limit=MAX_TEXT_BYTES):
+    """read_bytes as UTF-8 text (exit 2 naming the file when it is not)."""
+    try:
+        return read_bytes(prog, path, what, limit).decode("utf-8")
+    except UnicodeDecodeError as e:
+        fail(prog, f"{path}: cannot read: not UTF-8 text ({e.reason} at byte {e.start})")
+
+
+def load(prog, path, what):
+    """The whole document of a benchmark JSON file, after checking that it has
+    a "training" list; `what` names the program that writes such files."""
+    text = read_text(prog, path, f"a JSON file of {what}")
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as e:

@@ -10,12 +10,13 @@ the file's name without .csv). Two panels side by side: the loss per epoch
 Needs matplotlib (pip install matplotlib); draws with the Agg backend, no
 display needed.
 Exit code: 0 when the picture is written; 2 for bad usage or a bad log (a
-missing or unreadable file, a wrong header, no rows, a row that is not
-numbers), naming the file; 3 without matplotlib; 1 when the picture cannot
-be written.
+missing or unreadable file, one that is not a regular file or is over 64
+MiB, a wrong header, no rows, a row that is not numbers), naming the file;
+3 without matplotlib; 1 when the picture cannot be written.
 """
 import argparse
 import csv
+import io
 import math
 import os
 import sys
@@ -34,14 +35,10 @@ def fail(msg, code=2):
 
 def read_log(path):
     """The rows of one log as dicts of floats (epoch as int), checked."""
+    text = plot_common.read_text(PROG, path, "a log file of mnist_train --log")
     try:
-        with open(path, newline="", encoding="utf-8") as f:
-            rows = list(csv.reader(f))
-    except FileNotFoundError:
-        fail(f"{path}: no such file")
-    except IsADirectoryError:
-        fail(f"{path}: is a folder, not a log file")
-    except (OSError, UnicodeDecodeError, csv.Error) as e:
+        rows = list(csv.reader(io.StringIO(text, newline="")))
+    except csv.Error as e:
         fail(f"{path}: cannot read: {e}")
     rows = [r for r in rows if any(c.strip() for c in r)]  # blank lines
     if not rows:

@@ -22,8 +22,10 @@ The bound (FP32): every gradient element is a sum of at most K products
 K = 1024. Momentum and N steps add such errors N times over; we require a
 difference below 1e-3 of the change, ten times that at the sizes used.
 A wrong gradient (a wrong index, mask or sign) is off by O(1) of it.
-Exit 1 when a tensor exceeds it, 0 otherwise; 3 with a message (and the
-pip command) when PyTorch, safetensors or a GPU is missing.
+Exit 1 when a tensor exceeds it, 0 otherwise; 2 when a checkpoint or idx
+file is not a regular file within its bound (the checkpoints are checked
+before PyTorch is imported); 3 with a message (and the pip command) when
+PyTorch, safetensors or a GPU is missing.
 """
 import argparse
 import math
@@ -31,9 +33,19 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import plot_common  # noqa: E402
 from bench_pytorch import build_model, find, import_torch, load_idx  # noqa: E402
 
 BOUND = 1e-3
+PROG = "replay_step_pytorch.py"
+
+
+def read_idx(prog, folder, stem):
+    """The idx file `stem` of `folder` (bench_pytorch's find and load_idx),
+    once it is known to be a regular file within MAX_IDX_BYTES."""
+    path = find(folder, stem)
+    plot_common.check_file(prog, path, "an idx file", plot_common.MAX_IDX_BYTES)
+    return load_idx(path)
 
 
 def meta_value(meta, key, cast=str):
@@ -48,7 +60,12 @@ def main():
     parser.add_argument("after")
     parser.add_argument("--data-dir", default=os.environ.get("MNIST_DIR", "data/mnist"))
     args = parser.parse_args()
-    torch = import_torch("replay_step_pytorch.py", ("safetensors",))
+    # The files first (regular files within the reader's bound: a FIFO
+    # would block), then PyTorch.
+    for path in (args.init, args.after):
+        plot_common.check_file(PROG, path, "a safetensors checkpoint",
+                               plot_common.MAX_CHECKPOINT_BYTES)
+    torch = import_torch(PROG, ("safetensors",))
     from safetensors import safe_open
     from safetensors.torch import load_file
     torch.backends.cuda.matmul.allow_tf32 = False
@@ -59,7 +76,9 @@ def main():
     lr = meta_value(meta, "lr", float)
     momentum = meta_value(meta, "momentum", float)
     cosine = meta_value(meta, "schedule") == "cosine"
-    epochs = meta_value(meta, "epochs", int)
+    # The schedule spans --epochs: "schedule_epochs" (older files: "epochs").
+    epochs = int(meta["schedule_epochs"]) if "schedule_epochs" in meta else \
+        meta_value(meta, "epochs", int)
     steps = meta_value(meta, "steps", int)
     scale = meta_value(meta, "pixel_scale", float)
     shift = meta_value(meta, "pixel_shift", float)
@@ -69,8 +88,8 @@ def main():
     if meta.get("precision", "fp32") != "fp32":
         sys.exit("replay_step_pytorch.py: replay an fp32 run (the bound is FP32's)")
     dev = torch.device("cuda")
-    images = torch.tensor(load_idx(find(args.data_dir, "train-images-idx3-ubyte")), device=dev)
-    labels = torch.tensor(load_idx(find(args.data_dir, "train-labels-idx1-ubyte")),
+    images = torch.tensor(read_idx(PROG, args.data_dir, "train-images-idx3-ubyte"), device=dev)
+    labels = torch.tensor(read_idx(PROG, args.data_dir, "train-labels-idx1-ubyte"),
                           device=dev).long()
     x_all = images.reshape(len(images), -1).float() * scale + shift
     model = build_model(torch, widths, dev, activation)

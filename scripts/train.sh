@@ -19,6 +19,9 @@
 #                instead of downloading them; not passed to mnist_train
 #   --help       this text and mnist_train's flags (when built); fetches,
 #                installs and builds nothing
+#   --check-flags  (mnist_train's flag) builds, then runs mnist_train
+#                --check-flags with the flags given, saying what would run;
+#                fetches nothing
 # Environment: MNIST_DIR (like --data-dir), MNIST_MIRRORS and
 # MNIST_FETCH_TIMEOUT (see scripts/download_mnist.sh), MNIST_TRAIN_BIN=PATH
 # (run that mnist_train and build nothing: another build, or a stub in tests).
@@ -33,7 +36,7 @@ usage() { # the header above, without the comment marks
 }
 
 # train.sh's own flags come out; the rest go to mnist_train as they are.
-from=""; help=0; data_dir=0
+from=""; help=0; data_dir=0; check_only=0
 flags=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -42,7 +45,7 @@ while [ $# -gt 0 ]; do
     --from=*) from="${1#--from=}"
               [ -n "$from" ] || { echo "train.sh: --from needs a folder" >&2; exit 2; } ;;
     -h|--help) help=1 ;;
-    *) case "$1" in --data-dir|--data-dir=*) data_dir=1 ;; esac
+    *) case "$1" in --data-dir|--data-dir=*) data_dir=1 ;; --check-flags) check_only=1 ;; esac
        flags+=("$1") ;;
   esac
   shift
@@ -101,9 +104,12 @@ else
   bin="${top}build/mnist_train"
 fi
 
-# The flags, before anything is fetched (exit 2 and the usage when wrong).
+# --check-flags asked for: mnist_train answers it (once), nothing fetched.
+[ "$check_only" = 0 ] || exec "$bin" "${flags[@]}"
+# The flags, before anything is fetched (exit 2 and the usage when wrong;
+# what would run is said by the run itself).
 code=0
-"$bin" --check-flags ${flags[@]+"${flags[@]}"} || code=$?
+"$bin" --check-flags ${flags[@]+"${flags[@]}"} >/dev/null || code=$?
 [ "$code" = 0 ] || exit "$code"
 
 if [ -z "$from" ] && { [ "$data_dir" = 1 ] || [ -n "${MNIST_DIR:-}" ]; }; then

@@ -6,6 +6,8 @@
 #   need_command NAME      exits 77 (the test is skipped) saying so when
 #                          NAME is not on PATH
 #   find_data SRC          the gzipped data sets (below)
+#   fake_nvidia_smi DIR    writes DIR/nvidia-smi, a stand-in that lists one
+#                          GPU ("Test GPU 9000"), or none when $NOGPU is set
 passed=0; failed=0; skipped=0
 check() {
   local name="$1"; shift
@@ -31,4 +33,17 @@ find_data() {
   [ -n "$mnist" ] && [ -f "$mnist/train-images-idx3-ubyte.gz" ] || mnist=""
   [ -n "$fashion" ] && [ -f "$fashion/train-images-idx3-ubyte.gz" ] || fashion=""
   return 0
+}
+
+fake_nvidia_smi() {
+  mkdir -p "$1"
+  cat >"$1/nvidia-smi" <<'SH'
+#!/bin/sh
+[ -z "${NOGPU:-}" ] || { echo "No devices were found"; exit 0; }
+case "$*" in
+  -L) echo "GPU 0: Test GPU 9000 (UUID: GPU-test)" ;;
+  *) echo "Test GPU 9000" ;;
+esac
+SH
+  chmod +x "$1/nvidia-smi"
 }

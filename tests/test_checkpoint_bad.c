@@ -72,6 +72,10 @@ static int make_nothing(const char *path) {
 static int make_folder(const char *path) {
   return mkdir(path, 0700);
 }
+/* A FIFO no one writes to: a plain open would wait for a writer for ever. */
+static int make_fifo(const char *path) {
+  return mkfifo(path, 0600);
+}
 static int make_short(const char *path) {
   return test_write_bytes(path, "\x02\0\0", 3, 0);
 }
@@ -120,7 +124,8 @@ static int make_inf(const char *path) {
 
 static const made_case made_cases[] = {
     {"missing", make_nothing, {"found none", "No such"}},
-    {"folder", make_folder, {"expected a file", "folder"}},
+    {"folder", make_folder, {"(a regular file)", "found a folder"}},
+    {"FIFO", make_fifo, {"(a regular file)", "found a FIFO"}},
     {"empty", make_empty, {"at least 8 bytes", "found 0"}},
     {"too short", make_short, {"at least 8", "found 3"}},
     {"header length past the end",

@@ -4,12 +4,17 @@
  * a new file holds is a string (PyTorch's reader takes Dict[str, str]), and
  * the one-line description mnist_predict prints says what is recorded and
  * nothing else (the file's control bytes as '?', cut short and still
- * terminated). Saving and loading the rest: test_checkpoint.c. */
+ * terminated); a value the program does not have (a mode, a padding, a
+ * precision, a schedule, an order) or a number out of its range (lr,
+ * momentum, steps) is refused naming the key. Saving and loading the rest:
+ * test_checkpoint.c. */
 #include <check.h>
 #include <cjson/cJSON.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "checkpoint/mlp_checkpoint.h"
 #include "tests/test_checkpoint_util.h"
@@ -119,12 +124,73 @@ START_TEST(description_says_what_is_recorded) {
 }
 END_TEST
 
+/* A file whose metadata names what the program does not have, or holds a
+ * number out of its range, is refused naming the key and what was found
+ * (a reader never describes "banana mode"). */
+typedef struct bad_value {
+  size_t offset; /* of the text in mlp_checkpoint_meta */
+  const char *value;
+  const char *words[2];
+} bad_value;
+
+#define AT(field) offsetof(mlp_checkpoint_meta, field)
+static const bad_value bad_values[] = {
+    {AT(mode),
+     "banana",
+     {"'mode': expected 'fused', 'unfused' or 'auto'", "found 'banana'"}},
+    {AT(pad_to),
+     "banana",
+     {"'pad_to': expected 'none', '8', '16' or '32'", "found 'banana'"}},
+    {AT(pad_to), "12", {"'pad_to'", "found '12'"}},
+    {AT(precision),
+     "fp64",
+     {"'precision': expected 'fp32', 'tf32', 'bf16', "
+      "'fp16' or 'fp8'",
+      "found 'fp64'"}},
+    {AT(schedule), "step", {"'schedule'", "found 'step'"}},
+    {AT(order), "random", {"'order'", "found 'random'"}},
+    {AT(lr), "banana", {"'lr': expected a number > 0", "found 'banana'"}},
+    {AT(lr), "0", {"'lr': expected a number > 0", "found '0'"}},
+    {AT(lr), "1e39", {"'lr'", "found '1e39'"}},   /* inf as a float */
+    {AT(lr), "1e-45", {"'lr'", "found '1e-45'"}}, /* subnormal */
+    {AT(momentum),
+     "1",
+     {"'momentum': expected a number >= 0 and < 1", "found '1'"}},
+    {AT(steps), "-3", {"'steps': expected an integer", "found '-3'"}},
+    {AT(steps), "three", {"'steps'", "found 'three'"}},
+};
+
+START_TEST(bad_values_are_refused) {
+  const bad_value *c = &bad_values[_i];
+  mlp_layout layout;
+  float *slab = test_checkpoint_small_slab(&layout, seed);
+  char path[4200], err[1024] = "";
+  snprintf(path, sizeof path, "%s/bad-%d.safetensors", dir, _i);
+  mlp_checkpoint_meta meta;
+  test_checkpoint_full_meta(&meta);
+  snprintf((char *)&meta + c->offset, MLP_CHECKPOINT_TEXT, "%s", c->value);
+  ck_assert_msg(
+      mlp_checkpoint_save(path, &layout, slab, &meta, err, sizeof err) == 0,
+      "%s", err);
+  free(slab);
+  mlp_checkpoint loaded;
+  ck_assert_int_eq(mlp_checkpoint_load(path, NULL, 0, &loaded, err, sizeof err),
+                   -1);
+  ck_assert_ptr_null(loaded.slab);
+  ck_assert_msg(
+      strstr(err, path) && strstr(err, c->words[0]) && strstr(err, c->words[1]),
+      "case %d: '%s' lacks '%s' or '%s'", _i, err, c->words[0], c->words[1]);
+}
+END_TEST
+
 int main(void) {
   seed = test_seed("checkpoint_meta");
   Suite *suite = suite_create("checkpoint_meta");
   TCase *tc = tcase_create("metadata");
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_add_test(tc, mode_and_padding_are_optional_strings);
+  tcase_add_loop_test(tc, bad_values_are_refused, 0,
+                      sizeof bad_values / sizeof bad_values[0]);
   tcase_add_loop_test(tc, description_says_what_is_recorded, 0,
                       sizeof describe_cases / sizeof describe_cases[0]);
   suite_add_tcase(suite, tc);

@@ -4,7 +4,9 @@
  * split's in its place (train/train_config.h), and --load taking them
  * into the run's configuration; the precision by name, and --epochs 0
  * taking the file's batch and precision unless given, the batch capped at
- * the images' count; the test split loaded alone
+ * the images' count; --load taking the file's mode and padding unless
+ * given; what --save records (the epochs that ran, the schedule's span);
+ * the test split loaded alone
  * (data/mnist.h: mnist_test_load) with no training file present. Plain C. */
 #include <check.h>
 #include <math.h>
@@ -77,7 +79,8 @@ static const struct {
     {"", 1, GPU_PRECISION_FP32}, /* files that do not say: FP32 */
     {"fp32", 1, GPU_PRECISION_FP32}, {"tf32", 1, GPU_PRECISION_TF32},
     {"bf16", 1, GPU_PRECISION_BF16}, {"fp16", 1, GPU_PRECISION_FP16},
-    {"BF16", 0, GPU_PRECISION_FP32}, {"fp64", 0, GPU_PRECISION_FP32},
+    {"fp8", 1, GPU_PRECISION_FP8},   {"BF16", 0, GPU_PRECISION_FP32},
+    {"fp64", 0, GPU_PRECISION_FP32},
 };
 
 START_TEST(precision_by_name) {
@@ -94,6 +97,7 @@ START_TEST(precision_by_name) {
     ck_assert_int_eq(got, precisions[_i].want);
   else
     ck_assert_msg(strstr(err, "--model m.st") && strstr(err, "'precision'") &&
+                      strstr(err, "expected fp32, tf32, bf16, fp16 or fp8") &&
                       strstr(err, precisions[_i].name),
                   "%s", err);
 }
@@ -216,11 +220,23 @@ static const struct {
   int status; /* 0 found, 1 not recorded, -1 malformed */
   float want_scale, want_shift;
 } transforms[] = {
-    {"", "", 1, 0, 0},         {"0.0127", "-0.4242", 0, 0.0127f, -0.4242f},
-    {"1", "0", 0, 1.0f, 0.0f}, {"0", "0", -1, 0, 0},
-    {"-0.5", "0", -1, 0, 0},   {"abc", "0", -1, 0, 0},
-    {"0.5", "", -1, 0, 0},     {"0.5", "nan", -1, 0, 0},
-    {"1e99", "0", -1, 0, 0},   {"0.5x", "0", -1, 0, 0},
+    {"", "", 1, 0, 0},
+    {"0.0127", "-0.4242", 0, 0.0127f, -0.4242f},
+    {"1", "0", 0, 1.0f, 0.0f},
+    {"0", "0", -1, 0, 0},
+    {"-0.5", "0", -1, 0, 0},
+    {"abc", "0", -1, 0, 0},
+    {"0.5", "", -1, 0, 0},
+    {"0.5", "nan", -1, 0, 0},
+    {"1e99", "0", -1, 0, 0},
+    {"0.5x", "0", -1, 0, 0},
+    /* Inputs beyond FP16's 65504 (255 * 1e30), a subnormal scale (which
+     * once read as "not > 0"), a shift beyond the range. */
+    {"1e30", "0", -1, 0, 0},
+    {"300", "0", -1, 0, 0},
+    {"1e-45", "0", -1, 0, 0},
+    {"0.5", "-70000", -1, 0, 0},
+    {"256", "-65000", 0, 256.0f, -65000.0f},
 };
 
 START_TEST(pixel_transform_recorded) {
@@ -240,6 +256,8 @@ START_TEST(pixel_transform_recorded) {
     ck_assert_float_eq(shift, transforms[_i].want_shift);
   } else if (status < 0) {
     ck_assert_msg(strstr(err, "--model p.st") && strstr(err, "pixel_scale") &&
+                      strstr(err, "expected a normal float > 0") &&
+                      strstr(err, "within +-65504") &&
                       strstr(err, transforms[_i].scale),
                   "%s", err);
   }
@@ -267,11 +285,16 @@ START_TEST(pixel_transform_fallback) {
 }
 END_TEST
 
-/* --load: the file's widths, activation and normalisation become the
- * run's; a file of another activation than --activation is refused. */
+/* --load: the file's widths, activation, mode, padding and normalisation
+ * become the run's (mode and padding unless given); a file of another
+ * activation than --activation is refused. */
 START_TEST(load_takes_the_files_settings) {
   int widths[] = {784, 6, 10};
+  const checkpoint_io_given none = {0}, activation = {.activation = 1};
+  const checkpoint_io_given mode_and_padding = {.mode = 1, .padding = 1};
   mlp_checkpoint ck = make(widths, 2, "gelu");
+  snprintf(ck.meta.mode, sizeof ck.meta.mode, "auto");
+  snprintf(ck.meta.pad_to, sizeof ck.meta.pad_to, "16");
   snprintf(ck.meta.pixel_scale, sizeof ck.meta.pixel_scale, "0.25");
   snprintf(ck.meta.pixel_shift, sizeof ck.meta.pixel_shift, "-1.5");
   float *slab = calloc(ck.layout.slab_floats, sizeof(float));
@@ -284,7 +307,7 @@ START_TEST(load_takes_the_files_settings) {
   free(slab);
   trainer_config c = trainer_config_defaults();
   mlp_checkpoint loaded = {0};
-  ck_assert_msg(checkpoint_io_load(&loaded, &c, path, 0, 0, err, sizeof err) ==
+  ck_assert_msg(checkpoint_io_load(&loaded, &c, path, none, err, sizeof err) ==
                     0,
                 "%s", err);
   ck_assert_int_eq(c.depth, 2);
@@ -292,14 +315,48 @@ START_TEST(load_takes_the_files_settings) {
   ck_assert_int_eq(c.activation, LT_ACTIVATION_GELU);
   ck_assert_float_eq(c.pixel_scale, 0.25f);
   ck_assert_float_eq(c.pixel_shift, -1.5f);
+  ck_assert_int_eq(c.mode, MLP_MODE_AUTO);
+  ck_assert_int_eq(c.pad_units, 1);
+  ck_assert_int_eq(c.pad_multiple, 16);
+  mlp_checkpoint_destroy(&loaded);
+  /* --mode and --pad-units / --pad-to given: theirs stay. */
+  trainer_config asked = trainer_config_defaults();
+  ck_assert_msg(checkpoint_io_load(&loaded, &asked, path, mode_and_padding, err,
+                                   sizeof err) == 0,
+                "%s", err);
+  ck_assert_int_eq(asked.mode, MLP_MODE_FUSED);
+  ck_assert_int_eq(asked.pad_units, 0);
   mlp_checkpoint_destroy(&loaded);
   trainer_config relu = trainer_config_defaults();
   ck_assert_int_eq(
-      checkpoint_io_load(&loaded, &relu, path, 0, 1, err, sizeof err), -1);
+      checkpoint_io_load(&loaded, &relu, path, activation, err, sizeof err),
+      -1);
   ck_assert_msg(strstr(err, "expected a network with relu layers") &&
                     strstr(err, "found one trained with gelu"),
                 "%s", err);
   ck_assert_ptr_null(loaded.slab);
+}
+END_TEST
+
+/* What --save records: the epochs that ran (none after --steps 0), the
+ * schedule's span apart, the steps, the run's mode and padding. */
+START_TEST(save_records_what_ran) {
+  trainer_config c = trainer_config_defaults();
+  c.mode = MLP_MODE_UNFUSED;
+  c.pad_units = 1;
+  c.pad_multiple = 32;
+  mlp_checkpoint_meta meta;
+  checkpoint_io_meta(&meta, &c, GPU_PRECISION_BF16, 0, 0, -1.0, 0.5f, -1.0f);
+  ck_assert_int_eq(meta.epochs, 0);
+  ck_assert_int_eq(meta.schedule_epochs, 5);
+  ck_assert_str_eq(meta.steps, "0");
+  ck_assert_str_eq(meta.mode, "unfused");
+  ck_assert_str_eq(meta.pad_to, "32");
+  ck_assert_str_eq(meta.precision, "bf16");
+  checkpoint_io_meta(&meta, &c, GPU_PRECISION_FP32, 2, 700, 97.5, 0.5f, -1.0f);
+  ck_assert_int_eq(meta.epochs, 2);
+  ck_assert_int_eq(meta.schedule_epochs, 5);
+  ck_assert_str_eq(meta.steps, "700");
 }
 END_TEST
 
@@ -344,6 +401,7 @@ int main(void) {
   tcase_add_test(tc, eval_takes_the_files_batch_and_precision);
   tcase_add_test(tc, eval_takes_the_files_fp8_recipe_but_the_flags);
   tcase_add_test(tc, test_split_alone);
+  tcase_add_test(tc, save_records_what_ran);
   suite_add_tcase(suite, tc);
   return test_run_suite(suite, 0);
 }

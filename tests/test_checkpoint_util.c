@@ -39,6 +39,7 @@ void test_checkpoint_full_meta(mlp_checkpoint_meta *meta) {
   snprintf(meta->precision, sizeof meta->precision, "bf16");
   snprintf(meta->version, sizeof meta->version, "test \"quoted\" 1.0");
   meta->epochs = 5;
+  meta->schedule_epochs = 5;
   meta->batch = 128;
   meta->seed = 18446744073709551615ull;
   meta->has_seed = 1;

@@ -240,13 +240,14 @@ START_TEST(log_is_never_clobbered) {
   ck_assert_ptr_nonnull(fgets(count, sizeof count, pipe));
   pclose(pipe);
   ck_assert_int_eq(atoi(count), 0);
-  /* Paths that cannot work: named at once, exit 1. */
+  /* Paths that cannot work: named at once, exit 2 (as a bad flag, and as
+   * mnist_bench's --json). */
   ck_assert_int_eq(
       run_train("--data-dir . --log no/such/folder/log.csv", out, sizeof out),
-      1);
+      2);
   ck_assert_msg(strstr(out, "no/such/folder/log.csv") && strstr(out, "folder"),
                 "%s", out);
-  ck_assert_int_eq(run_train("--data-dir . --log .", out, sizeof out), 1);
+  ck_assert_int_eq(run_train("--data-dir . --log .", out, sizeof out), 2);
   ck_assert_msg(strstr(out, "found a folder"), "%s", out);
 }
 END_TEST
@@ -300,9 +301,9 @@ START_TEST(checkpoints_are_checked_first) {
                             "3-2") &&
                     !strstr(out, "data"),
                 "%s", out);
-  ck_assert_int_eq(run_train("--save no/such/m.st", out, sizeof out), 1);
+  ck_assert_int_eq(run_train("--save no/such/m.st", out, sizeof out), 2);
   ck_assert_msg(strstr(out, "expected a writable folder 'no/such'"), "%s", out);
-  ck_assert_int_eq(run_train("--save .", out, sizeof out), 1);
+  ck_assert_int_eq(run_train("--save .", out, sizeof out), 2);
   ck_assert_msg(strstr(out, "expected a file name, found a folder"), "%s", out);
   ck_assert_int_eq(run_program(MNIST_PREDICT_PATH, "", out, sizeof out), 2);
   ck_assert_ptr_nonnull(strstr(out, "expected --model FILE"));

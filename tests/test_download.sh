@@ -1,18 +1,40 @@
 #!/usr/bin/env bash
 # test_download.sh SOURCE_DIR: scripts/download_mnist.sh without a network,
-# through --from: gz and raw copies verify, a second run skips verified
-# files, a damaged copy is refused and named, --fashion works.
-# Skips (77) when the real data sets are not on this machine.
+# through --from: an empty --from and a second --from refused (exit 2,
+# nothing fetched, no folder made); gz and raw copies verify, a second run
+# skips verified files, a damaged copy is refused and named, also when the
+# folder already verifies (nothing copied, the folder as it was), a --from
+# folder without MNIST files refused, --fashion works.
+# The rows with data skip (77) when the real data sets are not on this
+# machine.
 set -u
 src="$1"
 . "$src/tests/shell_test_lib.sh"
 script="$src/scripts/download_mnist.sh"
-find_data "$src"
-if [ -z "$mnist" ] || [ ! -f "$mnist/train-images-idx3-ubyte.gz" ]; then
-  echo "SKIP: no gzipped MNIST copy to download from (set MNIST_DIR)"; exit 77
-fi
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 out() { "$@" >"$work/out" 2>&1; echo $? >"$work/code"; }
+export MNIST_MIRRORS="http://127.0.0.1:9/refused" # never the network
+
+nothing_done() { ! grep -q "failed  " "$work/out" && [ ! -e "$work/none" ]; }
+mkdir -p "$work/elsewhere"
+for args in "--from|" "--from=" "--from|$work|--from|$work/elsewhere" \
+            "--from=$work|--from=$work/elsewhere"; do
+  IFS='|' read -ra words <<<"$args"
+  [ "$args" = "--from|" ] && words=(--from "")
+  out "$script" "${words[@]}" "$work/none"
+  check "${words[*]}: exit 2" test "$(cat "$work/code")" = 2
+  check "${words[*]}: says what was expected" \
+    grep -q -e "--from: expected a folder, found ''" -e "--from given twice" "$work/out"
+  check "${words[*]}: nothing fetched, no folder made" nothing_done
+done
+
+find_data "$src"
+if [ -z "$mnist" ] || [ ! -f "$mnist/train-images-idx3-ubyte.gz" ]; then
+  skip "the rows with data: no gzipped MNIST copy to download from (set MNIST_DIR)"
+  echo "$passed passed, $failed failed, $skipped not run"
+  [ "$failed" = 0 ] || exit 1
+  exit 77
+fi
 
 out "$script" --from "$mnist" "$work/a"
 check "gz copy verifies" test "$(cat "$work/code")" = 0
@@ -34,6 +56,19 @@ check "damaged copy fails" test "$(cat "$work/code")" = 1
 check "damaged copy named" grep -q "mismatch.*t10k-labels-idx1-ubyte" "$work/out"
 check "failure says what to do" grep -q -- "--from PATH" "$work/out"
 check "no unverified file left" test ! -e "$work/c/t10k-labels-idx1-ubyte"
+
+# A damaged --from copy is named even when the folder already verifies;
+# nothing is copied and the folder is left as it was.
+sums=$(cd "$work/a" && sha256sum -- *)
+out "$script" --from "$work/raw" "$work/a"
+check "damaged copy, folder verified: exit 1" test "$(cat "$work/code")" = 1
+check "damaged copy, folder verified: named" grep -q "mismatch.*t10k-labels-idx1-ubyte" "$work/out"
+check "damaged copy, folder verified: says nothing was copied" grep -q "nothing copied" "$work/out"
+check "damaged copy, folder verified: the folder as it was" \
+  test "$(cd "$work/a" && sha256sum -- *)" = "$sums"
+out "$script" --from "$work/elsewhere" "$work/a"
+check "a --from folder without MNIST files: exit 1" test "$(cat "$work/code")" = 1
+check "a --from folder without MNIST files: said" grep -q "found none under the names" "$work/out"
 
 out "$script" --bogus
 check "unknown option is refused" test "$(cat "$work/code")" = 2

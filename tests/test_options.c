@@ -1,10 +1,13 @@
-/* test_options.c: mnist_train's and mnist_bench's flag parsers (one
- * strict parser underneath), valid and invalid input, table-driven. */
+/* test_options.c: mnist_train's flag parser (the strict parser every
+ * program shares), valid and invalid input, table-driven; the rule of
+ * --epochs 0; the one builder of a run's network. mnist_bench's parser:
+ * test_bench_options.c. */
 #include <check.h>
+#include <stdio.h>
 #include <string.h>
 
-#include "app/bench_options.h"
 #include "app/train_options.h"
+#include "layers/mlp.h"
 #include "tests/test_util.h"
 
 START_TEST(defaults) {
@@ -184,6 +187,34 @@ START_TEST(fp8_flags_wait_for_the_files_precision) {
 }
 END_TEST
 
+/* The one builder of a run's network (trainer, --epochs 0, mnist_predict):
+ * the precision's matmul type, the activation, padding and loss scale, FP8's
+ * rule (16) and recipe; the configuration itself untouched. */
+START_TEST(one_builder_of_the_network) {
+  trainer_config c = trainer_config_defaults();
+  c.activation = LT_ACTIVATION_GELU;
+  c.loss_scale = 256.0f;
+  gpu_options g = gpu_options_defaults();
+  g.precision = GPU_PRECISION_FP8;
+  c.fp8.current = 1;
+  mlp_options net;
+  trainer_config_network(&net, &c, &g);
+  ck_assert_int_eq(net.type, LT_DTYPE_BF16);
+  ck_assert_int_eq(net.activation, LT_ACTIVATION_GELU);
+  ck_assert(net.fp8 && net.fp8_recipe.current && net.loss_scale == 256.0f);
+  ck_assert(net.pad_units && net.pad_multiple == 16 && !net.inference_only);
+  ck_assert_int_eq(c.pad_units, 0); /* c as it was */
+  c.pad_units = 1;
+  c.pad_multiple = 32;
+  trainer_config_network(&net, &c, &g);
+  ck_assert_int_eq(net.pad_multiple, 32);
+  g.precision = GPU_PRECISION_FP16;
+  c.pad_units = 0;
+  trainer_config_network(&net, &c, &g);
+  ck_assert(net.type == LT_DTYPE_F16 && !net.fp8 && !net.pad_units);
+}
+END_TEST
+
 /* Whether --hidden and --activation were given (--load's checkpoint must
  * then agree) comes from the parser, in either spelling; a flag not given
  * leaves its record 0, whatever the values of other flags look like. */
@@ -217,7 +248,10 @@ static const bad_flags bad[] = {
     {{"--epochs", "0"}, "--epochs 0 evaluates a trained network"},
     {{"--epochs", "-1"}, "--epochs: expected a whole number"},
     {{"--epochs=0", "--load=m.st", "--save=x.st"},
-     "--epochs 0 trains nothing: expected no --save or --log"},
+     "--epochs 0 evaluates only: expected none of the flags only training "
+     "reads (--steps, --lr, --momentum, --schedule, --seed, --order, "
+     "--save, --log, --show-plans, --chain, --no-graphs, --loss-scale), "
+     "found --save"},
     {{"--order", "random"}, "'shuffle' or 'file'"},
     {{"--steps", "x"}, "--steps"},
     {{"--epochs", "5x"}, "found '5x'"},
@@ -248,6 +282,11 @@ static const bad_flags bad[] = {
     {{"--loss-scale", "-4"}, "--loss-scale"},
     {{"--loss-scale", "2x"}, "--loss-scale"},
     {{"--loss-scale", "1e30"}, "--loss-scale"},
+    /* Spellings the strict parser refuses for every number. */
+    {{"--loss-scale", "0x400"}, "--loss-scale: expected a power of two"},
+    {{"--loss-scale", " 1024"}, "--loss-scale: expected a power of two"},
+    {{"--loss-scale", "+1024"}, "--loss-scale: expected a power of two"},
+    {{"--lr", "+0.1"}, "--lr: expected a number"},
     {{"--schedule", "step"}, "'cosine' or 'constant'"},
     {{"--autotune", "on"}, "'exact', 'fast' or 'off'"},
     {{"--no-autotune"}, "unknown flag"},
@@ -294,40 +333,65 @@ START_TEST(bad_flags_are_named) {
 }
 END_TEST
 
-/* mnist_bench goes through the same parser. */
-START_TEST(bench_flags_are_strict) {
-  char err[256] = "";
-  bench_options o;
-  char *good[] = {"mnist_bench",   "--repeats",  "7",
-                  "--json=x.json", "--device",   "1",
-                  "--no-layers",   "--data-dir", "/d"};
-  ck_assert_msg(bench_options_parse(&o, 9, good, err, sizeof err) == 0, "%s",
-                err);
-  ck_assert_int_eq(o.repeats, 7);
-  ck_assert_str_eq(o.json_path, "x.json");
-  ck_assert_int_eq(o.device, 1);
-  ck_assert_int_eq(o.skip_layers, 1);
-  ck_assert_str_eq(o.data_dir, "/d");
-  ck_assert_int_eq(o.autotune, GPU_AUTOTUNE_EXACT); /* the default */
-  char *fast[] = {"mnist_bench", "--autotune", "fast"};
-  ck_assert_int_eq(bench_options_parse(&o, 3, fast, err, sizeof err), 0);
-  ck_assert_int_eq(o.autotune, GPU_AUTOTUNE_FAST);
-  const char *bad[][3] = {
-      {"--repeats", "5x", "--repeats: expected a whole number from 1 to 100"},
-      {"--repeats", "4294967297", "--repeats"},
-      {"--repeats", "0", "--repeats"},
-      {"--device", "abc", "--device: expected a whole number"},
-      {"--json", "", "--json"},
-      {"--fast", NULL, "unknown flag '--fast'"},
-      {"--autotune", "slow", "--autotune: expected 'exact', 'fast' or 'off'"},
+/* --epochs 0 evaluates: one rule, every flag only training reads is
+ * refused with it (whatever its value: --steps 0 as --steps 1), naming
+ * it; the flags evaluation reads pass. */
+START_TEST(evaluation_refuses_training_flags) {
+  static const char *const training[][2] = {
+      {"--steps", "0"},       {"--steps", "1"},           {"--lr", "3"},
+      {"--momentum", "0.5"},  {"--schedule", "constant"}, {"--seed", "2"},
+      {"--order", "file"},    {"--save", "x.st"},         {"--log", "x.csv"},
+      {"--show-plans", NULL}, {"--chain", "all"},         {"--no-graphs", NULL},
+      {"--loss-scale", "2"},
   };
-  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-    char *argv[3] = {"mnist_bench", (char *)bad[i][0], (char *)bad[i][1]};
-    int argc = bad[i][1] ? 3 : 2;
-    ck_assert_int_eq(bench_options_parse(&o, argc, argv, err, sizeof err), -1);
-    ck_assert_msg(strstr(err, bad[i][2]), "case %zu: '%s' lacks '%s'", i, err,
-                  bad[i][2]);
+  char err[512];
+  train_options o;
+  for (size_t i = 0; i < sizeof training / sizeof training[0]; i++) {
+    char *argv[6] = {"mnist_train", "--epochs", "0",
+                     "--load",      "m.st",     (char *)training[i][0]};
+    char *with_value[7] = {argv[0],
+                           argv[1],
+                           argv[2],
+                           argv[3],
+                           argv[4],
+                           argv[5],
+                           (char *)training[i][1]};
+    int argc = training[i][1] ? 7 : 6;
+    char found[64];
+    snprintf(found, sizeof found, "found %s", training[i][0]);
+    ck_assert_int_eq(train_options_parse(&o, argc, with_value, err, sizeof err),
+                     -1);
+    ck_assert_msg(strstr(err, "--epochs 0 evaluates only") &&
+                      strstr(err, found),
+                  "%s: %s", training[i][0], err);
   }
+  char *reads[] = {"mnist_train",
+                   "--epochs",
+                   "0",
+                   "--load",
+                   "m.st",
+                   "--batch",
+                   "64",
+                   "--precision",
+                   "bf16",
+                   "--mode",
+                   "auto",
+                   "--pad-to",
+                   "16",
+                   "--autotune",
+                   "fast",
+                   "--quiet",
+                   "--hidden",
+                   "100",
+                   "--activation",
+                   "gelu",
+                   "--data-dir",
+                   "d",
+                   "--device",
+                   "1"};
+  ck_assert_msg(train_options_parse(&o, (int)(sizeof reads / sizeof reads[0]),
+                                    reads, err, sizeof err) == 0,
+                "%s", err);
 }
 END_TEST
 
@@ -339,9 +403,10 @@ int main(void) {
   tcase_add_test(tc, modes_and_precisions);
   tcase_add_test(tc, fp8_pads_to_16);
   tcase_add_test(tc, fp8_flags_wait_for_the_files_precision);
+  tcase_add_test(tc, one_builder_of_the_network);
   tcase_add_test(tc, hidden_none);
   tcase_add_test(tc, given_flags_are_recorded);
-  tcase_add_test(tc, bench_flags_are_strict);
+  tcase_add_test(tc, evaluation_refuses_training_flags);
   tcase_add_loop_test(tc, bad_flags_are_named, 0,
                       (int)(sizeof bad / sizeof bad[0]));
   suite_add_tcase(suite, tc);

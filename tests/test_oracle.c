@@ -162,8 +162,8 @@ START_TEST(xent_gradient_sums_to_zero) {
 }
 END_TEST
 
-/* The builders make the calls the README's step list describes, and every
- * one passes cuBLASLt's shape rules; broken shapes are named. */
+/* The builders make the calls of docs/backprop.md, "Every call of a step";
+ * every one passes cuBLASLt's shape rules; broken shapes are named. */
 START_TEST(shape_builders_follow_the_recipe) {
   int sizes[][3] = {{784, 100, 256}, {1, 1, 1}, {129, 7, 96}, {100, 10, 1}};
   char why[256];

@@ -4,8 +4,10 @@
 # matplotlib each writes a PNG (checked by its signature); without it each
 # exits 3 saying how to install it (checked always, with matplotlib hidden
 # behind a stand-in package that fails to import). Bad input exits 2 naming
-# the file (missing file, wrong header, no rows, bad JSON, nothing to draw)
-# and writes no picture, with or without matplotlib.
+# the file (missing file, wrong header, no rows, bad JSON, nothing to draw,
+# and anything but a regular file within 64 MiB: /dev/zero, a FIFO, a
+# folder, a larger file; bench_runs.py too) and writes no picture, with or
+# without matplotlib. Every script runs under a memory and a time limit.
 # Needs python3 (exit 77 without it).
 # shellcheck disable=SC2317 # functions called through check()
 set -u
@@ -16,11 +18,15 @@ if ! command -v python3 >/dev/null; then
   echo "SKIP: python3 is not installed"; exit 77
 fi
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
-run() { # run [VAR=VALUE...] -- SCRIPT ARGS...: output in $work/out, code in $code
+# run [VAR=VALUE...] -- SCRIPT ARGS...: output in $work/out, code in $code;
+# under 2 GB of address space and 60 s, so a script that reads without
+# bound fails alone (MemoryError) instead of taking the machine down.
+run() {
   local envs=()
   while [ "$1" != -- ]; do envs+=("$1"); shift; done; shift
   local script="$1"; shift
-  (cd "$work" && env ${envs[@]+"${envs[@]}"} python3 "$src/scripts/$script" "$@") >"$work/out" 2>&1
+  (cd "$work" && ulimit -v 2000000 &&
+    env ${envs[@]+"${envs[@]}"} timeout 60 python3 "$src/scripts/$script" "$@") >"$work/out" 2>&1
   code=$?
   echo "--- $script $* (exit $code)"; sed 's/^/    /' "$work/out"
 }
@@ -128,8 +134,18 @@ bad_bench() { # bad_bench WHAT FILE MESSAGE ARGS...
   check "plot_bench $what$tag: names $file" has "^plot_bench.py: $file: $msg"
   check "plot_bench $what$tag: no picture" test ! -e "$work/out.png"
 }
+mkfifo "$work/fifo.csv"
+mkdir "$work/folder.json"
+head -c $((64 * 1024 * 1024 + 1)) /dev/zero >"$work/huge.csv"
 for env in "" "$nompl"; do
   tag=${env:+", matplotlib hidden"}
+  # Only regular files within 64 MiB are read: /dev/zero once grew to 24 GB.
+  bad_log "/dev/zero" /dev/zero "expected a log file of mnist_train --log, a regular file, found a character device"
+  bad_log "a FIFO" fifo.csv "expected a log file .*, found a FIFO"
+  bad_log "a file over 64 MiB" huge.csv "expected a log file .* of at most 67108864 bytes, found 67108865 bytes"
+  bad_bench "/dev/zero" /dev/zero "expected a JSON file of mnist_bench --json, a regular file, found a character device" /dev/zero
+  bad_bench "a folder" folder.json "expected a JSON file .*, found a folder" folder.json
+  bad_bench "a --torch FIFO" fifo.csv "expected a JSON file .*, found a FIFO" ours.json --torch fifo.csv
   envs=(); [ -z "$env" ] || envs=("$env")
   bad_log "missing file" missing.csv "no such file"
   bad_log "missing file after a good one" missing.csv "no such file" run-a.csv
@@ -143,6 +159,19 @@ for env in "" "$nompl"; do
   bad_bench "not an object" list.json "no \"training\" list" list.json
   bad_bench "row without a field" no-batch.json "training row 1 has no \"batch\"" no-batch.json
   bad_bench "nothing to draw" nothing.json "no rows to draw" nothing.json
+done
+
+# One list of precisions, in the same order, in both readers of the
+# benchmark (plot_bench.py once lacked fp8).
+lists=$(cd "$src/scripts" && python3 -B -c 'import bench_runs, plot_bench
+print(list(bench_runs.PRECISIONS) == list(plot_bench.PRECISIONS), list(plot_bench.PRECISIONS))')
+check "plot_bench and bench_runs: the same precisions, fp8 included ($lists)" \
+  test "$lists" = "True ['fp32', 'tf32', 'bf16', 'fp16', 'fp8']"
+
+for ours in /dev/zero fifo.csv; do
+  run -- bench_runs.py --ours "$ours"
+  check "bench_runs --ours $ours: exit 2, at once" test "$code" = 2
+  check "bench_runs --ours $ours: named" has "^bench_runs.py: $ours: expected a JSON file"
 done
 
 run -- plot_log.py run-a.csv -o "$work/no/such/folder/out.png"

@@ -5,10 +5,13 @@
 # replay_step_pytorch.py, bench_pytorch.py and nvmath_step.py exit 3 saying
 # what is missing and the pip command (a command run for an answer does not
 # report success without one); nvmath_step.py also with torch there and
-# nvmath-python missing; bad flags exit 2 before any import; scripts/
-# bench_compare.sh, where PyTorch is optional, checks for it itself: it
-# prints mnist_bench's table (a stand-in mnist_bench here), says PyTorch is
-# not installed and how to install it, and exits 0.
+# nvmath-python missing; before that, the checkpoints given must be regular
+# files within the reader's bound: /dev/zero, a FIFO, a folder or a missing
+# file exit 2 naming it, at once (run under a memory and a time limit, so a
+# regression cannot take the machine down); bad flags exit 2 before any
+# import; scripts/bench_compare.sh, where PyTorch is optional, checks for it
+# itself: it prints mnist_bench's table (a stand-in mnist_bench here), says
+# PyTorch is not installed and how to install it, and exits 0.
 # Then, on hand-made JSON: bench_pytorch.py's compile verdict
 # (compile_check) on proofs that pass and that fail; bench_runs.py's
 # "PyTorch best" (the fastest variant, compiled ones counted, fp8 also
@@ -29,15 +32,19 @@ work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/notorch/torch" "$work/build"
 echo 'raise ImportError("torch hidden by test_pytorch_scripts.sh", name="torch")' \
   >"$work/notorch/torch/__init__.py"
-# run COMMAND...: with torch hidden; output in $work/out, code in $code.
+# run COMMAND...: with torch hidden, under 2 GB of address space and 60 s;
+# output in $work/out, code in $code.
 run() {
-  (cd "$work" && PYTHONPATH="$work/notorch" "$@") >"$work/out" 2>&1
+  (cd "$work" && ulimit -v 2000000 && PYTHONPATH="$work/notorch" timeout 60 "$@") \
+    >"$work/out" 2>&1
   code=$?
   echo "--- $* (exit $code)"; sed 's/^/    /' "$work/out"
 }
 has() { grep -q -- "$1" "$work/out"; }
 
-for script in "eval_checkpoint_pytorch.py /nonexistent.st" \
+echo "not read without torch" >"$work/a.st"
+cp "$work/a.st" "$work/b.st"
+for script in "eval_checkpoint_pytorch.py a.st" \
               "replay_step_pytorch.py a.st b.st" "bench_pytorch.py" \
               "nvmath_step.py a.st b.st"; do
   name="${script%% *}"
@@ -46,6 +53,20 @@ for script in "eval_checkpoint_pytorch.py /nonexistent.st" \
   check "$name without torch: exit 3" test "$code" = 3
   check "$name without torch: says so, with the pip command" \
     has "^$name: needs torch: pip install torch"
+done
+
+# Files that are not a checkpoint: refused before torch is imported.
+mkfifo "$work/fifo"
+for script in "eval_checkpoint_pytorch.py|/dev/zero|found a character device" \
+              "eval_checkpoint_pytorch.py|fifo|found a FIFO" \
+              "replay_step_pytorch.py|a.st .|found a folder" \
+              "replay_step_pytorch.py|fifo b.st|found a FIFO" \
+              "eval_checkpoint_pytorch.py|missing.st|no such file"; do
+  IFS='|' read -r name files words <<<"$script"
+  # shellcheck disable=SC2086 # the files, split
+  run python3 "$src/scripts/$name" $files
+  check "$name $files: exit 2" test "$code" = 2
+  check "$name $files: named, at once" has "^$name: .*$words"
 done
 
 # bench_compare.sh with a stand-in mnist_bench that writes an empty table.

@@ -5,6 +5,7 @@
 # that logs each call and runs BUILD_DIR/mnist_train with --check-data
 # added (real flag parsing, real loading; no GPU). Mirrors: a refused local
 # port (MNIST_MIRRORS). Checks: a bad flag exits 2 before any download;
+# --check-flags is answered by mnist_train once, fetching nothing;
 # --help fetches nothing; offline fails in seconds naming the commands;
 # --from DIR / --from=DIR fill data/mnist and never reach mnist_train;
 # --data-dir and MNIST_DIR skip the fetch; a second run is a no-op;
@@ -71,6 +72,18 @@ check "bad flag: named" has "'--bogus'"
 check "bad flag: no download attempted" no_download
 check "bad flag: no data folder made" no_data
 check "bad flag: only --check-flags ran" test "$(calls):$(cat "$work/calls")" = "1:--check-flags --bogus"
+
+# --check-flags given: mnist_train answers it once (it said "--check-flags
+# given twice"), saying what would run; nothing fetched.
+fresh; train -- --check-flags --epochs 3
+check "--check-flags: exit 0" test "$code" = 0
+check "--check-flags: says what would run" has "mnist_train: flags ok: would train"
+check "--check-flags: not given twice" eval '! has "given twice"'
+check "--check-flags: no download attempted" no_download
+check "--check-flags: one call, as given" test "$(calls):$(cat "$work/calls")" = "1:--check-flags --epochs 3"
+fresh; train -- --check-flags --bogus
+check "--check-flags, a bad flag: exit 2" test "$code" = 2
+check "--check-flags, a bad flag: named" has "'--bogus'"
 
 fresh; train -- --epochs many
 check "bad value: exit 2" test "$code" = 2

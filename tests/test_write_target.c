@@ -4,7 +4,8 @@
  * folder, /proc) checked up front, nothing left behind by the probes;
  * the check again at commit time refuses a target that became a FIFO
  * (run_log_commit, safetensors_write), leaving it and no temporary; the
- * same file under two names; the run log keeps its rows in memory and
+ * same file under two names; the longest name the check passes commits;
+ * the run log keeps its rows in memory and
  * creates no file before the commit; a symbolic link is written through
  * by all three writers (run_log_commit, safetensors_write,
  * bench_output_replace: the target replaced with its mode, the link kept,
@@ -143,6 +144,38 @@ START_TEST(recheck_and_same) {
   ck_assert_int_eq(write_target_same(dangling, absent), 1);
   ck_assert_int_eq(write_target_same(absent, dangling), 1);
   ck_assert_int_eq(write_target_same(dangling, other), 0);
+}
+END_TEST
+
+/* The check's probe has the commit's name: the longest name the check
+ * passes commits (no "File name too long" after a whole run), and one
+ * character more is refused up front, naming the temporary. */
+START_TEST(a_name_the_check_passes_commits) {
+  long most = pathconf(dir, _PC_NAME_MAX);
+  size_t suffix = strlen(WRITE_TARGET_TEMPORARY);
+  ck_assert_int_gt(most, (long)suffix + 1);
+  char name[1024], path[5200], err[8192] = "";
+  ck_assert_int_lt(most, (long)sizeof name);
+  for (size_t extra = 0; extra < 2; extra++) {
+    size_t length = (size_t)most - suffix + extra;
+    memset(name, 'n', length);
+    name[length] = '\0';
+    in_dir(path, sizeof path, name);
+    int checked = write_target_check("--save", path, err, sizeof err);
+    if (extra == 1) {
+      ck_assert_msg(checked == -1 && strstr(err, "--save") &&
+                        strstr(err, WRITE_TARGET_TEMPORARY) &&
+                        strstr(err, "too long"),
+                    "%zu characters: %s", length, err);
+      continue;
+    }
+    ck_assert_msg(checked == 0, "%zu characters: %s", length, err);
+    run_log *log = NULL;
+    ck_assert_int_eq(run_log_open(&log, path, "epoch"), 0);
+    ck_assert_int_eq(run_log_commit(log), 0);
+    ck_assert_int_eq(access(path, F_OK), 0);
+  }
+  ck_assert_int_eq(test_count_entries(dir), 1); /* no temporary left */
 }
 END_TEST
 
@@ -320,6 +353,7 @@ int main(void) {
                       (int)(sizeof targets / sizeof targets[0]));
   tcase_add_test(tc, recheck_and_same);
   tcase_add_test(tc, run_log_creates_nothing_before_commit);
+  tcase_add_test(tc, a_name_the_check_passes_commits);
   tcase_add_test(tc, commit_refuses_a_target_that_changed);
   tcase_add_loop_test(tc, links_are_written_through, 0,
                       (int)(sizeof writers / sizeof writers[0]));

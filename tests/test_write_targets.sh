@@ -2,7 +2,8 @@
 # test_write_targets.sh SOURCE_DIR BUILD_DIR: mnist_train refuses --log and
 # --save targets that cannot be replaced, before the data is read (the data
 # folder given does not exist, so a run that gets past the checks fails
-# naming it instead), exit 1, naming the path; the target is left as it was:
+# naming it instead), exit 2 (as mnist_bench's --json), naming the path;
+# the target is left as it was:
 #   - a FIFO, a symbolic link to one, a character device made with mknod
 #     (needs root: said and not run where mknod is refused);
 #   - /proc/x.st, /sys/x.st (folders where no file can be created);
@@ -41,11 +42,11 @@ run() {
   echo "--- mnist_train $* (exit $code)"; sed 's/^/    /' "$work/out"
 }
 has() { grep -q -- "$1" "$work/out"; }
-# refused NAME WORDS FLAGS...: exit 1, WORDS said, the data never read.
+# refused NAME WORDS FLAGS...: exit 2, WORDS said, the data never read.
 refused() {
   local name="$1" words="$2"; shift 2
   run "$@"
-  check "$name: exit 1" test "$code" = 1
+  check "$name: exit 2" test "$code" = 2
   check "$name: says '$words'" has "$words"
   check "$name: refused before the data is read" eval '! has no-data-here'
 }
@@ -55,7 +56,7 @@ run --log good.csv --save good.st
 check "control: exit 1 on the missing data" test "$code" = 1
 check "control: the data folder is named" has no-data-here
 check "control: no file written" test ! -e "$work/good.csv" -a ! -e "$work/good.st"
-check "control: no probe left" test "$(find "$work" -name '*.probe-*' | wc -l)" = 0
+check "control: no probe left" test "$(find "$work" -name '*.partial-*' | wc -l)" = 0
 
 mkfifo "$work/fifo"
 ln -s fifo "$work/fifo-link"

@@ -58,10 +58,17 @@ int checkpoint_io_precision(gpu_precision *out,
   const char *found = checkpoint->meta.precision;
   int value = found[0] ? gpu_precision_parse(found) : GPU_PRECISION_FP32;
   if (value < 0) {
+    char names[96];
+    size_t at = 0;
+    for (int p = 0; p < GPU_PRECISION_COUNT && at < sizeof names; p++)
+      at += (size_t)snprintf(names + at, sizeof names - at, "%s%s",
+                             p == 0                         ? ""
+                             : p == GPU_PRECISION_COUNT - 1 ? " or "
+                                                            : ", ",
+                             gpu_precision_name((gpu_precision)p));
     snprintf(err, err_size,
-             "%s %s: metadata 'precision': expected fp32, tf32, bf16, fp16 "
-             "or fp8, found '%s'",
-             flag, path, found);
+             "%s %s: metadata 'precision': expected %s, found '%s'", flag, path,
+             names, found);
     return -1;
   }
   *out = (gpu_precision)value;
@@ -102,12 +109,16 @@ int checkpoint_io_eval_batch(int batch, int count) {
   return capped >= 1 ? capped : 1;
 }
 
-/* 0 with *value when `text` is a whole finite number. */
+/* 0 with *value when `text` is a whole number that is finite and, unless
+ * exactly 0, normal as a float (no overflow to inf, no subnormal). */
 static int parse_float(float *value, const char *text) {
   char *end = NULL;
   errno = 0;
-  float v = strtof(text, &end);
-  if (errno != 0 || end == text || *end != '\0' || !isfinite(v)) return -1;
+  double wide = strtod(text, &end);
+  float v = (float)wide;
+  if (end == text || *end != '\0' || !isfinite(wide) || !isfinite(v) ||
+      (wide != 0.0 && !isnormal(v)))
+    return -1;
   *value = v;
   return 0;
 }
@@ -119,12 +130,18 @@ int checkpoint_io_pixel_transform(float *scale, float *shift,
   const mlp_checkpoint_meta *m = &checkpoint->meta;
   if (!m->pixel_scale[0] && !m->pixel_shift[0]) return 1;
   float s = 0.0f, t = 0.0f;
-  if (parse_float(&s, m->pixel_scale) != 0 || s <= 0.0f ||
-      parse_float(&t, m->pixel_shift) != 0) {
+  int numbers = parse_float(&s, m->pixel_scale) == 0 && s > 0.0f &&
+                parse_float(&t, m->pixel_shift) == 0;
+  /* Every pixel (0 to 255) maps inside FP16's range: the inputs of every
+   * precision stay finite. */
+  if (!numbers || fabs(t) > CHECKPOINT_IO_MAX_INPUT ||
+      fabs(255.0 * s + t) > CHECKPOINT_IO_MAX_INPUT) {
     snprintf(err, err_size,
-             "%s %s: metadata 'pixel_scale', 'pixel_shift': expected a "
-             "number > 0 and a number, found '%s' and '%s'",
-             flag, path, m->pixel_scale, m->pixel_shift);
+             "%s %s: metadata 'pixel_scale', 'pixel_shift': expected a normal "
+             "float > 0 and a number, mapping pixels 0 to 255 within +-%g, "
+             "found '%s' and '%s'",
+             flag, path, CHECKPOINT_IO_MAX_INPUT, m->pixel_scale,
+             m->pixel_shift);
     return -1;
   }
   *scale = s;
@@ -132,10 +149,22 @@ int checkpoint_io_pixel_transform(float *scale, float *shift,
   return 0;
 }
 
+/* The file's mode and padding ("" unknown: kept as c has them); the
+ * reader checked that the names are the program's. */
+static void take_mode_and_padding(trainer_config *c,
+                                  const mlp_checkpoint_meta *meta,
+                                  checkpoint_io_given given) {
+  const mlp_mode modes[] = {MLP_MODE_FUSED, MLP_MODE_UNFUSED, MLP_MODE_AUTO};
+  for (size_t m = 0; !given.mode && m < sizeof modes / sizeof modes[0]; m++)
+    if (strcmp(meta->mode, mlp_mode_name(modes[m])) == 0) c->mode = modes[m];
+  if (given.padding || !meta->pad_to[0]) return;
+  c->pad_units = strcmp(meta->pad_to, "none") != 0;
+  c->pad_multiple = c->pad_units ? atoi(meta->pad_to) : 0;
+}
+
 int checkpoint_io_load(mlp_checkpoint *out, trainer_config *c, const char *path,
-                       int hidden_given, int activation_given, char *err,
-                       size_t err_size) {
-  if (mlp_checkpoint_load(path, hidden_given ? c->widths : NULL, c->depth, out,
+                       checkpoint_io_given given, char *err, size_t err_size) {
+  if (mlp_checkpoint_load(path, given.hidden ? c->widths : NULL, c->depth, out,
                           err, err_size) != 0)
     return -1;
   lt_activation found = LT_ACTIVATION_RELU;
@@ -150,7 +179,7 @@ int checkpoint_io_load(mlp_checkpoint *out, trainer_config *c, const char *path,
     return -1;
   }
   /* A file that names no activation agrees with any --activation. */
-  if (out->meta.activation[0] && activation_given && found != c->activation) {
+  if (out->meta.activation[0] && given.activation && found != c->activation) {
     snprintf(err, err_size,
              "--load %s: expected a network with %s layers (--activation), "
              "found one trained with %s",
@@ -158,7 +187,8 @@ int checkpoint_io_load(mlp_checkpoint *out, trainer_config *c, const char *path,
     mlp_checkpoint_destroy(out);
     return -1;
   }
-  if (out->meta.activation[0] && !activation_given) c->activation = found;
+  if (out->meta.activation[0] && !given.activation) c->activation = found;
+  take_mode_and_padding(c, &out->meta, given);
   if (transform == 0) {
     c->pixel_scale = scale;
     c->pixel_shift = shift;
@@ -173,9 +203,48 @@ static void float_text(char *out, double value) {
   snprintf(out, MLP_CHECKPOINT_TEXT, "%.9g", value);
 }
 
+void checkpoint_io_meta(mlp_checkpoint_meta *out, const trainer_config *c,
+                        gpu_precision precision, int epochs_run, int steps,
+                        double test_accuracy, float scale, float shift) {
+  mlp_checkpoint_meta_init(out);
+  snprintf(out->activation, sizeof out->activation, "%s",
+           lt_activation_name(c->activation));
+  snprintf(out->precision, sizeof out->precision, "%s",
+           gpu_precision_name(precision));
+  snprintf(out->version, sizeof out->version, "%s", MNIST_VERSION);
+  snprintf(out->schedule, sizeof out->schedule, "%s",
+           c->cosine ? "cosine" : "constant");
+  snprintf(out->order, sizeof out->order, "%s",
+           c->file_order ? "file" : "shuffle");
+  snprintf(out->steps, sizeof out->steps, "%d", steps);
+  snprintf(out->mode, sizeof out->mode, "%s", mlp_mode_name(c->mode));
+  if (precision == GPU_PRECISION_FP8) {
+    const char *names[3];
+    fp8_recipe_names(&c->fp8, names);
+    snprintf(out->fp8_format, sizeof out->fp8_format, "%s", names[0]);
+    snprintf(out->fp8_scaling, sizeof out->fp8_scaling, "%s", names[1]);
+    snprintf(out->fp8_fast_accum, sizeof out->fp8_fast_accum, "%s", names[2]);
+  }
+  if (c->pad_units)
+    snprintf(out->pad_to, sizeof out->pad_to, "%d",
+             c->pad_multiple > 0 ? c->pad_multiple : 8);
+  else
+    snprintf(out->pad_to, sizeof out->pad_to, "none");
+  float_text(out->lr, c->lr);
+  float_text(out->momentum, c->momentum);
+  float_text(out->pixel_scale, scale);
+  float_text(out->pixel_shift, shift);
+  out->epochs = epochs_run;
+  out->schedule_epochs = c->epochs;
+  out->batch = c->batch;
+  out->seed = c->seed;
+  out->has_seed = 1;
+  out->test_accuracy = test_accuracy;
+}
+
 int checkpoint_io_save(trainer *t, const char *path, const trainer_config *c,
-                       gpu_precision precision, int steps, double test_accuracy,
-                       char *err, size_t err_size) {
+                       gpu_precision precision, int epochs_run, int steps,
+                       double test_accuracy, char *err, size_t err_size) {
   const mlp *net = trainer_network(t);
   mlp_layout real;
   if (mlp_layout_init(&real, net->units, net->layout.depth, err, err_size) != 0)
@@ -186,41 +255,10 @@ int checkpoint_io_save(trainer *t, const char *path, const trainer_config *c,
   if (status == 0) {
     mlp_layout_copy_params(&real, out, &net->layout, slab);
     mlp_checkpoint_meta meta;
-    mlp_checkpoint_meta_init(&meta);
     float scale = 0, shift = 0;
     trainer_pixel_transform(t, &scale, &shift);
-    snprintf(meta.activation, sizeof meta.activation, "%s",
-             lt_activation_name(c->activation));
-    snprintf(meta.precision, sizeof meta.precision, "%s",
-             gpu_precision_name(precision));
-    snprintf(meta.version, sizeof meta.version, "%s", MNIST_VERSION);
-    snprintf(meta.schedule, sizeof meta.schedule, "%s",
-             c->cosine ? "cosine" : "constant");
-    snprintf(meta.order, sizeof meta.order, "%s",
-             c->file_order ? "file" : "shuffle");
-    snprintf(meta.steps, sizeof meta.steps, "%d", steps);
-    snprintf(meta.mode, sizeof meta.mode, "%s", mlp_mode_name(c->mode));
-    if (precision == GPU_PRECISION_FP8) {
-      const char *names[3];
-      fp8_recipe_names(&c->fp8, names);
-      snprintf(meta.fp8_format, sizeof meta.fp8_format, "%s", names[0]);
-      snprintf(meta.fp8_scaling, sizeof meta.fp8_scaling, "%s", names[1]);
-      snprintf(meta.fp8_fast_accum, sizeof meta.fp8_fast_accum, "%s", names[2]);
-    }
-    if (c->pad_units)
-      snprintf(meta.pad_to, sizeof meta.pad_to, "%d",
-               c->pad_multiple > 0 ? c->pad_multiple : 8);
-    else
-      snprintf(meta.pad_to, sizeof meta.pad_to, "none");
-    float_text(meta.lr, c->lr);
-    float_text(meta.momentum, c->momentum);
-    float_text(meta.pixel_scale, scale);
-    float_text(meta.pixel_shift, shift);
-    meta.epochs = c->epochs;
-    meta.batch = c->batch;
-    meta.seed = c->seed;
-    meta.has_seed = 1;
-    meta.test_accuracy = test_accuracy;
+    checkpoint_io_meta(&meta, c, precision, epochs_run, steps, test_accuracy,
+                       scale, shift);
     status = mlp_checkpoint_save(path, &real, out, &meta, err, err_size);
   } else if (!slab || !out) {
     snprintf(err, err_size, "--save %s: out of host memory", path);

@@ -3,6 +3,9 @@
 
 #include <stdio.h>
 
+#include "layers/mlp.h"
+#include "lt/lt_precision.h"
+
 trainer_config trainer_config_defaults(void) {
   trainer_config c = {
       .widths = {MNIST_PIXELS, 1024, 1024, MNIST_CLASSES},
@@ -57,4 +60,18 @@ void trainer_config_fit_precision(trainer_config *c, gpu_precision precision) {
   if (precision != GPU_PRECISION_FP8) return;
   c->pad_multiple = lt_fp8_pad_multiple(c->pad_units, c->pad_multiple);
   c->pad_units = 1;
+}
+
+void trainer_config_network(mlp_options *out, const trainer_config *c,
+                            const gpu_options *gpu) {
+  trainer_config fitted = *c;
+  trainer_config_fit_precision(&fitted, gpu->precision);
+  mlp_options options = {.type = lt_precision_dtype(gpu->precision),
+                         .activation = fitted.activation,
+                         .pad_units = fitted.pad_units,
+                         .pad_multiple = fitted.pad_multiple,
+                         .loss_scale = fitted.loss_scale,
+                         .fp8 = gpu->precision == GPU_PRECISION_FP8,
+                         .fp8_recipe = fitted.fp8};
+  *out = options;
 }

@@ -67,6 +67,16 @@ trainer_config trainer_config_defaults(void);
  * unchanged. */
 void trainer_config_fit_precision(trainer_config *c, gpu_precision precision);
 
+struct mlp_options; /* layers/mlp.h */
+
+/* The network a run builds (mlp_create's options), the one place they are
+ * made from a run's settings (the trainer, --epochs 0, mnist_predict): the
+ * matmul type of gpu->precision, c's activation, padding and loss scale
+ * with the precision's rule applied (trainer_config_fit_precision: FP8
+ * pads to 16), and FP8's recipe. c itself is left as it is. */
+void trainer_config_network(struct mlp_options *out, const trainer_config *c,
+                            const gpu_options *gpu);
+
 /* Sets the widths to 784-hidden[0]-...-10. Returns 0, or -1 with `err`
  * when there are more than MLP_MAX_LAYERS - 1 hidden layers or a width is
  * out of range. */

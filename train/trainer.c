@@ -181,13 +181,8 @@ static int trainer_init(trainer *t, const mnist_dataset *data) {
   CUDA_CHECK(cudaEventCreate(&t->start));
   CUDA_CHECK(cudaEventCreate(&t->stop));
   CUDA_CHECK(cudaEventCreate(&t->test_stop));
-  mlp_options options = {.type = type,
-                         .activation = c->activation,
-                         .pad_units = c->pad_units,
-                         .pad_multiple = c->pad_multiple,
-                         .loss_scale = c->loss_scale,
-                         .fp8 = fp8,
-                         .fp8_recipe = c->fp8};
+  mlp_options options;
+  trainer_config_network(&options, c, &t->ctx->options);
   if (mlp_create(&t->net, c->widths, c->depth, c->batch, &options) != 0)
     return -1;
   if ((c->initial_params
