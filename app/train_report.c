@@ -65,6 +65,24 @@ void train_report_header(const gpu_context *ctx, const train_options *o,
          "samples/s\n");
 }
 
+/* Which of the project's kernels started early (gpu/gpu_early.h), by
+ * name, as the context decided them. */
+static void report_early(const gpu_context *ctx) {
+  const gpu_early_cache *e = &ctx->early;
+  printf("\nearly start (programmatic dependent launch) of the project's "
+         "%d kernels launched:",
+         e->count);
+  for (int i = 0; i < e->count; i++) {
+    const char *name = NULL;
+    if (cudaFuncGetName(&name, e->kernels[i]) != cudaSuccess || !name) {
+      cudaGetLastError();
+      name = "?";
+    }
+    printf("%s %.40s %s", i ? "," : "", name, e->early[i] ? "yes" : "no");
+  }
+  printf("\n");
+}
+
 void train_report_plans(const gpu_context *ctx) {
   int count = lt_plan_count(ctx);
   printf("\n%d cuBLASLt plans (m, n, k, epilogue, type; candidates the "
@@ -102,6 +120,7 @@ void train_report_plans(const gpu_context *ctx) {
                  : "");
     printf("\n");
   }
+  report_early(ctx);
 }
 
 int train_report_fp8(gpu_context *ctx, const trainer *t, int per_tensor) {

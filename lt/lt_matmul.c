@@ -351,10 +351,15 @@ int lt_matmul_candidate_algo(gpu_context *ctx, const lt_matmul_call *call,
 }
 
 int lt_matmul_candidate_find(gpu_context *ctx, const lt_matmul_call *call,
-                             const cublasLtMatmulAlgo_t *algo,
+                             int index, const cublasLtMatmulAlgo_t *algo,
                              const lt_algo_id *id) {
   lt_plan *p = lt_plan_for(ctx, call);
   int found = -1, matches = 0;
+  if (p && index >= 0 && index < p->cand_count) {
+    lt_algo_id at;
+    algo_id(&at, &p->cand[index]);
+    if (memcmp(&at, id, sizeof at) == 0) return index;
+  }
   for (int i = 0; p && i < p->cand_count; i++) {
     if (memcmp(&p->cand[i], algo, sizeof *algo) == 0) return i;
     lt_algo_id other;

@@ -238,10 +238,13 @@ int lt_matmul_candidate_algo(gpu_context *ctx, const lt_matmul_call *call,
                              lt_algo_id *id);
 
 /* The index among the call's plan's candidates of the one stored as
- * (algo, id): the candidate equal to algo byte for byte, else the only one
- * with these attributes; -1 when the heuristic offers neither now. */
+ * candidate `index` (algo, id): `index` itself when that candidate has the
+ * same attributes (the heuristic's order is the same for the same plan,
+ * GPU and library; the bytes of its single answer were seen to differ
+ * between processes), else the candidate equal to algo byte for byte, else
+ * the only one with these attributes; -1 when none is. */
 int lt_matmul_candidate_find(gpu_context *ctx, const lt_matmul_call *call,
-                             const cublasLtMatmulAlgo_t *algo,
+                             int index, const cublasLtMatmulAlgo_t *algo,
                              const lt_algo_id *id);
 
 #ifdef __cplusplus

@@ -128,8 +128,10 @@ int step_slots_entry(tune_cache_entry *out, gpu_context *ctx,
         return -1;
       memcpy(e->algo, &algo, sizeof e->algo);
       memcpy(e->id, id.field, sizeof e->id);
-      /* The attributes, not the bytes: the same in every process. */
+      /* The index and the attributes, not the bytes: the same in every
+       * process. */
       h = tune_fnv1a(h, e->id, sizeof e->id);
+      h = tune_fnv1a(h, &e->value, sizeof e->value);
     }
     int head[3] = {e->call, e->field, e->has_algo ? 0 : e->value};
     h = tune_fnv1a(h, head, sizeof head);
@@ -167,12 +169,17 @@ int step_slots_from_entry(tune_config *c, gpu_context *ctx,
     memcpy(&algo, e->algo, sizeof algo);
     memcpy(id.field, e->id, sizeof id.field);
     lt_matmul_call call = step_slot_call(calls, &slots[i]);
-    int found = lt_matmul_candidate_find(ctx, &call, &algo, &id);
+    int found = lt_matmul_candidate_find(ctx, &call, e->value, &algo, &id);
     if (found < 0 || found >= TUNE_MAX_VALUES) {
+      cublasLtMatmulAlgo_t now;
+      lt_algo_id now_id = {{0}};
+      lt_matmul_candidate_algo(ctx, &call, e->value, &now, &now_id);
       snprintf(why, why_size,
                "choice %d names an algorithm the heuristic does not offer "
-               "now",
-               i);
+               "now (candidate %d: kept id %lld tile %lld stages %lld, now "
+               "%lld %lld %lld)",
+               i, e->value, id.field[0], id.field[1], id.field[6],
+               now_id.field[0], now_id.field[1], now_id.field[6]);
       return -1;
     }
     c->value[i] = (unsigned char)found;
