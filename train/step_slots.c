@@ -24,8 +24,11 @@ static int algo_slot(tune_slot *s, const step_tune_target *t,
   lt_matmul_call call = step_slot_call(calls, s);
   if (check) {
     lt_candidates c;
-    if (lt_matmul_candidates(t->ctx, calls[s->call].lane, &call, &c) != 0)
-      return -1;
+    /* On the main lane whatever lane the step runs the call on: the check
+     * waits for its lane anyway, and the side lane then sees only the
+     * step's own work (tried against a slowdown of tuned runs that
+     * docs/performance.md, "Judged by the step", describes). */
+    if (lt_matmul_candidates(t->ctx, GPU_LANE_MAIN, &call, &c) != 0) return -1;
     s->count = c.count < TUNE_MAX_VALUES ? c.count : TUNE_MAX_VALUES;
     memcpy(s->ok, c.ok, (size_t)s->count);
     memcpy(s->alone_us, c.alone_us, (size_t)s->count * sizeof(float));
