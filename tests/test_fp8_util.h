@@ -75,11 +75,19 @@ void test_fp8_check_cast(const double *src, int ld_src, int rows, int cols,
                          int ld_qt, float scale, lt_fp8 format, int tolerant,
                          const char *what);
 
-/* 1 when `code` is an acceptable FP8 cast of the exact value z * scale
- * computed by a GEMM within `bound` (absolute, before the scale):
- * fp8_encode_scaled(z, scale), or the code next to it when z lies within
- * `bound` of the midpoint between the two (the accumulation may have
- * rounded either way). */
+/* 1 when `code` is fp8_encode_scaled(v, scale) of some v in [lo, hi]
+ * (lo <= hi): the cast is monotone, so these are exactly the codes whose
+ * values lie between the casts of lo and of hi, both included. NaN codes
+ * never are. */
+int test_fp8_code_within(uint8_t code, double lo, double hi, float scale,
+                         lt_fp8 format);
+
+/* 1 when `code` is an acceptable FP8 cast of the exact value z computed by
+ * a GEMM whose accumulation is within `bound` (absolute, before the
+ * scale): the GPU casts some value of [z - bound, z + bound], and every
+ * code of that interval's casts is one it may write
+ * (test_fp8_code_within). Near zero, where E4M3's steps are finer than
+ * the bound, that is more than the code next to the exact one. */
 int test_fp8_code_near(uint8_t code, double z, double bound, float scale,
                        lt_fp8 format);
 

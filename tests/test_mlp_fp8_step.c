@@ -10,9 +10,11 @@
  * it. Where the GPU's stored value differs from the oracle's, it may do
  * so only as far as the GEMM's accumulation allows (2 (k + 2) 2^-14 sum
  * |a b| for an FP8 GEMM, test_call_check.c; FP32's 2^-24 for the loss)
- * plus the one rounding of the store: an FP8 code adjacent to the cast of
- * the exact value whose interval holds the rounding boundary between them
- * (test_fp8_code_near), a BF16 value within the bound and a half unit;
+ * plus the one rounding of the store: an FP8 code that is the cast of a
+ * value within the bound (test_fp8_code_within: near zero that may be
+ * several codes from the exact one, E4M3's steps there being finer than
+ * the bound), exactly 0 where the GPU's own mask bit says its ReLU cut,
+ * a BF16 value within the bound and a half unit;
  * the oracle then takes the GPU's value and goes on, so every stage is
  * held to the exact result of the stage before, and a wrong operand,
  * scale, mask or layout shows as a value outside its bound. The casts of
@@ -79,9 +81,11 @@ static void take_bf16(double *oracle, const void *d_gpu, int ld, int m, int n,
   free(gpu);
 }
 
-/* The GPU's FP8 codes of y (m, n) at `scale` against the oracle's
- * (test_fp8_code_near with bound[i]); returns the decoded GPU values
- * (ld m) and counts the codes the accumulation left open. */
+/* The GPU's FP8 codes of the ReLU outputs y (m, n) at `scale` against
+ * the oracle's: the cast of a value in [max(y - bound, 0), y + bound]
+ * (test_fp8_code_within; bound 0 where the GPU's ReLU cut, its output then
+ * exactly 0); returns the decoded GPU values (ld m) and counts the codes
+ * the accumulation left open. */
 static double *take_fp8(const double *y, const double *bound,
                         const uint8_t *d_q, int ld, int m, int n, float scale,
                         lt_fp8 format, int *open, const char *what) {
@@ -91,7 +95,8 @@ static double *take_fp8(const double *y, const double *bound,
     for (int i = 0; i < m; i++) {
       size_t at = (size_t)j * m + i;
       uint8_t got = q[(size_t)j * ld + i];
-      ck_assert_msg(test_fp8_code_near(got, y[at], bound[at], scale, format),
+      ck_assert_msg(test_fp8_code_within(got, fmax(y[at] - bound[at], 0.0),
+                                         y[at] + bound[at], scale, format),
                     "%s (%d,%d): code 0x%02x (%g), the oracle's %.9g at "
                     "scale %g is 0x%02x (bound %.3g)",
                     what, i, j, got,
@@ -184,6 +189,7 @@ static void check_step(const mlp *net, gpu_context *ctx, const test_batch *b,
                       "%s: mask bit (%d,%d) %d for z = %g", what, o, j, bit,
                       *v);
         *v = bit ? *v : 0.0;
+        if (!bit) acc[(size_t)j * O + o] = 0.0; /* relu of the GPU's z < 0 */
       }
     free(mask);
     in[l + 1] = take_fp8(z, acc, net->fp8_tensors->x8[l + 1], O, O, n,

@@ -52,13 +52,49 @@ static gpu_context *fp8_context(void) {
   return ctx;
 }
 
+/* A tensor's counts across one step (`was` before, `now` after): an
+ * overflow only as delayed scaling makes it, answered by the roll that
+ * counts it. The scale a step's write uses comes from the amax of the
+ * steps before (the roll, fp8_device.cuh's fp8_roll_one: `used`), and the
+ * rule's power of two leaves a headroom between 1 and 2 over that history:
+ * a tensor that grows past 448 / used in one step (the weights, SGD's
+ * cast, under either recipe) overflows in that step, before any rule
+ * could know, once per power of two it grows through (Transformer
+ * Engine's delayed scaling, margin 0, the same). Zero overflows is a
+ * property of the data, not of the code: the H200 counted one for W2
+ * (scale 1024 -> 512: its largest |w| from about 0.33 at initialisation,
+ * std 0.1 over 1000 weights, past 448 / 1024 = 0.4375). What the code
+ * owes, and what is held here: at most one per roll (one roll a step for
+ * the weights; the calibrating roll of the first step writes no overflow:
+ * its casts took their own scale), only for an amax truly past the range
+ * (the newest history entry times the scale used > 448: max of the
+ * history, which holds it), and that same roll's scale at most half the
+ * one used (the history's max >= amax > 448 / used, and the rule's 2^k
+ * is the largest with max * 2^k <= 448, so 2^k < used, both powers of
+ * two). */
+static void check_overflow(const fp8_meta *was, const fp8_meta *now,
+                           const char *name, int step, unsigned *overflows) {
+  unsigned more = now->overflows - was->overflows;
+  ck_assert_msg(more <= 1, "%s: %u overflows in step %d", name, more, step);
+  if (!more) return;
+  float amax = 0.0f;
+  for (int h = 0; h < FP8_HISTORY; h++)
+    amax = fmaxf(amax, now->history[h]);
+  ck_assert_msg((double)amax * was->scale > 448.0 &&
+                    now->scale <= 0.5f * was->scale,
+                "%s: an overflow in step %d with history amax %g at scale %g, "
+                "then scale %g",
+                name, step, amax, was->scale, now->scale);
+  *overflows += 1;
+}
+
 /* Training in FP8 learns, and counts: 40 steps on one batch halve the loss
  * in both recipes. Writes by a cast kernel, per tensor: the weights once
  * at creation and once per step (SGD); layer 2's input once per step
  * under current scaling, once under delayed (the first pass; then the
  * forward GEMM writes it); every gradient once per step (the output
- * layer's by the loss kernel once delayed). Nothing lost to NaN, no amax
- * past the range, no scale kept for a bad amax. */
+ * layer's by the loss kernel once delayed). Nothing lost to NaN, no scale
+ * kept for a bad amax, every overflow answered (check_overflow). */
 START_TEST(fp8_training_learns) {
   int widths[3] = {784, 100, 10};
   enum { N = 256, STEPS = 40 };
@@ -72,31 +108,39 @@ START_TEST(fp8_training_learns) {
   test_fill_device(d_stats, 0, 2 * STEPS * sizeof(double));
   const float lr = 0.05f;
   float *d_lr = test_upload(&lr, sizeof lr);
-  for (int s = 0; s < STEPS; s++)
+  const char *names[6] = {"W1", "W2", "X1", "X2", "dZ1", "dZ2"};
+  fp8_meta meta[6], before[6];
+  ck_assert_int_eq(mlp_fp8_read_meta(net, ctx, before), 0);
+  unsigned overflows = 0;
+  for (int s = 0; s < STEPS; s++) {
     ck_assert_int_eq(mlp_train_step(net, ctx, x.d_block, b.d_labels, N,
                                     MLP_MODE_FUSED, d_lr, 0.9f,
                                     d_stats + 2 * s),
                      0);
+    ck_assert_int_eq(mlp_fp8_read_meta(net, ctx, meta), 0);
+    for (int t = 0; t < 6; t++)
+      check_overflow(&before[t], &meta[t], names[t], s, &overflows);
+    memcpy(before, meta, sizeof meta);
+  }
+  printf("fp8 recipe %d: %u overflows in %d steps, each answered by its "
+         "roll\n",
+         _i, overflows, STEPS);
   double stats[2 * STEPS];
   test_download(stats, d_stats, sizeof stats);
   ck_assert_msg(stats[2 * (STEPS - 1)] < 0.5 * stats[0],
                 "loss %g -> %g: FP8 training does not learn", stats[0] / N,
                 stats[2 * (STEPS - 1)] / N);
-  fp8_meta meta[6];
-  ck_assert_int_eq(mlp_fp8_read_meta(net, ctx, meta), 0);
   /* W1, W2, X1 (the batch's own), X2, dZ1, dZ2 */
   unsigned want[6] = {STEPS + 1, STEPS + 1, 0, recipes[_i].current ? STEPS : 1,
                       STEPS,     STEPS};
   for (int t = 0; t < 6; t++) {
-    const char *name =
-        (const char *[]){"W1", "W2", "X1", "X2", "dZ1", "dZ2"}[t];
+    const char *name = names[t];
     ck_assert_msg(meta[t].casts == want[t], "%s: %u casts, want %u", name,
                   meta[t].casts, want[t]);
     ck_assert_msg(meta[t].bad_amax == 0 && meta[t].nan == 0 &&
-                      meta[t].overflows == 0 && meta[t].scale > 0.0f,
-                  "%s: bad %u, NaN %u, overflows %u, scale %g", name,
-                  meta[t].bad_amax, meta[t].nan, meta[t].overflows,
-                  meta[t].scale);
+                      meta[t].scale > 0.0f,
+                  "%s: bad %u, NaN %u, scale %g", name, meta[t].bad_amax,
+                  meta[t].nan, meta[t].scale);
   }
   test_fp8_batch_free(&x);
   test_free(d_stats);
