@@ -282,6 +282,30 @@ START_TEST(budget_stops_the_search) {
 }
 END_TEST
 
+/* A comparison the run cannot do without happens whatever the budget; a
+ * budgeted one does not start once the budget is spent. */
+START_TEST(compare_always_ignores_the_budget) {
+  fake_step f = {.slots = 1,
+                 .base_ms = 1.0,
+                 .noise_ms = 0.0,
+                 .refuse_value = -1,
+                 .state = 1};
+  f.cost[0][1] = -0.1;
+  tune_ops ops = {&f, fake_measure};
+  tune_log log;
+  tune_log_init(&log, 0.0);
+  tune_config a = {{0}}, b = {{1}};
+  int wins = -1;
+  ck_assert_int_eq(tune_compare(&wins, &a, &b, &ops, &log, -1, 1, 2), 1);
+  ck_assert_int_eq(wins, 0);
+  ck_assert_int_eq(f.measures, 0);
+  ck_assert_int_eq(tune_compare_always(&wins, &a, &b, &ops, &log, -1, 1, 2), 0);
+  ck_assert_int_eq(wins, 1);
+  ck_assert_int_eq(log.comparisons, 1);
+  ck_assert(log.spent_ms > 0.0);
+}
+END_TEST
+
 /* The rule's numbers on hand-made samples: the median difference, the
  * noise from the MAD, the verdict. */
 START_TEST(rule_arithmetic) {
@@ -316,6 +340,7 @@ int main(void) {
   tcase_add_test(tc, losers_stop_early);
   tcase_add_test(tc, budget_stops_the_search);
   tcase_add_test(tc, rule_arithmetic);
+  tcase_add_test(tc, compare_always_ignores_the_budget);
   suite_add_tcase(suite, tc);
   return test_run_suite(suite, 0);
 }

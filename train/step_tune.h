@@ -5,11 +5,10 @@
  * whole step where it is paid: captured as a CUDA graph, replayed in
  * interleaved pairs, judged by tune_rule.h, searched by tune_search.h.
  *
- * Start: cuBLASLt's first candidates everywhere, so a tuned run cannot be
- * slower than --autotune off beyond the noise the rule allows. Under
- * --mode auto: first the algorithms of the all-fused step, then those of
- * the all-unfused step, then the better of the two steps (fused on a tie),
- * then each call's way. Challengers are the candidates the context's
+ * Start: cuBLASLt's first candidates everywhere. Under --mode auto: first
+ * the all-fused step against the all-unfused one (always, whatever the
+ * budget; fused on a tie), then the algorithms the better one runs, then
+ * each call's way. Challengers are the candidates the context's
  * autotune rule accepts (lt_autotune.h: bit for bit the first's numbers
  * under exact, so a tuned run prints what --autotune off prints). The
  * replays train the network: its state is snapshotted before and restored

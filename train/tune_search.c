@@ -19,14 +19,15 @@ static void log_add(tune_log *log, int slot, int from, int to,
   r->verdict = *v;
 }
 
-int tune_compare(int *wins, const tune_config *a, const tune_config *b,
-                 const tune_ops *ops, tune_log *log, int slot, int from,
-                 int to) {
+/* tune_compare, the budget checked or not. */
+static int compare(int *wins, const tune_config *a, const tune_config *b,
+                   const tune_ops *ops, tune_log *log, int slot, int from,
+                   int to, int budgeted) {
   float base[TUNE_PAIRS], cand[TUNE_PAIRS];
   double spent = 0.0;
   tune_verdict v;
   *wins = 0;
-  if (log->spent_ms >= log->budget_ms) {
+  if (budgeted && log->spent_ms >= log->budget_ms) {
     log->budget_hit = 1;
     return 1;
   }
@@ -54,6 +55,18 @@ int tune_compare(int *wins, const tune_config *a, const tune_config *b,
   log_add(log, slot, from, to, &v);
   *wins = v.wins;
   return 0;
+}
+
+int tune_compare(int *wins, const tune_config *a, const tune_config *b,
+                 const tune_ops *ops, tune_log *log, int slot, int from,
+                 int to) {
+  return compare(wins, a, b, ops, log, slot, from, to, 1);
+}
+
+int tune_compare_always(int *wins, const tune_config *a, const tune_config *b,
+                        const tune_ops *ops, tune_log *log, int slot, int from,
+                        int to) {
+  return compare(wins, a, b, ops, log, slot, from, to, 0);
 }
 
 int tune_challengers(int *out, const tune_slot *s, int current) {

@@ -90,6 +90,13 @@ int tune_compare(int *wins, const tune_config *a, const tune_config *b,
                  const tune_ops *ops, tune_log *log, int slot, int from,
                  int to);
 
+/* tune_compare whatever the budget (its time counted in it all the same):
+ * for a comparison the run cannot do without (--mode auto's fused against
+ * unfused step). */
+int tune_compare_always(int *wins, const tune_config *a, const tune_config *b,
+                        const tune_ops *ops, tune_log *log, int slot, int from,
+                        int to);
+
 /* Visits slots visit[0 .. visit_count) as above, from *incumbent, which
  * ends as the best configuration found. Returns 0 (budget spent or not:
  * see log->budget_hit), or -1 when measure failed. */
