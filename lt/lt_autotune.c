@@ -43,7 +43,8 @@ struct lt_tune_reference {
   void *d_ref_bias;          /* copy of the bias gradient, or NULL */
   void *d_ref_aux;           /* copy of the aux a forward epilogue writes, or
                                 NULL */
-  lt_comparison *d_compared; /* [3] */
+  float *d_ref_amax;         /* copy of an FP8 D's amax, or NULL */
+  lt_comparison *d_compared; /* [4]: D, bias gradient, aux, amax */
   int bias_len;
   size_t aux_bytes;
 };
@@ -62,7 +63,9 @@ static int reference_init(lt_tune_reference *r, const lt_shape *shape) {
   size_t size = lt_dtype_size(shape->type);
   CUDA_CHECK(
       cudaMalloc(&r->d_ref, (size_t)shape->m * shape->n * d_size(shape)));
-  CUDA_CHECK(cudaMalloc((void **)&r->d_compared, 3 * sizeof(lt_comparison)));
+  CUDA_CHECK(cudaMalloc((void **)&r->d_compared, 4 * sizeof(lt_comparison)));
+  if (shape->d_fp8 != LT_FP8_NONE)
+    CUDA_CHECK(cudaMalloc((void **)&r->d_ref_amax, sizeof(float)));
   if (r->bias_len)
     CUDA_CHECK(cudaMalloc(&r->d_ref_bias, (size_t)r->bias_len * size));
   if (r->aux_bytes) CUDA_CHECK(cudaMalloc(&r->d_ref_aux, r->aux_bytes));
@@ -85,6 +88,7 @@ void lt_tune_reference_destroy(lt_tune_reference *r) {
   cudaFree(r->d_ref_aux);
   cudaFree(r->d_ref_bias);
   cudaFree(r->d_compared);
+  cudaFree(r->d_ref_amax);
   cudaFree(r->d_ref);
   free(r);
 }
@@ -103,6 +107,9 @@ int lt_tune_reference_keep(lt_tune_reference *r, const lt_matmul_call *c,
   if (r->aux_bytes)
     CUDA_CHECK(cudaMemcpyAsync(r->d_ref_aux, c->d_aux, r->aux_bytes,
                                cudaMemcpyDeviceToDevice, stream));
+  if (r->d_ref_amax)
+    CUDA_CHECK(cudaMemcpyAsync(r->d_ref_amax, c->d_amax_d, sizeof(float),
+                               cudaMemcpyDeviceToDevice, stream));
   return 0;
 }
 
@@ -110,7 +117,7 @@ int lt_tune_reference_matches(lt_tune_reference *r, const lt_matmul_call *c,
                               gpu_autotune autotune, int tf32,
                               cudaStream_t stream, int *same) {
   const lt_shape *sh = &r->shape;
-  lt_comparison h[3];
+  lt_comparison h[4];
   memset(h, 0, sizeof h);
   CUDA_CHECK(cudaMemsetAsync(r->d_compared, 0, sizeof h, stream));
   int fp8_d = sh->d_fp8 != LT_FP8_NONE;
@@ -128,25 +135,32 @@ int lt_tune_reference_matches(lt_tune_reference *r, const lt_matmul_call *c,
                         stream) != 0) ||
       (r->aux_bytes && !lt_epilogue_aux_is_mask(sh->epilogue) &&
        lt_compare_values(&r->d_compared[2], sh->type, c->d_aux, sh->aux_ld,
-                         r->d_ref_aux, sh->aux_ld, sh->m, sh->n, stream) != 0))
+                         r->d_ref_aux, sh->aux_ld, sh->m, sh->n,
+                         stream) != 0) ||
+      (r->d_ref_amax && lt_compare_bytes(&r->d_compared[3], c->d_amax_d, 4,
+                                         r->d_ref_amax, 4, 4, 1, stream) != 0))
     return -1;
   CUDA_CHECK(cudaMemcpyAsync(h, r->d_compared, sizeof h, cudaMemcpyDeviceToHost,
                              stream));
   CUDA_CHECK(cudaStreamSynchronize(stream));
-  /* An FP8 D is judged byte for byte under either rule: its codes hold no
-   * magnitude the tolerance could be applied to without decoding them. */
-  *same = !fp8_d || h[0].words_differ == 0;
+  /* An FP8 D and its amax (which feeds the scaling history) are judged
+   * byte for byte under either rule: its codes hold no magnitude the
+   * tolerance could be applied to without decoding them. */
+  *same = !fp8_d || (h[0].words_differ == 0 && h[3].words_differ == 0);
   for (int i = 0; i < 3; i++)
     *same = *same && lt_autotune_accepts(autotune, sh->type, tf32, &h[i]);
   return 0;
 }
 
 /* The call's probe: the same call on scratch A, B and D filled by
- * lt_probe_fill (its bias, aux and scale pointers are the call's: the
- * descriptor holds them). */
+ * lt_probe_fill, with the call's own bias, aux and scale pointers (bound
+ * on the descriptor before the check: lt_plan_bind), except an FP8 D's
+ * scale and amax, which are the probe's own (scale 1: the probe's small
+ * values stay in E4M3's normal range instead of the real call's scale). */
 typedef struct probe {
   lt_matmul_call call;
   void *d_a, *d_b, *d_d;
+  float *d_scale_amax; /* an FP8 D's: [0] its scale (1), [4] its amax */
 } probe;
 
 /* Bytes of a stored (ld, cols) matrix of `size`-byte elements. */
@@ -169,25 +183,43 @@ static int probe_create(probe *pr, const lt_matmul_call *call,
   pr->call.d_a = pr->d_a;
   pr->call.d_b = pr->d_b;
   pr->call.d_d = pr->d_d;
+  if (s->d_fp8 != LT_FP8_NONE) {
+    const float one[8] = {1.0f};
+    CUDA_CHECK(cudaMalloc((void **)&pr->d_scale_amax, sizeof one));
+    CUDA_CHECK(
+        cudaMemcpy(pr->d_scale_amax, one, sizeof one, cudaMemcpyHostToDevice));
+    pr->call.d_d_scale = pr->d_scale_amax;    /* 16-byte aligned */
+    pr->call.d_amax_d = pr->d_scale_amax + 4; /* 16 bytes further */
+  }
   return lt_probe_fill(pr->d_a, pr->d_b, s, stream);
 }
 
 static void probe_destroy(probe *pr) {
+  cudaFree(pr->d_scale_amax);
   cudaFree(pr->d_d);
   cudaFree(pr->d_b);
   cudaFree(pr->d_a);
 }
 
+/* lt_plan_launch with `c`'s pointers bound on the descriptor first: the
+ * plan may be shared with another call that set its own (lt_plan_bind). */
+static cublasStatus_t launch(gpu_context *ctx, int lane, lt_plan *p,
+                             const lt_matmul_call *c,
+                             const cublasLtMatmulAlgo_t *algo) {
+  if (lt_plan_bind(ctx, p, c) != 0) return CUBLAS_STATUS_INTERNAL_ERROR;
+  return lt_plan_launch(ctx, lane, p, c, algo);
+}
+
 /* Mean time of LT_TIMED_RUNS launches of candidate `i` alone on the lane,
  * after one untimed launch, in microseconds. */
-static int time_alone(gpu_context *ctx, int lane, const lt_plan *p,
+static int time_alone(gpu_context *ctx, int lane, lt_plan *p,
                       const lt_matmul_call *c, int i, cudaEvent_t *ev,
                       float *us) {
   cudaStream_t stream = gpu_lane_stream(ctx, lane);
-  CUBLAS_CHECK(lt_plan_launch(ctx, lane, p, c, &p->cand[i]));
+  CUBLAS_CHECK(launch(ctx, lane, p, c, &p->cand[i]));
   CUDA_CHECK(cudaEventRecord(ev[0], stream));
   for (int r = 0; r < LT_TIMED_RUNS; r++)
-    CUBLAS_CHECK(lt_plan_launch(ctx, lane, p, c, &p->cand[i]));
+    CUBLAS_CHECK(launch(ctx, lane, p, c, &p->cand[i]));
   CUDA_CHECK(cudaEventRecord(ev[1], stream));
   CUDA_CHECK(cudaEventSynchronize(ev[1]));
   float ms = 0.0f;
@@ -198,12 +230,11 @@ static int time_alone(gpu_context *ctx, int lane, const lt_plan *p,
 
 /* *same = 1 when candidate i computes what the kept first one computed on
  * `c` (kept in `ref`). A candidate that fails to launch is not the same. */
-static int candidate_same(gpu_context *ctx, int lane, const lt_plan *p,
+static int candidate_same(gpu_context *ctx, int lane, lt_plan *p,
                           const lt_matmul_call *c, int i,
                           lt_tune_reference *ref, int *same) {
   *same = 0;
-  if (lt_plan_launch(ctx, lane, p, c, &p->cand[i]) != CUBLAS_STATUS_SUCCESS)
-    return 0;
+  if (launch(ctx, lane, p, c, &p->cand[i]) != CUBLAS_STATUS_SUCCESS) return 0;
   return lt_tune_reference_matches(ref, c, ctx->options.autotune, p->info.tf32,
                                    gpu_lane_stream(ctx, lane), same);
 }
@@ -218,12 +249,12 @@ static int check(gpu_context *ctx, int lane, lt_plan *p,
   int exact = ctx->options.autotune == GPU_AUTOTUNE_EXACT;
   memset(p->cand_ok, 0, sizeof p->cand_ok);
   memset(p->cand_us, 0, sizeof p->cand_us);
-  if (lt_plan_launch(ctx, lane, p, c, &p->cand[0]) != CUBLAS_STATUS_SUCCESS)
+  if (launch(ctx, lane, p, c, &p->cand[0]) != CUBLAS_STATUS_SUCCESS)
     return lt_refuse(ctx, &c->shape, "the heuristic's first candidate failed");
   if (lt_tune_reference_keep(ref[0], c, stream) != 0) return -1;
-  if (exact && (lt_plan_launch(ctx, lane, p, &pr->call, &p->cand[0]) !=
-                    CUBLAS_STATUS_SUCCESS ||
-                lt_tune_reference_keep(ref[1], &pr->call, stream) != 0))
+  if (exact &&
+      (launch(ctx, lane, p, &pr->call, &p->cand[0]) != CUBLAS_STATUS_SUCCESS ||
+       lt_tune_reference_keep(ref[1], &pr->call, stream) != 0))
     return lt_refuse(ctx, &c->shape, "the probe of the first candidate failed");
   p->cand_ok[0] = 1;
   if (time_alone(ctx, lane, p, c, 0, ev, &p->cand_us[0]) != 0) return -1;

@@ -19,9 +19,15 @@
  * partial sum that the terms in between are added to loses their low bits
  * in an order-dependent way: two summation orders give different bits in
  * D in any storage type, while candidates that differ only in how they
- * tile m and n (the same k order) give the same bits. An FP8 D (E4M3
- * codes) is compared code for code under either rule. Each candidate the
- * rule accepts is also timed alone on the call's lane (a few launches),
+ * tile m and n (the same k order) give the same bits in D. The bias
+ * gradient of BGRADB (BGRADA) sums op(B) (op(A)) over the same k with the
+ * same large cancelling pair, so its order shows too; that of DRELU_BGRAD
+ * and DGELU_BGRAD sums D over n, which the probe does not load: there a
+ * candidate that orders the n-sum otherwise passes when its bits agree on
+ * the call's own buffers and the probe's. An FP8 D (E4M3 codes) and its
+ * amax are compared byte for byte under either rule. Each candidate the
+ * rule accepts is also timed alone on the lane it is checked on (three
+ * launches; the step tuner checks on the main lane),
  * which orders the tuner's visits; the choice itself is made in the step.
  * Internal to the wrapper (lt_matmul.c) and its tests. */
 #ifndef MNIST_EPILOGS_LT_AUTOTUNE_H

@@ -166,21 +166,23 @@ __device__ static float probe_small(int which, int i, int j) {
 /* One stored element's value: op(M)[r][c] with r, c the logical indices of
  * the stored (row, col) (transposed when `trans`), zero past the logical
  * rows. In the product, index p (0 .. k) is A's column and B's row: the
- * first and last p carry `big` (negated in A's last). */
+ * first and last p carry `big`, negated at the last p in the matrix that
+ * carries the sign (`negative`). */
 __device__ static float probe_value(int which, int row, int col, int trans,
-                                    int rows, int k, float big) {
+                                    int rows, int k, float big, int negative) {
   int r = trans ? col : row, c = trans ? row : col; /* op(M)[r][c] */
   if (row >= rows) return 0.0f;
   int p = which == 0 ? c : r;
   int other = which == 0 ? r : c;
   if (k >= 2 && p == 0) return big;
-  if (k >= 2 && p == k - 1) return which == 0 ? -big : big;
+  if (k >= 2 && p == k - 1) return negative ? -big : big;
   return probe_small(which, other, p);
 }
 
 struct probe_matrix {
   int which, trans, ld, rows, cols, k;
   float big;
+  int negative; /* this matrix's last p is -big */
 };
 
 template <typename T> __device__ void probe_store(T *at, float value) {
@@ -192,7 +194,7 @@ __global__ void probe_fill_fp8_kernel(uint8_t *d, probe_matrix m, int e5m2) {
   for (size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x; t < total;
        t += (size_t)gridDim.x * blockDim.x) {
     float v = probe_value(m.which, (int)(t % m.ld), (int)(t / m.ld), m.trans,
-                          m.rows, m.k, m.big);
+                          m.rows, m.k, m.big, m.negative);
     d[t] = (uint8_t)__nv_cvt_float_to_fp8(v, __NV_SATFINITE,
                                           e5m2 ? __NV_E5M2 : __NV_E4M3);
   }
@@ -203,12 +205,16 @@ template <typename T> __global__ void probe_fill_kernel(T *d, probe_matrix m) {
   for (size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x; t < total;
        t += (size_t)gridDim.x * blockDim.x)
     probe_store(d + t, probe_value(m.which, (int)(t % m.ld), (int)(t / m.ld),
-                                   m.trans, m.rows, m.k, m.big));
+                                   m.trans, m.rows, m.k, m.big, m.negative));
 }
 
 /* The large terms' factors: H = big_a * big_b, each exact in its type
- * (lt_autotune.h gives H). */
-static void probe_bigs(const lt_shape *s, float *big_a, float *big_b) {
+ * (lt_autotune.h gives H). BGRADB sums op(B) over p: there B carries the
+ * large factor and the sign, so its bias gradient cancels too (BGRADA sums
+ * op(A), which carries them already). */
+static void probe_bigs(const lt_shape *s, float *big_a, float *big_b,
+                       int *b_negative) {
+  *b_negative = s->epilogue == LT_EPILOGUE_BGRADB;
   if (lt_shape_is_fp8(s)) {
     *big_a = *big_b = 256.0f; /* 2^16; E4M3 max 448, E5M2 57344 */
   } else if (s->type == LT_DTYPE_F16) {
@@ -217,6 +223,11 @@ static void probe_bigs(const lt_shape *s, float *big_a, float *big_b) {
   } else {
     *big_a = 1048576.0f; /* 2^20 */
     *big_b = 1.0f;
+  }
+  if (*b_negative) {
+    float t = *big_a;
+    *big_a = *big_b;
+    *big_b = t;
   }
 }
 
@@ -236,15 +247,26 @@ static int probe_fill_one(void *d, lt_fp8 fp8, lt_dtype type,
 extern "C" int lt_probe_fill(void *d_a, void *d_b, const lt_shape *s,
                              cudaStream_t stream) {
   float big_a = 0.0f, big_b = 0.0f;
-  probe_bigs(s, &big_a, &big_b);
+  int b_negative = 0;
+  probe_bigs(s, &big_a, &big_b, &b_negative);
   /* A stored (lda, transa ? m : k): stored rows k (T) or m (N). */
-  probe_matrix a = {
-      0,    s->transa, s->lda, s->transa ? s->k : s->m, s->transa ? s->m : s->k,
-      s->k, big_a};
+  probe_matrix a = {0,
+                    s->transa,
+                    s->lda,
+                    s->transa ? s->k : s->m,
+                    s->transa ? s->m : s->k,
+                    s->k,
+                    big_a,
+                    !b_negative};
   /* B stored (ldb, transb ? k : n): stored rows n (T) or k (N). */
-  probe_matrix b = {
-      1,    s->transb, s->ldb, s->transb ? s->n : s->k, s->transb ? s->k : s->n,
-      s->k, big_b};
+  probe_matrix b = {1,
+                    s->transb,
+                    s->ldb,
+                    s->transb ? s->n : s->k,
+                    s->transb ? s->k : s->n,
+                    s->k,
+                    big_b,
+                    b_negative};
   if (probe_fill_one(d_a, s->a_fp8, s->type, &a, stream) != 0) return -1;
   return probe_fill_one(d_b, s->b_fp8, s->type, &b, stream);
 }

@@ -48,7 +48,9 @@ int lt_compare_masks(lt_comparison *d_out, const uint8_t *d_x,
  * format or storage type), such that in op(A) op(B) every dot product's
  * first and last terms are +H and -H and the others small pseudo-random
  * values (fixed: the same probe for every candidate); rows past the
- * logical ones zero. */
+ * logical ones zero. For BGRADB, B holds the large factors and the sign
+ * (its bias gradient, the sum of op(B) over p, cancels as D does); else A
+ * holds the sign. */
 int lt_probe_fill(void *d_a, void *d_b, const lt_shape *s, cudaStream_t stream);
 
 #ifdef __cplusplus

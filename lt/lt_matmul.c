@@ -393,17 +393,7 @@ int lt_matmul(gpu_context *ctx, const lt_matmul_call *call) {
   return lt_matmul_on(ctx, GPU_LANE_MAIN, call);
 }
 
-int lt_matmul_on(gpu_context *ctx, int lane, const lt_matmul_call *call) {
-  ctx->last_error[0] = '\0';
-  if (lt_matmul_check(ctx, call) != 0) return -1;
-  lt_plan *p = plan_find_or_build(ctx, call);
-  if (!p) return -1;
-  const cublasLtMatmulAlgo_t *algo = lt_plan_algo(p, call->pick.algo);
-  if (!algo)
-    return lt_refuse(ctx, &call->shape,
-                     "expected a pick among the plan's %d candidates, found "
-                     "candidate %d (a tuning for another plan?)",
-                     p->cand_count, call->pick.algo);
+int lt_plan_bind(gpu_context *ctx, lt_plan *p, const lt_matmul_call *call) {
   /* Host-side descriptor writes: cublasLtMatmul reads them when it
    * enqueues, so earlier launches keep the pointers they were given. */
   const void *bias = lt_call_bias_vector(call);
@@ -438,6 +428,21 @@ int lt_matmul_on(gpu_context *ctx, int lane, const lt_matmul_call *call) {
     p->d_scale_set = call->d_d_scale;
     p->amax_d_set = call->d_amax_d;
   }
+  return 0;
+}
+
+int lt_matmul_on(gpu_context *ctx, int lane, const lt_matmul_call *call) {
+  ctx->last_error[0] = '\0';
+  if (lt_matmul_check(ctx, call) != 0) return -1;
+  lt_plan *p = plan_find_or_build(ctx, call);
+  if (!p) return -1;
+  const cublasLtMatmulAlgo_t *algo = lt_plan_algo(p, call->pick.algo);
+  if (!algo)
+    return lt_refuse(ctx, &call->shape,
+                     "expected a pick among the plan's %d candidates, found "
+                     "candidate %d (a tuning for another plan?)",
+                     p->cand_count, call->pick.algo);
+  if (lt_plan_bind(ctx, p, call) != 0) return -1;
   cublasStatus_t status = lt_plan_launch(ctx, lane, p, call, algo);
   if (status != CUBLAS_STATUS_SUCCESS)
     return lt_refuse(ctx, &call->shape, "cublasLtMatmul failed: %s (%s)",

@@ -64,7 +64,14 @@ const lt_plan *lt_plan_cache_at(const lt_plan_cache *cache, int i);
  * past the plan's candidates. */
 const cublasLtMatmulAlgo_t *lt_plan_algo(const lt_plan *p, int which);
 
-/* Launches `call` with plan `p` and algorithm `algo` on a lane. */
+/* Sets `call`'s bias, aux, scale, D scale and amax pointers on the plan's
+ * descriptor where they differ from the ones set (calls of one shape share
+ * a plan; cuBLASLt reads the pointers when a launch is enqueued). Defined
+ * in lt_matmul.c. Returns 0, or -1 with the reason in lt_last_error. */
+int lt_plan_bind(gpu_context *ctx, lt_plan *p, const lt_matmul_call *call);
+
+/* Launches `call` with plan `p` and algorithm `algo` on a lane (its
+ * pointers bound first: lt_plan_bind). */
 cublasStatus_t lt_plan_launch(gpu_context *ctx, int lane, const lt_plan *p,
                               const lt_matmul_call *call,
                               const cublasLtMatmulAlgo_t *algo);

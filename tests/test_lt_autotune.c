@@ -195,13 +195,20 @@ START_TEST(probe_has_its_pattern) {
                {LT_DTYPE_BF16, LT_FP8_E4M3, 256.0f, 256.0f},
                {LT_DTYPE_BF16, LT_FP8_E5M2, 256.0f, 256.0f}};
   for (size_t t = 0; t < sizeof kinds / sizeof kinds[0]; t++)
-    for (int layout = 0; layout < 4; layout++) {
+    for (int layout = 0; layout < 8; layout++) {
+      /* layouts 4-7: BGRADB, whose bias gradient sums op(B): B carries
+       * the large factor and the sign there. */
+      int bgradb = layout >= 4;
+      float big_a = bgradb ? kinds[t].big_b : kinds[t].big_a;
+      float big_b = bgradb ? kinds[t].big_a : kinds[t].big_b;
       lt_shape s = {.type = kinds[t].type,
+                    .epilogue =
+                        bgradb ? LT_EPILOGUE_BGRADB : LT_EPILOGUE_DEFAULT,
                     .m = M,
                     .n = N,
                     .k = K,
                     .transa = layout & 1,
-                    .transb = layout >> 1,
+                    .transb = (layout >> 1) & 1,
                     .lda = LD,
                     .ldb = LD,
                     .ldd = LD,
@@ -233,17 +240,19 @@ START_TEST(probe_has_its_pattern) {
         for (int p = 0; p < K; p++) {
           double v = a[op_index(i, p, LD, s.transa)];
           if (p == 0)
-            ck_assert_double_eq(v, kinds[t].big_a);
+            ck_assert_double_eq(v, big_a);
           else if (p == K - 1)
-            ck_assert_double_eq(v, -kinds[t].big_a);
+            ck_assert_double_eq(v, bgradb ? big_a : -big_a);
           else
             ck_assert_msg(fabs(v) <= 1.0, "kind %zu A(%d,%d) = %g", t, i, p, v);
         }
       for (int p = 0; p < K; p++)
         for (int j = 0; j < N; j++) {
           double v = b[op_index(p, j, LD, s.transb)];
-          if (p == 0 || p == K - 1)
-            ck_assert_double_eq(v, kinds[t].big_b);
+          if (p == 0)
+            ck_assert_double_eq(v, big_b);
+          else if (p == K - 1)
+            ck_assert_double_eq(v, bgradb ? -big_b : big_b);
           else
             ck_assert_msg(fabs(v) <= 1.0, "kind %zu B(%d,%d) = %g", t, p, j, v);
         }

@@ -57,7 +57,10 @@ int step_slots_build(tune_slot *slots, const step_tune_target *t,
                      const mlp_call *calls, int call_count, int check) {
   int count = 0;
   for (int i = 0; i < call_count; i++) {
-    int fused_call = calls[i].call.shape.epilogue != LT_EPILOGUE_DEFAULT;
+    /* A call writing an FP8 D runs fused in every mode (linear.c): like a
+     * DEFAULT call it has no twin and no way to choose. */
+    int fused_call = calls[i].call.shape.epilogue != LT_EPILOGUE_DEFAULT &&
+                     calls[i].call.shape.d_fp8 == LT_FP8_NONE;
     /* Under auto, a DEFAULT call runs its own plan (lt_matmul_auto_on);
      * under unfused, every call runs its twin's GEMM. */
     int algo = t->mode != MLP_MODE_UNFUSED;

@@ -31,7 +31,8 @@ void step_slots_first(tune_config *c, const tune_slot *slots, int count,
 void step_slots_apply(mlp *net, const mlp_call *calls, const tune_slot *slots,
                       int count, const tune_config *c, int n);
 
-/* The cache entry of configuration c (the algorithms by their bytes), with
+/* The cache entry of configuration c (each algorithm by its index, its
+ * attributes and its bytes), with
  * its fingerprint; key copied in. Returns 0 or -1. */
 int step_slots_entry(tune_cache_entry *out, gpu_context *ctx,
                      const mlp_call *calls, const tune_slot *slots, int count,

@@ -20,6 +20,7 @@ struct step_clock {
   cudaGraphExec_t exec[2];
   cudaEvent_t ev[CLOCK_EVENTS];
   int replays; /* per sample; 0 until the first measure */
+  int steps;   /* steps a replay runs (enqueue_steps' count) */
 };
 
 int step_clock_create(step_clock **out, const step_tune_target *target,
@@ -56,8 +57,11 @@ void step_clock_destroy(step_clock *k) {
 
 /* STEP_TIME_STEPS steps, as the graph holds them. */
 static int enqueue_steps(void *self) {
-  const step_tune_target *t = ((step_clock *)self)->t;
-  return t->enqueue_steps(t->arg, STEP_TIME_STEPS);
+  step_clock *k = self;
+  int steps = k->t->enqueue_steps(k->t->arg, STEP_TIME_STEPS);
+  if (steps < 1) return -1;
+  k->steps = steps;
+  return 0;
 }
 
 /* Captures configuration c into exec[i]: written into the layers, one
@@ -70,7 +74,7 @@ static int prepare(step_clock *k, int i, const tune_config *c) {
   if (k->exec[i]) cudaGraphExecDestroy(k->exec[i]);
   k->exec[i] = NULL;
   step_slots_apply(t->net, k->calls, k->slots, k->slot_count, c, t->n);
-  if (t->enqueue_steps(t->arg, 1) != 0) {
+  if (t->enqueue_steps(t->arg, 1) < 1) {
     CUDA_CHECK(cudaStreamSynchronize(stream));
     return 1;
   }
@@ -104,7 +108,7 @@ static int choose_replays(step_clock *k, int i) {
   CUDA_CHECK(cudaEventRecord(k->ev[1], stream));
   CUDA_CHECK(cudaEventSynchronize(k->ev[1]));
   CUDA_CHECK(cudaEventElapsedTime(&ms, k->ev[0], k->ev[1]));
-  double replay_ms = ms / 3.0; /* a replay: STEP_TIME_STEPS steps */
+  double replay_ms = ms / 3.0; /* a replay: k->steps steps */
   int replays = replay_ms > 0.0 ? (int)(STEP_TIME_SAMPLE_MS / replay_ms + 0.999)
                                 : STEP_TIME_MAX_REPLAYS;
   k->replays = replays < 1                       ? 1
@@ -141,7 +145,7 @@ int step_clock_measure(void *self, const tune_config *a, const tune_config *b,
     *spent_ms += ms;
     int first_a = (s / 2) % 2 == 0;
     int is_a = (s % 2 == 0) == first_a;
-    float per_step = ms / (float)(k->replays * STEP_TIME_STEPS);
+    float per_step = ms / (float)(k->replays * k->steps);
     if (is_a)
       base[s / 2] = per_step;
     else

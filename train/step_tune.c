@@ -31,8 +31,8 @@ static void make_key(char *key, size_t size, const step_tune_target *t,
   gpu_chain_format(chain, sizeof chain, ctx->options.chain);
   size_t at = (size_t)snprintf(
       key, size,
-      "%s; gpu %s; sms %d; driver %d; cublaslt %zu; chain %s; autotune %s; "
-      "workspace %zu; align",
+      "rule 2; %s; gpu %s; sms %d; driver %d; cublaslt %zu; chain %s; "
+      "autotune %s; workspace %zu; align",
       o->run_key ? o->run_key : "", ctx->device_name, ctx->sm_count, driver,
       cublasLtGetVersion(), chain, gpu_autotune_name(ctx->options.autotune),
       (size_t)GPU_WORKSPACE_BYTES);
@@ -114,6 +114,7 @@ static int tune(step_tune_report *r, const step_tune_target *t,
   tune_log_init(&r->log, o->budget_ms > 0 ? o->budget_ms : STEP_TUNE_BUDGET_MS);
   if (mlp_snapshot_create(&snapshot, t->net) != 0) return -1;
   int status = mlp_snapshot_take(snapshot, t->net, stream);
+  int taken = status == 0; /* a failed take is not put back over the net */
   if (status == 0) {
     r->slot_count = step_slots_build(r->slots, t, r->calls, r->call_count, 1);
     status = r->slot_count < 0 ? -1 : 0;
@@ -122,7 +123,7 @@ static int tune(step_tune_report *r, const step_tune_target *t,
     status = step_clock_create(&clock, t, r->calls, r->slots, r->slot_count);
   if (status == 0) status = search(&r->chosen, r, t, clock);
   step_clock_destroy(clock);
-  if (mlp_snapshot_restore(snapshot, t->net, stream) != 0 ||
+  if ((taken && mlp_snapshot_restore(snapshot, t->net, stream) != 0) ||
       cudaStreamSynchronize(stream) != cudaSuccess)
     status = -1;
   mlp_snapshot_destroy(snapshot);
@@ -198,18 +199,28 @@ int step_tune_run(step_tune_report *r, const step_tune_target *t,
     r->from_cache = from_cache(r, t, path, key) == 0;
   else if (path[0])
     snprintf(r->cache_note, sizeof r->cache_note, "refreshed");
-  if (!r->from_cache) {
-    if (tune(r, t, o) != 0) {
-      fprintf(stderr, "step_tune: tuning the step failed: %s\n",
-              lt_last_error(t->ctx));
-      memset(&r->chosen, 0, sizeof r->chosen);
-      r->slot_count = 0;
-      step_slots_apply(t->net, r->calls, r->slots, 0, &r->chosen, t->n);
-      return -1;
-    }
+  if (!r->from_cache && tune(r, t, o) != 0) {
+    /* The network keeps the warm-up's choices: cuBLASLt's first
+     * candidates, and under auto every call fused. */
+    fprintf(stderr,
+            "step_tune: note: tuning the step failed (%s); every call runs "
+            "cuBLASLt's first candidate%s\n",
+            lt_last_error(t->ctx), t->mode == MLP_MODE_AUTO ? ", fused" : "");
+    memset(&r->chosen, 0, sizeof r->chosen);
+    r->slot_count = 0;
+    snprintf(r->cache_note, sizeof r->cache_note,
+             "tuning failed: cuBLASLt's first candidates kept");
+    step_slots_apply(t->net, r->calls, r->slots, 0, &r->chosen, t->n);
+    for (int l = 0; t->mode == MLP_MODE_AUTO && l < t->net->layout.depth; l++)
+      for (int k = 0; k < 3; k++)
+        t->net->layers[l].picks[k].way = LT_AUTO_FUSED;
+    r->choose_ms = now_ms() - started;
+    return cudaGetLastError() == cudaSuccess ? 0 : -1;
   }
   step_slots_apply(t->net, r->calls, r->slots, r->slot_count, &r->chosen, t->n);
-  if (keep(r, t, o, path, key) != 0) return -1;
+  if (keep(r, t, o, path, key) != 0)
+    fprintf(stderr, "step_tune: note: the chosen set could not be named "
+                    "(no fingerprint, nothing cached)\n");
   r->choose_ms = now_ms() - started;
   return 0;
 }

@@ -48,7 +48,8 @@ typedef struct step_tune_options {
 /* The step to tune: training steps of `net` on full batches of n samples
  * (d_x: the first one's inputs, for the step's calls), enqueued on
  * ctx->stream by enqueue_steps(arg, count): the epoch's first `count`
- * steps, as its graph runs them, or as many as it has full batches. */
+ * steps, as its graph runs them, or as many as it has full batches (at
+ * least one); it returns how many it enqueued, or -1. */
 typedef struct step_tune_target {
   gpu_context *ctx;
   mlp *net;
@@ -64,7 +65,7 @@ typedef struct step_tune_report {
   int from_cache; /* 1: the choices came from the cache */
   char cache_note[600]; /* what the cache did, one line ("" when off) */
   unsigned fingerprint; /* FNV-1a of the chosen set (algorithms by their
-                           bytes, ways by value), 32 bits */
+                           index and attributes, ways by value), 32 bits */
   double choose_ms;     /* wall clock spent choosing */
   int call_count;
   mlp_call calls[MLP_MAX_STEP_CALLS];
@@ -76,8 +77,10 @@ typedef struct step_tune_report {
 
 /* Chooses as above and writes the choices into net's layers (picks at
  * batch n). The step's plans must exist (run it once first); nothing may
- * be capturing. Returns 0, or -1 with a message on stderr (the network
- * then keeps the heuristic's choices and its state as it was). */
+ * be capturing. When tuning fails (out of memory, a capture refused) it
+ * says so on stderr and keeps the warm-up's choices (cuBLASLt's first
+ * candidates; under auto every call fused) and the network's state, and
+ * returns 0; -1 only when a CUDA error remains. */
 int step_tune_run(step_tune_report *report, const step_tune_target *target,
                   const step_tune_options *options);
 

@@ -108,14 +108,15 @@ static int enqueue_test_graph(void *t) {
 static void schedule_fill(trainer *t, int epoch);
 
 /* The epoch's first `count` training steps on full batches (at least the
- * first step), as the epoch's graph runs them: the step tuner's sample. */
+ * first step), as the epoch's graph runs them: the step tuner's sample.
+ * Returns how many it enqueued, or -1. */
 static int enqueue_first_steps(void *arg, int count) {
   trainer *t = arg;
   int full = t->data->train.count / t->config.batch;
   if (count > full) count = full > 0 ? full : 1;
   for (int s = 0; s < count; s++)
     if (enqueue_step(t, s) != 0) return -1;
-  return 0;
+  return count;
 }
 
 /* The run's part of the tuning cache's key (step_tune_options.run_key). */

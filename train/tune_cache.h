@@ -23,7 +23,9 @@
  * (damaged, truncated, another run's key, a directory, a FIFO) is ignored
  * with one line saying why, never trusted in part. A value read here is
  * still only a hint: the tuner takes an algorithm only when the heuristic
- * offers it byte for byte in this run (train/step_tune.c). Written: to a
+ * offers it in this run: at its index with the same attributes, or byte
+ * for byte, or as the only candidate with its attributes
+ * (lt_matmul_candidate_find). Written: to a
  * temporary file in the same folder, then renamed over the old one, so a
  * reader sees the old file or the new, whole; two runs writing at once
  * leave one of them. */

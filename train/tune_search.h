@@ -7,6 +7,7 @@
  * call's way), and a configuration gives every slot a value. The search
  * starts from an incumbent (the caller's: cuBLASLt's first candidates)
  * and visits the slots it is given in order of their share of the step
+ * (way slots, which have no time alone, in the order of the calls)
  * (the incumbent value's time alone, largest first). Per slot it tries at
  * most TUNE_PER_SLOT challengers: the values the autotune rule accepts,
  * fastest alone first, and only those within TUNE_ALONE_WINDOW of the
@@ -22,7 +23,8 @@
 #include "train/tune_rule.h"
 
 enum {
-  TUNE_MAX_SLOTS = 64,   /* slots of one step */
+  TUNE_MAX_SLOTS = 160,  /* slots of one step (3 per call, at most
+                            MLP_MAX_STEP_CALLS calls) */
   TUNE_MAX_VALUES = 32,  /* values of one slot (LT_MAX_CANDIDATES) */
   TUNE_PER_SLOT = 2,     /* challengers tried per slot */
   TUNE_MAX_RECORDS = 160 /* comparisons kept for the report */
@@ -35,7 +37,8 @@ enum {
 typedef enum tune_field {
   TUNE_FIELD_ALGO,  /* the call's own plan */
   TUNE_FIELD_PLAIN, /* its DEFAULT twin's (the unfused way's GEMM) */
-  TUNE_FIELD_SPLIT, /* its split GEMM's */
+  TUNE_FIELD_SPLIT, /* its split GEMM's (no such slot is built yet: the
+                       split way runs the heuristic's first candidate) */
   TUNE_FIELD_WAY    /* --mode auto: fused, unfused or split */
 } tune_field;
 
