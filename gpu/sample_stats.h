@@ -1,7 +1,7 @@
 /* sample_stats.h: median and range of timing samples, the one way the
- * programs, the benchmark, autotuning (lt_autotune.c) and --mode auto
- * (lt_auto.c) take them. Plain C; in gpu/, the lowest folder, so that
- * every one of them may link it. */
+ * programs, the benchmark, the step tuner's rule (tune_rule.c) and
+ * --mode auto (lt_auto.c) take them. Plain C; in gpu/, the lowest folder, so
+ * that every one of them may link it. */
 #ifndef MNIST_EPILOGS_SAMPLE_STATS_H
 #define MNIST_EPILOGS_SAMPLE_STATS_H
 

@@ -2,24 +2,19 @@
 #include "train/tune_rule.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
+
+#include "gpu/sample_stats.h"
 
 /* The most samples one median is taken of. */
 enum { TUNE_RULE_MAX = 4 * TUNE_PAIRS };
 
-static int compare_floats(const void *a, const void *b) {
-  float x = *(const float *)a, y = *(const float *)b;
-  return (x > y) - (x < y);
-}
-
 double tune_median(const float *x, int count) {
-  float sorted[TUNE_RULE_MAX];
+  float sorted[TUNE_RULE_MAX], median;
   if (count > TUNE_RULE_MAX) count = TUNE_RULE_MAX;
   memcpy(sorted, x, (size_t)count * sizeof *x);
-  qsort(sorted, (size_t)count, sizeof *sorted, compare_floats);
-  return count % 2 ? sorted[count / 2]
-                   : 0.5 * ((double)sorted[count / 2 - 1] + sorted[count / 2]);
+  sample_stats(sorted, count, &median, NULL, NULL);
+  return median;
 }
 
 /* d[i] = cand[i] - base[i]. */
