@@ -2,7 +2,8 @@
  * one epoch of the 784-100-10 network reaches >= 95 %; fused and unfused
  * agree; two identical runs write identical logs; a diverging run stops
  * with its advice and its rows logged; a run that fails at GPU setup
- * leaves an existing log alone; Fashion-MNIST learns. Skips (77) without a
+ * leaves an existing log alone; FP8 learns, saves and reports what its
+ * casts lost even under --quiet; Fashion-MNIST learns. Skips (77) without a
  * GPU or without the data, saying which. */
 #include <check.h>
 #include <math.h>
@@ -286,6 +287,13 @@ START_TEST(fp8_learns_and_saves) {
   ck_assert_msg(strstr(out, "fp8 hybrid, delayed scaling, fast accumulation "
                             "forward"),
                 "mnist_predict does not name the file's recipe: %s", out);
+  /* What the casts lost is part of the summary, --quiet too. */
+  snprintf(command, sizeof command,
+           "'%s' --data-dir '%s' %s --precision fp8 --steps 4 --quiet 2>&1",
+           MNIST_TRAIN_PATH, mnist_dir, base);
+  ck_assert_int_eq(test_capture(command, out, sizeof out), 0);
+  ck_assert_msg(strstr(out, "fp8: ") && strstr(out, " values saturated"),
+                "--quiet hides the FP8 saturation counts: %s", out);
 }
 END_TEST
 
