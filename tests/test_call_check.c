@@ -69,7 +69,11 @@ static double element_bound(double us, double eta, double ua, int k, double g,
  * error dt <= 2^-10.987 |t| <= 2^-10.987 in t = tanh(...): GELU moves by
  * |z| dt / 2, GELU' by dt (1/2 + |z| s (1 + 3 c z^2)). DGELU_BGRAD: the
  * product's error times |GELU'(z_in)| (z_in exact: both read the stored
- * input), one rounding, and GELU''s evaluation times |g|. */
+ * input), one rounding, and GELU''s evaluation times |g|. The unfused twin
+ * rounds the product to the storage type before DGELU reads it: that
+ * rounding's error is us |g| or, below the type's normal range, up to eta
+ * (half its smallest step: an FP16 product of 5.6e-6 rounds by up to 3e-8
+ * absolute, 0.5 % relative), so both terms enter before the slope. */
 #define GELU_LIPSCHITZ 1.13
 #define TANH_APPROX 4.9e-4 /* 2^-10.987 */
 
@@ -87,7 +91,7 @@ static double dgelu_bound(double us, double eta, double ua, int k, double g,
   double dslope =
       TANH_APPROX *
       (0.5 + fabs(z_in) * 0.7978845608 * (1.0 + 3.0 * 0.044715 * z_in * z_in));
-  return slope * (us * fabs(g) + 2.0 * acc) + us * fabs(ref) + eta +
+  return slope * (us * fabs(g) + eta + 2.0 * acc) + us * fabs(ref) + eta +
          dslope * fabs(g);
 }
 

@@ -104,7 +104,7 @@ START_TEST(noise_alone_keeps_the_first) {
 }
 END_TEST
 
-/* A 10 % gain in one slot, 2 % noise per sample: found every time. */
+/* A 20 % gain in one slot, 2 % noise per sample: found every time. */
 START_TEST(a_real_gain_wins) {
   tune_slot slots[3];
   make_slots(slots, 3, 3);
@@ -114,7 +114,7 @@ START_TEST(a_real_gain_wins) {
                    .noise_ms = 0.002,
                    .refuse_value = -1,
                    .state = seed};
-    f.cost[1][2] = -0.01;
+    f.cost[1][2] = -0.02;
     tune_config c;
     tune_log log;
     ck_assert_int_eq(search(&f, &c, slots, &log, 1e9), 0);
@@ -125,8 +125,8 @@ START_TEST(a_real_gain_wins) {
 }
 END_TEST
 
-/* A 0.3 % gain, below the rule's floor: the first stays even without
- * noise. */
+/* A 5 % gain, below a slot's floor (TUNE_MIN_GAIN: the timed step and the
+ * epoch disagree by more): the first stays even without noise. */
 START_TEST(gain_below_the_floor_stays) {
   tune_slot slots[1];
   make_slots(slots, 1, 2);
@@ -135,7 +135,7 @@ START_TEST(gain_below_the_floor_stays) {
                  .noise_ms = 0.0,
                  .refuse_value = -1,
                  .state = 3};
-  f.cost[0][1] = -0.003;
+  f.cost[0][1] = -0.05;
   tune_config c;
   tune_log log;
   ck_assert_int_eq(search(&f, &c, slots, &log, 1e9), 0);
@@ -146,7 +146,7 @@ START_TEST(gain_below_the_floor_stays) {
 END_TEST
 
 /* Value 1 is the fastest alone (5 us against 10) but costs 10 % in the
- * step; value 2 is equal alone and saves 10 % in the step. */
+ * step; value 2 is equal alone and saves 20 % in the step. */
 START_TEST(fast_alone_slow_in_the_step_loses) {
   tune_slot slots[1];
   make_slots(slots, 1, 3);
@@ -157,7 +157,7 @@ START_TEST(fast_alone_slow_in_the_step_loses) {
                  .refuse_value = -1,
                  .state = 7};
   f.cost[0][1] = +0.01;
-  f.cost[0][2] = -0.01;
+  f.cost[0][2] = -0.02;
   tune_config c;
   tune_log log;
   ck_assert_int_eq(search(&f, &c, slots, &log, 1e9), 0);
@@ -181,7 +181,7 @@ START_TEST(a_refused_candidate_loses) {
                  .refuse_value = 1,
                  .state = 1};
   f.cost[0][1] = -0.05;
-  f.cost[0][2] = -0.01;
+  f.cost[0][2] = -0.02;
   tune_config c;
   tune_log log;
   ck_assert_int_eq(search(&f, &c, slots, &log, 1e9), 0);
@@ -247,7 +247,7 @@ START_TEST(losers_stop_early) {
                  .refuse_value = -1,
                  .state = 1};
   f.cost[0][1] = +0.01;
-  f.cost[0][2] = -0.01;
+  f.cost[0][2] = -0.02;
   tune_config c;
   tune_log log;
   ck_assert_int_eq(search(&f, &c, slots, &log, 1e9), 0);
@@ -268,7 +268,7 @@ START_TEST(budget_stops_the_search) {
                  .refuse_value = -1,
                  .state = 1};
   for (int s = 0; s < 4; s++)
-    f.cost[s][1] = -0.1; /* every slot could win */
+    f.cost[s][1] = -0.2; /* every slot could win */
   tune_config c;
   tune_log log;
   /* One comparison of 16 pairs spends ~2 * 16 ms: the budget allows one. */
@@ -312,18 +312,46 @@ START_TEST(rule_arithmetic) {
   float base[4] = {1.0f, 1.0f, 1.0f, 1.0f};
   float cand[4] = {0.88f, 0.89f, 0.91f, 0.92f};
   tune_verdict v;
-  tune_rule_judge(&v, base, cand, 4);
+  tune_rule_judge(&v, base, cand, 4, TUNE_MIN_GAIN_STEPS);
   ck_assert_double_eq_tol(v.diff_ms, -0.10, 1e-6);
   /* |d - median| = 0.02, 0.01, 0.01, 0.02: MAD 0.015. */
   ck_assert_double_eq_tol(v.noise_ms, 1.2533 * 1.4826 * 0.015 / 2.0, 1e-6);
   ck_assert_int_eq(v.wins, 1);
   float spread[4] = {0.5f, 1.5f, 0.8f, 1.2f}; /* median 1.0, noisy */
-  tune_rule_judge(&v, base, spread, 4);
+  tune_rule_judge(&v, base, spread, 4, TUNE_MIN_GAIN_STEPS);
   ck_assert_int_eq(v.wins, 0);
   ck_assert_int_eq(tune_rule_out_early(base, spread, 4), 1);
   ck_assert_int_eq(tune_rule_out_early(base, cand, 4), 0);
   ck_assert_double_eq_tol(tune_median(cand, 4), 0.90, 1e-6);
   ck_assert_double_eq_tol(tune_median(cand, 3), 0.89, 1e-6);
+  /* The floors: a clear 5 % gain wins between whole steps, not in a slot. */
+  float five[4] = {0.95f, 0.95f, 0.95f, 0.95f};
+  tune_rule_judge(&v, base, five, 4, TUNE_MIN_GAIN_STEPS);
+  ck_assert_int_eq(v.wins, 1);
+  tune_rule_judge(&v, base, five, 4, TUNE_MIN_GAIN);
+  ck_assert_int_eq(v.wins, 0);
+}
+END_TEST
+
+/* Candidates whose times alone are within TUNE_ALONE_TIE of the fastest
+ * are tried in the heuristic's order, so that noise in the times alone
+ * (they move by 5-10 % from process to process) does not change which
+ * one is tried first; one clearly faster alone still goes first. */
+START_TEST(near_ties_alone_keep_the_heuristic_order) {
+  tune_slot s;
+  make_slots(&s, 1, 5);
+  s.alone_us[1] = 9.6f;
+  s.alone_us[2] = 10.2f;
+  s.alone_us[3] = 9.2f; /* fastest, but within 10 % of values 1 and 2 */
+  s.alone_us[4] = 10.4f;
+  int out[TUNE_PER_SLOT];
+  ck_assert_int_eq(tune_challengers(out, &s, 0), 2);
+  ck_assert_int_eq(out[0], 1);
+  ck_assert_int_eq(out[1], 3); /* of 2, 3, 4: 2 is 11 % behind 3 */
+  s.alone_us[3] = 5.0f;        /* now clearly the fastest */
+  ck_assert_int_eq(tune_challengers(out, &s, 0), 2);
+  ck_assert_int_eq(out[0], 3);
+  ck_assert_int_eq(out[1], 1);
 }
 END_TEST
 
@@ -332,6 +360,7 @@ int main(void) {
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, noise_alone_keeps_the_first);
   tcase_add_test(tc, a_real_gain_wins);
+  tcase_add_test(tc, near_ties_alone_keep_the_heuristic_order);
   tcase_add_test(tc, gain_below_the_floor_stays);
   tcase_add_test(tc, fast_alone_slow_in_the_step_loses);
   tcase_add_test(tc, a_refused_candidate_loses);

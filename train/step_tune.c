@@ -31,7 +31,7 @@ static void make_key(char *key, size_t size, const step_tune_target *t,
   gpu_chain_format(chain, sizeof chain, ctx->options.chain);
   size_t at = (size_t)snprintf(
       key, size,
-      "rule 2; %s; gpu %s; sms %d; driver %d; cublaslt %zu; chain %s; "
+      "rule 3; %s; gpu %s; sms %d; driver %d; cublaslt %zu; chain %s; "
       "autotune %s; workspace %zu; align",
       o->run_key ? o->run_key : "", ctx->device_name, ctx->sm_count, driver,
       cublasLtGetVersion(), chain, gpu_autotune_name(ctx->options.autotune),
@@ -85,20 +85,28 @@ static int search(tune_config *best, step_tune_report *r,
       visit[n] = n;
     return tune_search(best, r->slots, visit, n, &ops, &r->log);
   }
-  /* The all-fused against the all-unfused step first, whatever the budget
-   * (on the H200 the big network's first algorithm comparison alone spent
-   * it, and auto then stayed fused, 24 % behind unfused); then the
-   * algorithms that step runs, then each call's way. */
+  /* The algorithms of the all-fused step, then of the all-unfused step
+   * (half the budget each: the first must not spend the second's), then
+   * the two tuned steps against each other (always, whatever the budget:
+   * on the H200 a big network's first comparisons alone spent it, and auto
+   * stayed fused, 24 % behind unfused), then each call's way from the
+   * better one (half a budget more). */
   tune_config fused, unfused;
+  double budget = r->log.budget_ms;
   step_slots_first(&fused, r->slots, r->slot_count, LT_AUTO_FUSED);
   step_slots_first(&unfused, r->slots, r->slot_count, LT_AUTO_UNFUSED);
+  r->log.budget_ms = budget / 2;
+  n = runs_of(visit, r->slots, r->slot_count, 0);
+  if (tune_search(&fused, r->slots, visit, n, &ops, &r->log) != 0) return -1;
+  r->log.budget_ms = budget;
+  n = runs_of(visit, r->slots, r->slot_count, 1);
+  if (tune_search(&unfused, r->slots, visit, n, &ops, &r->log) != 0) return -1;
   int wins = 0;
   if (tune_compare_always(&wins, &fused, &unfused, &ops, &r->log, -1,
                           LT_AUTO_FUSED, LT_AUTO_UNFUSED) < 0)
     return -1;
   *best = wins ? unfused : fused;
-  n = runs_of(visit, r->slots, r->slot_count, wins);
-  if (tune_search(best, r->slots, visit, n, &ops, &r->log) != 0) return -1;
+  r->log.budget_ms = budget * 1.5;
   n = slots_of(visit, r->slots, r->slot_count, TUNE_FIELD_WAY);
   return tune_search(best, r->slots, visit, n, &ops, &r->log);
 }

@@ -5,14 +5,16 @@
  * whole step where it is paid: captured as a CUDA graph, replayed in
  * interleaved pairs, judged by tune_rule.h, searched by tune_search.h.
  *
- * Start: cuBLASLt's first candidates everywhere. Under --mode auto: first
- * the all-fused step against the all-unfused one (always, whatever the
- * budget; fused on a tie), then the algorithms the better one runs, then
- * each call's way. Challengers are the candidates the context's
- * autotune rule accepts (lt_autotune.h: bit for bit the first's numbers
- * under exact, so a tuned run prints what --autotune off prints). The
- * replays train the network: its state is snapshotted before and restored
- * after (layers/mlp_snapshot.h), so tuning changes nothing but speed.
+ * Start: cuBLASLt's first candidates everywhere. Under --mode auto: the
+ * algorithms of the all-fused step, then of the all-unfused step (half
+ * the budget each), then the two tuned steps against each other (always,
+ * whatever the budget; fused on a tie), then each call's way from the
+ * better one (half a budget more: auto spends up to 1.5 budgets). Challengers
+ * are the candidates the context's autotune rule accepts (lt_autotune.h: bit
+ * for bit the first's numbers under exact, so a tuned run prints what
+ * --autotune off prints). The replays train the network: its state is
+ * snapshotted before and restored after (layers/mlp_snapshot.h), so tuning
+ * changes nothing but speed.
  *
  * The choices go to the network's layers (linear_layer.picks), so each
  * network (each mnist_bench row) keeps its own, and are kept in the

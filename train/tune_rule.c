@@ -25,7 +25,7 @@ static void differences(float *d, const float *base, const float *cand,
 }
 
 void tune_rule_judge(tune_verdict *out, const float *base, const float *cand,
-                     int pairs) {
+                     int pairs, double floor) {
   float d[TUNE_RULE_MAX], spread[TUNE_RULE_MAX];
   if (pairs > TUNE_RULE_MAX) pairs = TUNE_RULE_MAX;
   differences(d, base, cand, pairs);
@@ -39,8 +39,8 @@ void tune_rule_judge(tune_verdict *out, const float *base, const float *cand,
   out->cand_ms = tune_median(cand, pairs);
   out->diff_ms = diff;
   out->noise_ms = 1.2533 * 1.4826 * mad / sqrt((double)pairs);
-  out->wins = diff < -TUNE_NOISE_K * out->noise_ms &&
-              -diff > TUNE_MIN_GAIN * out->base_ms;
+  out->wins =
+      diff < -TUNE_NOISE_K * out->noise_ms && -diff > floor * out->base_ms;
 }
 
 int tune_rule_out_early(const float *base, const float *cand, int pairs) {

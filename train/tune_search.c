@@ -22,7 +22,7 @@ static void log_add(tune_log *log, int slot, int from, int to,
 /* tune_compare, the budget checked or not. */
 static int compare(int *wins, const tune_config *a, const tune_config *b,
                    const tune_ops *ops, tune_log *log, int slot, int from,
-                   int to, int budgeted) {
+                   int to, int budgeted, double floor) {
   float base[TUNE_PAIRS], cand[TUNE_PAIRS];
   double spent = 0.0;
   tune_verdict v;
@@ -49,7 +49,7 @@ static int compare(int *wins, const tune_config *a, const tune_config *b,
     log->spent_ms += spent;
     pairs = TUNE_PAIRS;
   }
-  tune_rule_judge(&v, base, cand, pairs);
+  tune_rule_judge(&v, base, cand, pairs, floor);
   v.early = pairs < TUNE_PAIRS;
   v.wins = v.wins && !v.early;
   log_add(log, slot, from, to, &v);
@@ -60,30 +60,39 @@ static int compare(int *wins, const tune_config *a, const tune_config *b,
 int tune_compare(int *wins, const tune_config *a, const tune_config *b,
                  const tune_ops *ops, tune_log *log, int slot, int from,
                  int to) {
-  return compare(wins, a, b, ops, log, slot, from, to, 1);
+  return compare(wins, a, b, ops, log, slot, from, to, 1, TUNE_MIN_GAIN);
 }
 
 int tune_compare_always(int *wins, const tune_config *a, const tune_config *b,
                         const tune_ops *ops, tune_log *log, int slot, int from,
                         int to) {
-  return compare(wins, a, b, ops, log, slot, from, to, 0);
+  return compare(wins, a, b, ops, log, slot, from, to, 0, TUNE_MIN_GAIN_STEPS);
 }
 
 int tune_challengers(int *out, const tune_slot *s, int current) {
   int count = 0;
   int timed = s->field != TUNE_FIELD_WAY && s->alone_us[current] > 0.0f;
   float limit = (float)(TUNE_ALONE_WINDOW * s->alone_us[current]);
-  /* Selection by time alone, fastest first (the heuristic's order among
-   * equal times); ways in their own order. */
+  /* Fastest alone first; values within TUNE_ALONE_TIE of the fastest left
+   * are ties, taken in the heuristic's order (times alone move by more
+   * than that from process to process); ways in their own order. */
   int taken[TUNE_MAX_VALUES] = {0};
   while (count < TUNE_PER_SLOT) {
-    int best = -1;
+    int eligible[TUNE_MAX_VALUES], n = 0;
+    float fastest = 0.0f;
     for (int v = 0; v < s->count && v < TUNE_MAX_VALUES; v++) {
       if (v == current || !s->ok[v] || taken[v]) continue;
       if (timed && (s->alone_us[v] <= 0.0f || s->alone_us[v] > limit)) continue;
-      if (best < 0 || (timed && s->alone_us[v] < s->alone_us[best])) best = v;
+      if (n == 0 || s->alone_us[v] < fastest) fastest = s->alone_us[v];
+      eligible[n++] = v;
     }
-    if (best < 0) break;
+    if (n == 0) break;
+    int best = eligible[0];
+    for (int i = 0; timed && i < n; i++)
+      if (s->alone_us[eligible[i]] <= (float)(TUNE_ALONE_TIE * fastest)) {
+        best = eligible[i];
+        break;
+      }
     taken[best] = 1;
     out[count++] = best;
   }

@@ -10,7 +10,8 @@
  * (way slots, which have no time alone, in the order of the calls)
  * (the incumbent value's time alone, largest first). Per slot it tries at
  * most TUNE_PER_SLOT challengers: the values the autotune rule accepts,
- * fastest alone first, and only those within TUNE_ALONE_WINDOW of the
+ * fastest alone first (values within TUNE_ALONE_TIE of each other alone in
+ * the heuristic's order), and only those within TUNE_ALONE_WINDOW of the
  * incumbent alone (so a candidate that is much slower alone is not worth
  * a step's time; one that wins alone must still win in the step). Each is
  * judged by tune_rule.h in the step; a winner becomes the incumbent. The
@@ -30,6 +31,7 @@ enum {
   TUNE_MAX_RECORDS = 160 /* comparisons kept for the report */
 };
 #define TUNE_ALONE_WINDOW 1.10
+#define TUNE_ALONE_TIE 1.10
 
 /* What a slot chooses. Algorithm values are candidate indices in the
  * heuristic's order (0: its first); way values are lt_auto_choice values
@@ -86,16 +88,18 @@ typedef struct tune_log {
 void tune_log_init(tune_log *log, double budget_ms);
 
 /* Compares b with a in the step (two stages, tune_rule.h) and logs it
- * under `slot`, `from`, `to`. *wins = 1 when b replaces a. Returns 0, 1
+ * under `slot`, `from`, `to`, under a slot's floor (TUNE_MIN_GAIN).
+ * *wins = 1 when b replaces a. Returns 0, 1
  * when the budget was spent before it began (nothing measured, *wins = 0),
  * or -1 when measure failed. */
 int tune_compare(int *wins, const tune_config *a, const tune_config *b,
                  const tune_ops *ops, tune_log *log, int slot, int from,
                  int to);
 
-/* tune_compare whatever the budget (its time counted in it all the same):
- * for a comparison the run cannot do without (--mode auto's fused against
- * unfused step). */
+/* tune_compare whatever the budget (its time counted in it all the same)
+ * and under the floor of whole steps (TUNE_MIN_GAIN_STEPS, tune_rule.h):
+ * for a comparison the run cannot do without (--mode auto's tuned fused
+ * against tuned unfused step). */
 int tune_compare_always(int *wins, const tune_config *a, const tune_config *b,
                         const tune_ops *ops, tune_log *log, int slot, int from,
                         int to);
