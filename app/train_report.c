@@ -101,9 +101,13 @@ void train_report_plans(const gpu_context *ctx) {
     else
       snprintf(type, sizeof type, "%s",
                p.tf32 ? "tf32" : lt_dtype_name(p.shape.type));
-    printf("  %5d %5d %5d  %-14s %-14s %3d offered", p.shape.m, p.shape.n,
-           p.shape.k, lt_epilogue_name(p.shape.epilogue), type, p.offered);
-    if (p.single_at != 0)
+    printf("  %5d %5d %5d  %-14s %-14s ", p.shape.m, p.shape.n, p.shape.k,
+           lt_epilogue_name(p.shape.epilogue), type);
+    if (!p.listed)
+      printf("the first only (no list asked for)");
+    else
+      printf("%3d offered", p.offered);
+    if (p.listed && p.single_at != 0)
       printf(" (the first %s)",
              p.single_at < 0 ? "not in the list" : "not first in the list");
     if (p.checked)

@@ -314,6 +314,7 @@ int lt_matmul_candidates(gpu_context *ctx, int lane, const lt_matmul_call *call,
   memset(out, 0, sizeof *out);
   lt_plan *p = lt_plan_for(ctx, call);
   if (!p) return -1;
+  if (lt_plan_list(ctx, p) != 0) return -1;
   if (!p->info.checked && lt_autotune_check(ctx, lane, p, call) != 0) return -1;
   out->count = p->cand_count;
   memcpy(out->ok, p->cand_ok, sizeof out->ok);

@@ -9,7 +9,7 @@
 
 int lt_matmul_candidate_count(gpu_context *ctx, const lt_matmul_call *call) {
   lt_plan *p = lt_plan_for(ctx, call);
-  return p ? p->cand_count : -1;
+  return p && lt_plan_list(ctx, p) == 0 ? p->cand_count : -1;
 }
 
 /* The attributes of `algo` (each read into a zeroed 8-byte slot, little
@@ -40,7 +40,10 @@ int lt_matmul_candidate_algo(gpu_context *ctx, const lt_matmul_call *call,
                              int index, cublasLtMatmulAlgo_t *algo,
                              lt_algo_id *id) {
   lt_plan *p = lt_plan_for(ctx, call);
-  if (!p || index < 0 || index >= p->cand_count) return -1;
+  if (!p || index < 0 ||
+      (index >= p->cand_count &&
+       (lt_plan_list(ctx, p) != 0 || index >= p->cand_count)))
+    return -1;
   *algo = p->cand[index];
   algo_id(id, algo);
   return 0;
@@ -51,7 +54,14 @@ int lt_matmul_candidate_find(gpu_context *ctx, const lt_matmul_call *call,
                              const lt_algo_id *id) {
   lt_plan *p = lt_plan_for(ctx, call);
   int found = -1, matches = 0;
-  if (p && index >= 0 && index < p->cand_count) {
+  /* The first candidate needs no list (lt_plan_list says why). */
+  if (p && index == 0) {
+    lt_algo_id at;
+    algo_id(&at, &p->cand[0]);
+    if (memcmp(&at, id, sizeof at) == 0) return 0;
+  }
+  if (p && lt_plan_list(ctx, p) != 0) return -1;
+  if (p && index > 0 && index < p->cand_count) {
     lt_algo_id at;
     algo_id(&at, &p->cand[index]);
     if (memcmp(&at, id, sizeof at) == 0) return index;

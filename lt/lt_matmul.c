@@ -236,32 +236,37 @@ static int plan_candidates(gpu_context *ctx, lt_plan *p,
 }
 
 /* The plan's own algorithm is the heuristic's answer when asked for one
- * candidate: --autotune off's. Asked for more, the heuristic is not
- * promised to put that answer first; so the list's members follow the
- * single answer as challengers, that answer left out of them where it
- * recurs (info.single_at says where it stood). With --autotune off nothing
- * else is asked for. Which of the
- * others compute the same numbers is checked later, when the step tuner
- * asks (lt_matmul_candidates). */
+ * candidate: --autotune off's. The longer list waits for lt_plan_list. */
 static int plan_choose(gpu_context *ctx, lt_plan *p) {
-  cublasLtMatmulHeuristicResult_t results[LT_MAX_CANDIDATES];
+  cublasLtMatmulHeuristicResult_t results[1];
   int count = 0;
   if (plan_candidates(ctx, p, results, 1, &count)) return -1;
   p->algo = p->cand[0] = results[0].algo;
   p->cand_count = 1;
-  if (ctx->options.autotune != GPU_AUTOTUNE_OFF &&
-      plan_candidates(ctx, p, results, LT_MAX_CANDIDATES, &count))
-    return -1;
-  p->info.single_at = ctx->options.autotune == GPU_AUTOTUNE_OFF ? 0 : -1;
-  for (int i = 0; ctx->options.autotune != GPU_AUTOTUNE_OFF && i < count &&
-                  p->cand_count < LT_MAX_CANDIDATES;
-       i++)
+  p->info.listed = ctx->options.autotune == GPU_AUTOTUNE_OFF;
+  p->info.single_at = p->info.listed ? 0 : -1;
+  p->info.offered = 1;
+  p->info.accepted = 1;
+  return 0;
+}
+
+/* Asked for more, the heuristic is not promised to put its single answer
+ * first; so the list's members follow that answer as challengers, the
+ * answer left out of them where it recurs (info.single_at says where it
+ * stood). Which of them compute the same numbers is checked later, when
+ * the step tuner asks (lt_matmul_candidates). */
+int lt_plan_list(gpu_context *ctx, lt_plan *p) {
+  if (p->info.listed) return 0;
+  cublasLtMatmulHeuristicResult_t results[LT_MAX_CANDIDATES];
+  int count = 0;
+  if (plan_candidates(ctx, p, results, LT_MAX_CANDIDATES, &count)) return -1;
+  for (int i = 0; i < count && p->cand_count < LT_MAX_CANDIDATES; i++)
     if (memcmp(&results[i].algo, &p->algo, sizeof p->algo) != 0)
       p->cand[p->cand_count++] = results[i].algo;
     else
       p->info.single_at = i;
   p->info.offered = p->cand_count;
-  p->info.accepted = 1;
+  p->info.listed = 1;
   return 0;
 }
 

@@ -139,10 +139,14 @@ lt_matmul_call lt_call_plain(const lt_matmul_call *call);
 typedef struct lt_plan_info {
   lt_shape shape;
   int tf32;       /* computed in TF32 */
+  int listed;     /* 1: the longer list was asked for (lt_plan_list: only
+                     when the step tuner or a cached choice past the first
+                     needs it; never under --autotune off) */
   int offered;    /* candidates: the heuristic's single answer, then the
-                     others of its longer list */
+                     others of its longer list (1 until listed) */
   int single_at;  /* where the single answer stood in the longer list (-1:
-                     not in it; 0 with --autotune off: no list) */
+                     not in it, or no list asked for; 0 with --autotune
+                     off) */
   int checked;    /* lt_matmul_candidates ran them (else only the first is
                      known to run) */
   int accepted;   /* of those, the ones the autotune rule accepts (the
@@ -216,8 +220,8 @@ typedef struct lt_candidates {
 int lt_matmul_candidates(gpu_context *ctx, int lane, const lt_matmul_call *call,
                          lt_candidates *out);
 
-/* How many candidates the heuristic offered for the call's plan (built if
- * needed; nothing runs), or -1 with the reason in lt_last_error. */
+/* How many candidates the heuristic offered for the call's plan (built and
+ * listed if needed; nothing runs), or -1 with the reason in lt_last_error. */
 int lt_matmul_candidate_count(gpu_context *ctx, const lt_matmul_call *call);
 
 /* An algorithm as cuBLASLt describes it: its configuration attributes

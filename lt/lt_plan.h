@@ -59,6 +59,15 @@ void lt_plan_release(lt_plan *plan);
 int lt_plan_cache_count(const lt_plan_cache *cache);
 const lt_plan *lt_plan_cache_at(const lt_plan_cache *cache, int i);
 
+/* Asks the heuristic for the plan's longer list of candidates, once: until
+ * then a plan holds only the single answer, its algorithm. Asked for only
+ * where needed (the step tuner's check, a cached choice past the first),
+ * because on the H200 merely asking made the default run 5.4 % slower
+ * with the same kernels launched (cuBLASLt loads the candidates' kernels:
+ * docs/performance.md, "Judged by the step"). Defined in lt_matmul.c.
+ * Returns 0, or -1 with the reason in lt_last_error. */
+int lt_plan_list(gpu_context *ctx, lt_plan *p);
+
 /* The algorithm `call` runs with on plan `p`: its pick (`which`: the pick's
  * field for this plan, 0 for the plan's first) or NULL when the pick is
  * past the plan's candidates. */

@@ -18,7 +18,9 @@ lt_matmul_call step_slot_call(const mlp_call *calls, const tune_slot *s) {
 }
 
 /* An algorithm slot's candidates: checked (which the rule accepts, their
- * times alone) or only counted. */
+ * times alone), or for a choice read from the cache only the first known
+ * (the heuristic's list is asked for only when a cached choice is past
+ * the first: lt_plan_list says why). */
 static int algo_slot(tune_slot *s, const step_tune_target *t,
                      const mlp_call *calls, int check) {
   lt_matmul_call call = step_slot_call(calls, s);
@@ -34,10 +36,8 @@ static int algo_slot(tune_slot *s, const step_tune_target *t,
     memcpy(s->alone_us, c.alone_us, (size_t)s->count * sizeof(float));
     return 0;
   }
-  int count = lt_matmul_candidate_count(t->ctx, &call);
-  if (count < 0) return -1;
-  s->count = count < TUNE_MAX_VALUES ? count : TUNE_MAX_VALUES;
-  memset(s->ok, 1, (size_t)s->count);
+  s->count = 1;
+  s->ok[0] = 1;
   return 0;
 }
 

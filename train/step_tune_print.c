@@ -32,7 +32,7 @@ static int accepted(const tune_slot *s) {
 
 static void print_slots(FILE *out, const step_tune_report *r) {
   fprintf(out, "  %-16s %-5s %-8s %s\n", "call", "slot", "chosen",
-          r->from_cache ? "(candidates offered)"
+          r->from_cache ? "(from the cache)"
                         : "(candidates offered, same numbers; us alone: "
                           "first / chosen)");
   for (int i = 0; i < r->slot_count; i++) {
@@ -44,7 +44,7 @@ static void print_slots(FILE *out, const step_tune_report *r) {
     if (s->field == TUNE_FIELD_WAY)
       fprintf(out, " (split %s)\n", s->ok[3] ? "possible" : "refused");
     else if (r->from_cache)
-      fprintf(out, " (%d)\n", s->count);
+      fprintf(out, "\n");
     else
       fprintf(out, " (%d, %d; %.1f / %.1f)\n", s->count, accepted(s),
               s->alone_us[0], s->alone_us[r->chosen.value[i]]);
