@@ -66,23 +66,36 @@ gradient_of(const T *z, float zmax, float log_sum, int label, int classes,
       lt_from_float<T>((p - (r == label ? 1.0f : 0.0f)) * scale));
 }
 
-/* The bias gradient's partial sums of row r over each tile of
- * FP8_CAST_TILE samples (4 warps of the block, or the whole block of 128),
- * in a fixed order. Every thread calls it. */
-static __device__ void cast_partials(const xent_fp8 &c, float v, int r, int n) {
-  __shared__ float warp_sum[XENT_MAX_WARPS];
-  for (int o = 16; o > 0; o /= 2)
-    v += __shfl_xor_sync(0xffffffffu, v, o);
-  if (threadIdx.x % 32 == 0) warp_sum[threadIdx.x / 32] = v;
+/* The bias gradient's partial sums of rows r0 .. r0 + count - 1 (v[i]:
+ * this thread's value of row r0 + i; count <= 16, the same in the block)
+ * over each tile of FP8_CAST_TILE samples (4 warps of the block, or the
+ * whole block of 128), in a fixed order: per row a warp's lanes by xor
+ * shuffles, then the tile's warps in order. Two barriers per 16 rows (it
+ * was two per row: the loss kernel took 13.5 us of the big network's FP8
+ * step). Every thread calls it. */
+static __device__ void cast_partials(const xent_fp8 &c, float v[16], int r0,
+                                     int count, int n) {
+  __shared__ float warp_sum[XENT_MAX_WARPS][16];
+#pragma unroll
+  for (int i = 0; i < 16; i++)
+    if (i < count)
+      for (int o = 16; o > 0; o /= 2)
+        v[i] += __shfl_xor_sync(0xffffffffu, v[i], o);
+  if (threadIdx.x % 32 == 0)
+#pragma unroll
+    for (int i = 0; i < 16; i++)
+      if (i < count) warp_sum[threadIdx.x / 32][i] = v[i];
   __syncthreads();
   int per_tile = FP8_CAST_TILE / 32, warps = blockDim.x / 32;
   int first = blockIdx.x * blockDim.x / FP8_CAST_TILE;
-  int t = threadIdx.x;
-  if (t * per_tile < warps && first + t < fp8_cast_tiles(n)) {
+  int tiles = (warps + per_tile - 1) / per_tile;
+  for (int q = threadIdx.x; q < tiles * count; q += blockDim.x) {
+    int t = q / count, i = q % count;
+    if (first + t >= fp8_cast_tiles(n)) continue;
     float total = 0.0f;
     for (int w = t * per_tile; w < (t + 1) * per_tile && w < warps; w++)
-      total += warp_sum[w];
-    c.d_partials[(size_t)(first + t) * c.rows + r] = total;
+      total += warp_sum[w][i];
+    c.d_partials[(size_t)(first + t) * c.rows + r0 + i] = total;
   }
   __syncthreads();
 }
@@ -103,18 +116,21 @@ __device__ void cast_column(const xent_fp8 &c, const T *z, float zmax,
       uint4 vector;
       uint8_t bytes[16];
     } codes;
+    float v[16];
+#pragma unroll
     for (int i = 0; i < 16; i++) {
       int r = r0 + i;
-      float v =
+      v[i] =
           gradient_of(z, zmax, log_sum, label, classes, grad_scale, r, sample);
-      codes.bytes[i] = fp8_encode_device(v * s, c.format);
-      amax = fmaxf(amax, fabsf(v));
-      saturated += fp8_saturates(v * s, c.format);
-      nan += isnan(v * s) ? 1u : 0u;
-      flushed += v != 0.0f && isfinite(v) && (codes.bytes[i] & 0x7F) == 0;
+      codes.bytes[i] = fp8_encode_device(v[i] * s, c.format);
+      amax = fmaxf(amax, fabsf(v[i]));
+      saturated += fp8_saturates(v[i] * s, c.format);
+      nan += isnan(v[i] * s) ? 1u : 0u;
+      flushed += v[i] != 0.0f && isfinite(v[i]) && (codes.bytes[i] & 0x7F) == 0;
       if (column) c.d_dz8t[(size_t)r * c.ld_t + j] = codes.bytes[i];
-      if (r < classes) cast_partials(c, v, r, n);
     }
+    if (r0 < classes)
+      cast_partials(c, v, r0, classes - r0 < 16 ? classes - r0 : 16, n);
     if (c.d_dz8 && sample)
       *(uint4 *)(c.d_dz8 + (size_t)j * c.rows + r0) = codes.vector;
   }
