@@ -1,12 +1,13 @@
-/* fp8_cast.cu: the FP8 step's kernels (see fp8_cast.h). A tile is 64 rows
- * by FP8_CAST_TILE (128) columns, 128 threads; thread t holds rows
- * 16 (t % 4) .. + 15 of the tile's columns 4 (t / 4) .. + 3: per column
- * 16-byte loads (all four columns issued before any is used) and one
- * 16-byte store of its codes; the 16 x 4 codes transposed in registers
- * (byte permutes) and through shared memory out in 16-byte stores of the
- * transposed copy, 128 contiguous bytes per line. One atomic per block for
- * the amax and each count; the scale read, never recomputed from a
- * history (docs/performance.md, "FP8": the kernel before, 1.4-1.9 TB/s). */
+/* fp8_cast.cu: the FP8 step's kernels (see fp8_cast.h). A cast's tile is
+ * 32 rows by FP8_CAST_TILE (128) columns, 128 threads; thread t holds rows
+ * 8 (t % 4) .. + 7 of columns 4 (t / 4) .. + 3: 16-byte loads of BF16 (all
+ * four columns issued before any is used), an 8-byte store of its codes
+ * per column; the codes transposed by byte permutes and through shared
+ * memory out in 16-byte stores, 128 contiguous bytes per line. One atomic
+ * per block for the amax and each count; the scale read, never recomputed
+ * from a history. 64-row tiles made a batch-256 cast 32 blocks (the fp8
+ * rows at 784-1024-1024-10 ran 4-9 % slower: docs/performance.md, "FP8").
+ * The transpose of FP8 codes keeps 64 rows (16 a thread). */
 #include <stdio.h>
 
 #include "gpu/gpu_check.h"
@@ -16,40 +17,40 @@
 #include "lt/lt_gelu.h"
 #include "lt/lt_types.cuh"
 
-enum { ROWS = 64, COLS = FP8_CAST_TILE, THREADS = 128, LINE = COLS + 16 };
+enum { ROWS = 64, CAST_ROWS = 32, COLS = FP8_CAST_TILE, THREADS = 128 };
+enum { LINE = COLS + 16 };
 
 static __host__ __device__ int round16(int n) {
   return (n + 15) / 16 * 16;
 }
 
-/* Column c, rows r .. r + 15 of the source, masked as `a` says (GELU:
+/* Column c, rows r .. r + 7 of the source, masked as `a` says (GELU:
  * rounded to the source type, the value a 16-bit buffer would hold). */
 template <typename S, fp8_mask MASK>
-__device__ __forceinline__ void load_column(float x[16], const fp8_cast_args &a,
+__device__ __forceinline__ void load_column(float x[8], const fp8_cast_args &a,
                                             int r, int c) {
-  uint4 v[sizeof(S)]; /* 16 elements: 2 vectors in BF16, 4 in FP32 */
+  uint4 v[sizeof(S) / 2]; /* 8 elements: 1 vector in BF16, 2 in FP32 */
   const uint4 *src =
       (const uint4 *)((const S *)a.d_src + (size_t)c * a.ld_src + r);
 #pragma unroll
-  for (int k = 0; k < (int)sizeof(S); k++)
+  for (int k = 0; k < (int)sizeof(S) / 2; k++)
     v[k] = src[k];
   const S *e = (const S *)v;
 #pragma unroll
-  for (int i = 0; i < 16; i++)
+  for (int i = 0; i < 8; i++)
     x[i] = lt_to_float(e[i]);
   if (MASK == FP8_MASK_RELU) {
-    unsigned bits = *(const uint16_t *)((const uint8_t *)a.d_aux +
-                                        (size_t)c * (a.aux_ld / 8) + r / 8);
+    unsigned bits =
+        *((const uint8_t *)a.d_aux + (size_t)c * (a.aux_ld / 8) + r / 8);
 #pragma unroll
-    for (int i = 0; i < 16; i++)
+    for (int i = 0; i < 8; i++)
       x[i] = (bits >> i) & 1 ? x[i] : 0.0f;
   } else if (MASK == FP8_MASK_GELU) {
-    const uint4 *aux = (const uint4 *)((const __nv_bfloat16 *)a.d_aux +
-                                       (size_t)c * a.aux_ld + r);
-    uint4 zv[2] = {aux[0], aux[1]};
-    const __nv_bfloat16 *z = (const __nv_bfloat16 *)zv;
+    uint4 zv = *(const uint4 *)((const __nv_bfloat16 *)a.d_aux +
+                                (size_t)c * a.aux_ld + r);
+    const __nv_bfloat16 *z = (const __nv_bfloat16 *)&zv;
 #pragma unroll
-    for (int i = 0; i < 16; i++)
+    for (int i = 0; i < 8; i++)
       x[i] =
           lt_to_float(lt_from_float<S>(x[i] * lt_gelu_grad(lt_to_float(z[i]))));
   }
@@ -65,36 +66,31 @@ static __device__ __forceinline__ uint32_t pack4(const float *x, float scale,
              << 16;
 }
 
-/* The tile's transposed codes: w[j] (16 rows of column 4 cq + j, a word
- * per four rows) into tile_t[row][column] through 4 x 4 byte transposes;
- * after the block has synchronised, tile line i (a row of the source) goes
- * to out_t + row * ld_t + the tile's first column, 16 bytes a store, for
- * rows < `rows` and columns < round16(`cols`) (zero past `cols`). */
-static __device__ void stage_transposed(uint8_t (*tile_t)[LINE],
-                                        const uint4 w[4], int rg, int cq) {
-#pragma unroll
-  for (int k = 0; k < 4; k++) {
-    uint32_t c[4] = {((const uint32_t *)&w[0])[k], ((const uint32_t *)&w[1])[k],
-                     ((const uint32_t *)&w[2])[k],
-                     ((const uint32_t *)&w[3])[k]};
-    uint32_t t0 = __byte_perm(c[0], c[1], 0x5140),
-             t1 = __byte_perm(c[2], c[3], 0x5140),
-             t2 = __byte_perm(c[0], c[1], 0x7362),
-             t3 = __byte_perm(c[2], c[3], 0x7362);
-    int row = 16 * rg + 4 * k;
-    *(uint32_t *)&tile_t[row][4 * cq] = __byte_perm(t0, t1, 0x5410);
-    *(uint32_t *)&tile_t[row + 1][4 * cq] = __byte_perm(t0, t1, 0x7632);
-    *(uint32_t *)&tile_t[row + 2][4 * cq] = __byte_perm(t2, t3, 0x5410);
-    *(uint32_t *)&tile_t[row + 3][4 * cq] = __byte_perm(t2, t3, 0x7632);
-  }
+/* Four columns' words (rows 4 k .. 4 k + 3 of each) transposed into
+ * tile_t rows `row` .. + 3, columns 4 cq .. + 3 (4 x 4 byte permutes). */
+static __device__ __forceinline__ void
+stage_words(uint8_t (*tile_t)[LINE], const uint32_t c[4], int row, int cq) {
+  uint32_t t0 = __byte_perm(c[0], c[1], 0x5140),
+           t1 = __byte_perm(c[2], c[3], 0x5140),
+           t2 = __byte_perm(c[0], c[1], 0x7362),
+           t3 = __byte_perm(c[2], c[3], 0x7362);
+  *(uint32_t *)&tile_t[row][4 * cq] = __byte_perm(t0, t1, 0x5410);
+  *(uint32_t *)&tile_t[row + 1][4 * cq] = __byte_perm(t0, t1, 0x7632);
+  *(uint32_t *)&tile_t[row + 2][4 * cq] = __byte_perm(t2, t3, 0x5410);
+  *(uint32_t *)&tile_t[row + 3][4 * cq] = __byte_perm(t2, t3, 0x7632);
 }
 
+/* After the block has synchronised, tile line i (a source row of
+ * TILE_ROWS) goes to out_t + row * ld_t + the tile's first column, 16
+ * bytes a store, for rows < `rows` and columns < round16(`cols`) (zero
+ * past `cols`). */
+template <int TILE_ROWS>
 static __device__ void write_transposed(uint8_t *out_t, int ld_t,
                                         uint8_t (*tile_t)[LINE], int rows,
                                         int cols) {
-  for (int q = threadIdx.x; q < ROWS * (COLS / 16); q += THREADS) {
+  for (int q = threadIdx.x; q < TILE_ROWS * (COLS / 16); q += THREADS) {
     int line = q / (COLS / 16), part = q % (COLS / 16);
-    int i = blockIdx.x * ROWS + line, j = blockIdx.y * COLS + 16 * part;
+    int i = blockIdx.x * TILE_ROWS + line, j = blockIdx.y * COLS + 16 * part;
     if (i < rows && j < round16(cols))
       *(uint4 *)(out_t + (size_t)i * ld_t + j) =
           *(const uint4 *)&tile_t[line][16 * part];
@@ -113,24 +109,24 @@ static __device__ float cast_scale(const fp8_cast_args &a, bool *bad) {
   return scale;
 }
 
-/* The row sums of the tile's columns (s: this thread's 16 rows over its
+/* The row sums of the tile's columns (s: this thread's 8 rows over its
  * four columns), over the block in a fixed order, into the partials of
  * tile blockIdx.y. Every thread calls it. */
-static __device__ void write_partials(const fp8_cast_args &a, float s[16],
+static __device__ void write_partials(const fp8_cast_args &a, float s[8],
                                       int rg) {
-  __shared__ float sums[THREADS / 32][ROWS];
+  __shared__ float sums[THREADS / 32][CAST_ROWS];
 #pragma unroll
-  for (int i = 0; i < 16; i++)
+  for (int i = 0; i < 8; i++)
 #pragma unroll
     for (int o = 4; o < 32; o *= 2)
       s[i] += __shfl_xor_sync(0xFFFFFFFFu, s[i], o);
   if (threadIdx.x % 32 < 4)
 #pragma unroll
-    for (int i = 0; i < 16; i++)
-      sums[threadIdx.x / 32][16 * rg + i] = s[i];
+    for (int i = 0; i < 8; i++)
+      sums[threadIdx.x / 32][8 * rg + i] = s[i];
   __syncthreads();
-  int row = blockIdx.x * ROWS + threadIdx.x;
-  if (threadIdx.x < ROWS && row < a.rows) {
+  int row = blockIdx.x * CAST_ROWS + threadIdx.x;
+  if (threadIdx.x < CAST_ROWS && row < a.rows) {
     float total = sums[0][threadIdx.x];
     for (int w = 1; w < THREADS / 32; w++)
       total += sums[w][threadIdx.x];
@@ -138,28 +134,27 @@ static __device__ void write_partials(const fp8_cast_args &a, float s[16],
   }
 }
 
-/* The cast (AMAX_ONLY: current scaling's amax pass). */
+/* The cast (AMAX_ONLY: current scaling's amax pass). 64 registers (8 bytes
+ * spilled): eight blocks per SM. */
 template <typename S, fp8_mask MASK, bool AMAX_ONLY>
-__global__ void __launch_bounds__(THREADS) fp8_cast_kernel(fp8_cast_args a) {
+__global__ void __launch_bounds__(THREADS, 8) fp8_cast_kernel(fp8_cast_args a) {
   gpu_wait_previous();
-  __shared__ __align__(16) uint8_t tile_t[ROWS][LINE];
+  __shared__ __align__(16) uint8_t tile_t[CAST_ROWS][LINE];
   int rg = threadIdx.x % 4, cq = threadIdx.x / 4;
-  int r = blockIdx.x * ROWS + 16 * rg, c0 = blockIdx.y * COLS + 4 * cq;
-  float x[4][16]; /* [column][row]; 0 past the matrix */
+  int r = blockIdx.x * CAST_ROWS + 8 * rg, c0 = blockIdx.y * COLS + 4 * cq;
+  float x[4][8]; /* [column][row]; 0 past the matrix */
 #pragma unroll
-  for (int j = 0; j < 4; j++) {
-    if (r < a.rows && c0 + j < a.cols) {
+  for (int j = 0; j < 4; j++)
+    if (r < a.rows && c0 + j < a.cols)
       load_column<S, MASK>(x[j], a, r, c0 + j);
-    } else {
+    else
 #pragma unroll
-      for (int i = 0; i < 16; i++)
+      for (int i = 0; i < 8; i++)
         x[j][i] = 0.0f;
-    }
-  }
-  float amax = 0.0f, sum[16];
+  float amax = 0.0f, sum[8];
   bool any_nan = false;
 #pragma unroll
-  for (int i = 0; i < 16; i++) {
+  for (int i = 0; i < 8; i++) {
     sum[i] = x[0][i] + x[1][i] + x[2][i] + x[3][i];
     any_nan = any_nan || isnan(sum[i]);
 #pragma unroll
@@ -173,39 +168,42 @@ __global__ void __launch_bounds__(THREADS) fp8_cast_kernel(fp8_cast_args a) {
   bool bad;
   float scale = cast_scale(a, &bad);
   __nv_fp8_interpretation_t kind = fp8_kind(a.format);
-  uint4 w[4];
+  uint2 w[4]; /* per column: rows 0-3, rows 4-7 */
   unsigned zero_codes = 0, zero_x = 0, saturated = 0, nan = 0;
 #pragma unroll
   for (int j = 0; j < 4; j++) {
-    uint32_t *word = (uint32_t *)&w[j];
+    w[j].x = pack4(&x[j][0], scale, kind);
+    w[j].y = pack4(&x[j][4], scale, kind);
+    zero_codes += __popc(__vcmpeq4(w[j].x & 0x7F7F7F7Fu, 0u)) / 8 +
+                  __popc(__vcmpeq4(w[j].y & 0x7F7F7F7Fu, 0u)) / 8;
 #pragma unroll
-    for (int k = 0; k < 4; k++) {
-      word[k] = pack4(&x[j][4 * k], scale, kind);
-      zero_codes += __popc(__vcmpeq4(word[k] & 0x7F7F7F7Fu, 0u)) / 8;
-    }
-#pragma unroll
-    for (int i = 0; i < 16; i++)
+    for (int i = 0; i < 8; i++)
       zero_x += x[j][i] == 0.0f;
     if (a.d_out && r < a.rows && c0 + j < a.cols)
-      *(uint4 *)(a.d_out + (size_t)(c0 + j) * a.ld_out + r) = w[j];
+      *(uint2 *)(a.d_out + (size_t)(c0 + j) * a.ld_out + r) = w[j];
   }
   /* Saturation and NaN: only where the amax or a sum says they may be. */
   if (fp8_saturates(amax * scale, a.format) || any_nan)
 #pragma unroll
     for (int j = 0; j < 4; j++)
 #pragma unroll
-      for (int i = 0; i < 16; i++) {
+      for (int i = 0; i < 8; i++) {
         saturated += fp8_saturates(x[j][i] * scale, a.format);
         nan += isnan(x[j][i] * scale) ? 1u : 0u;
       }
-  if (a.d_out_t) stage_transposed(tile_t, w, rg, cq);
+  if (a.d_out_t) {
+    uint32_t lo[4] = {w[0].x, w[1].x, w[2].x, w[3].x};
+    uint32_t hi[4] = {w[0].y, w[1].y, w[2].y, w[3].y};
+    stage_words(tile_t, lo, 8 * rg, cq);
+    stage_words(tile_t, hi, 8 * rg + 4, cq);
+  }
   /* Past the matrix x is 0 and its code 0: the two zero counts cancel.
    * Ends synchronised: tile_t is complete. */
   fp8_block_record(a.d_meta, a.d_scale != NULL, amax, saturated,
                    zero_codes - zero_x, nan);
   if (a.d_partials) write_partials(a, sum, rg);
   if (a.d_out_t)
-    write_transposed(a.d_out_t, a.ld_out_t, tile_t, a.rows, a.cols);
+    write_transposed<CAST_ROWS>(a.d_out_t, a.ld_out_t, tile_t, a.rows, a.cols);
   if (blockIdx.x == 0 && blockIdx.y == 0 && threadIdx.x == 0) {
     a.d_meta->scale = scale;
     a.d_meta->scale_inv = 1.0f / scale;
@@ -218,7 +216,7 @@ __global__ void __launch_bounds__(THREADS) fp8_cast_kernel(fp8_cast_args a) {
 template <bool AMAX_ONLY>
 static cudaError_t launch_cast(const fp8_cast_args &a, gpu_early_cache *early,
                                cudaStream_t stream) {
-  dim3 grid((unsigned)((a.rows + ROWS - 1) / ROWS),
+  dim3 grid((unsigned)((a.rows + CAST_ROWS - 1) / CAST_ROWS),
             (unsigned)fp8_cast_tiles(round16(a.cols)));
   if (a.src_type == LT_DTYPE_F32)
     return gpu_launch(early, fp8_cast_kernel<float, FP8_MASK_NONE, AMAX_ONLY>,
@@ -311,9 +309,15 @@ __global__ void __launch_bounds__(THREADS)
     w[j] = r < rows && c0 + j < cols
                ? *(const uint4 *)(in + (size_t)(c0 + j) * ld + r)
                : make_uint4(0, 0, 0, 0);
-  stage_transposed(tile_t, w, rg, cq);
+#pragma unroll
+  for (int k = 0; k < 4; k++) {
+    uint32_t c[4] = {((const uint32_t *)&w[0])[k], ((const uint32_t *)&w[1])[k],
+                     ((const uint32_t *)&w[2])[k],
+                     ((const uint32_t *)&w[3])[k]};
+    stage_words(tile_t, c, 16 * rg + 4 * k, cq);
+  }
   __syncthreads();
-  write_transposed(out_t, ld_t, tile_t, rows, cols);
+  write_transposed<ROWS>(out_t, ld_t, tile_t, rows, cols);
 }
 
 extern "C" int fp8_transpose(uint8_t *d_out_t, int ld_out_t,
