@@ -139,9 +139,10 @@ lt_matmul_call lt_call_plain(const lt_matmul_call *call);
 typedef struct lt_plan_info {
   lt_shape shape;
   int tf32;       /* computed in TF32 */
-  int listed;     /* 1: the longer list was asked for (lt_plan_list: only
-                     when the step tuner or a cached choice past the first
-                     needs it; never under --autotune off) */
+  int listed;     /* 1: every candidate is known: the longer list was
+                     asked for (lt_plan_list: only when the step tuner or a
+                     cached choice past the first needs it), or --autotune
+                     off wants none */
   int offered;    /* candidates: the heuristic's single answer, then the
                      others of its longer list (1 until listed) */
   int single_at;  /* where the single answer stood in the longer list (-1:
@@ -219,10 +220,6 @@ typedef struct lt_candidates {
  * call's outputs. Returns 0, or -1 with the reason in lt_last_error. */
 int lt_matmul_candidates(gpu_context *ctx, int lane, const lt_matmul_call *call,
                          lt_candidates *out);
-
-/* How many candidates the heuristic offered for the call's plan (built and
- * listed if needed; nothing runs), or -1 with the reason in lt_last_error. */
-int lt_matmul_candidate_count(gpu_context *ctx, const lt_matmul_call *call);
 
 /* An algorithm as cuBLASLt describes it: its configuration attributes
  * (CUBLASLT_ALGO_CONFIG_ID, TILE_ID, SPLITK_NUM, REDUCTION_SCHEME,

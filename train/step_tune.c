@@ -108,7 +108,9 @@ static int search(tune_config *best, step_tune_report *r,
   *best = wins ? unfused : fused;
   r->log.budget_ms = budget * 1.5;
   n = slots_of(visit, r->slots, r->slot_count, TUNE_FIELD_WAY);
-  return tune_search(best, r->slots, visit, n, &ops, &r->log);
+  int status = tune_search(best, r->slots, visit, n, &ops, &r->log);
+  r->log.budget_ms = budget; /* the report names the budget asked for */
+  return status;
 }
 
 /* Checks the slots' candidates and searches, with the network's state

@@ -55,10 +55,10 @@
 
 enum { TUNE_PAIRS = 16, TUNE_EARLY_PAIRS = 8 };
 #define TUNE_NOISE_K 4.0
-#define TUNE_MIN_GAIN 0.10 /* a slot's challenger */
-#define TUNE_MIN_GAIN_STEPS                                                    \
-  0.015 /* one whole configuration against another                             \
-         */
+/* The floors (above): a slot's challenger; one whole configuration
+ * against another. */
+#define TUNE_MIN_GAIN 0.10
+#define TUNE_MIN_GAIN_STEPS 0.015
 
 /* The evidence of one comparison, as --show-plans prints it. */
 typedef struct tune_verdict {
