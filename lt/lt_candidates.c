@@ -1,11 +1,16 @@
 /* lt_candidates.c: a plan's heuristic candidates by count, by index and
- * as stored in the tuning cache (lt_matmul.h: lt_matmul_candidate_algo,
- * _find): each named by cuBLASLt's configuration attributes
+ * as stored in the tuning cache (lt_matmul.h: lt_matmul_candidate_count,
+ * _algo, _find): each named by cuBLASLt's configuration attributes
  * (lt_algo_id), which are the same in every process. */
 #include <string.h>
 
 #include "lt/lt_matmul.h"
 #include "lt/lt_plan.h"
+
+int lt_matmul_candidate_count(gpu_context *ctx, const lt_matmul_call *call) {
+  lt_plan *p = lt_plan_for(ctx, call);
+  return p && lt_plan_list(ctx, p) == 0 ? p->cand_count : -1;
+}
 
 /* The attributes of `algo` (each read into a zeroed 8-byte slot, little
  * endian: at most 4 bytes each). */

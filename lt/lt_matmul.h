@@ -221,6 +221,10 @@ typedef struct lt_candidates {
 int lt_matmul_candidates(gpu_context *ctx, int lane, const lt_matmul_call *call,
                          lt_candidates *out);
 
+/* How many candidates the heuristic offered for the call's plan (built and
+ * listed if needed; nothing runs), or -1 with the reason in lt_last_error. */
+int lt_matmul_candidate_count(gpu_context *ctx, const lt_matmul_call *call);
+
 /* An algorithm as cuBLASLt describes it: its configuration attributes
  * (CUBLASLT_ALGO_CONFIG_ID, TILE_ID, SPLITK_NUM, REDUCTION_SCHEME,
  * CTA_SWIZZLING, CUSTOM_OPTION, STAGES_ID, INNER_SHAPE_ID,

@@ -108,9 +108,7 @@ static int search(tune_config *best, step_tune_report *r,
   *best = wins ? unfused : fused;
   r->log.budget_ms = budget * 1.5;
   n = slots_of(visit, r->slots, r->slot_count, TUNE_FIELD_WAY);
-  int status = tune_search(best, r->slots, visit, n, &ops, &r->log);
-  r->log.budget_ms = budget; /* the report names the budget asked for */
-  return status;
+  return tune_search(best, r->slots, visit, n, &ops, &r->log);
 }
 
 /* Checks the slots' candidates and searches, with the network's state

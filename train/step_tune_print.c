@@ -58,8 +58,7 @@ static void print_evidence(FILE *out, const step_tune_report *r) {
           "(budget %.0f ms%s); ms per step incumbent / challenger, median "
           "difference +- noise (pairs):\n",
           log->comparisons, log->spent_ms, log->budget_ms,
-          log->budget_hit ? ", spent: what was not visited keeps the "
-                            "heuristic's order"
+          log->budget_hit ? ", spent: the rest keeps the heuristic's order"
                           : "");
   for (int i = 0; i < log->count; i++) {
     const tune_record *c = &log->record[i];
