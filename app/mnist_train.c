@@ -20,6 +20,7 @@
 #include "app/train_report.h"
 #include "data/mnist.h"
 #include "gpu/gpu_context.h"
+#include "gpu/gpu_warm.h"
 #include "gpu/sample_stats.h"
 #include "lt/lt_matmul.h"
 #include "lt/lt_precision.h"
@@ -310,9 +311,14 @@ int main(int argc, char **argv) {
                   options.config.pixel_scale > 0.0f;
   char dir[4096], why_data[1200];
   mnist_dataset data;
-  if (data_source_load(&data, dir, sizeof dir, options.data_dir,
-                       MNIST_SOURCE_DIR, test_only, why_data,
-                       sizeof why_data) != 0) {
+  /* The GPU starts up while the data is read (gpu_warm.h). */
+  gpu_warm *warm =
+      options.check_data ? NULL : gpu_warm_start(options.gpu.device);
+  int loaded =
+      data_source_load(&data, dir, sizeof dir, options.data_dir,
+                       MNIST_SOURCE_DIR, test_only, why_data, sizeof why_data);
+  gpu_warm_join(warm);
+  if (loaded != 0) {
     fprintf(stderr, "mnist_train: %s\n", why_data);
     mlp_checkpoint_destroy(&checkpoint);
     return EXIT_FAILURE;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu/gpu_apart.h"
 #include "gpu/gpu_arch_check.h"
 #include "gpu/gpu_check.h"
 
@@ -47,8 +48,12 @@ static int context_init(gpu_context *ctx) {
             count - 1, ctx->options.device);
     return -1;
   }
-  if (gpu_arch_check_device(ctx->options.device) != 0) return -1;
-  CUDA_CHECK(cudaSetDevice(ctx->options.device));
+  /* A context apart is current already, and its device checked: setting
+   * the device would make the primary current. */
+  if (!ctx->apart) {
+    if (gpu_arch_check_device(ctx->options.device) != 0) return -1;
+    CUDA_CHECK(cudaSetDevice(ctx->options.device));
+  }
   struct cudaDeviceProp prop;
   CUDA_CHECK(cudaGetDeviceProperties(&prop, ctx->options.device));
   snprintf(ctx->device_name, sizeof ctx->device_name, "%s", prop.name);
@@ -81,6 +86,28 @@ int gpu_context_create(gpu_context **out, const gpu_options *options) {
   return 0;
 }
 
+int gpu_context_create_apart(gpu_context **out, const gpu_options *options,
+                             char *why, size_t why_size) {
+  *out = NULL;
+  gpu_context *ctx = calloc(1, sizeof *ctx);
+  if (!ctx) {
+    snprintf(why, why_size, "out of host memory");
+    return -1;
+  }
+  ctx->options = *options;
+  if (gpu_apart_enter(&ctx->apart, options->device, why, why_size) != 0) {
+    free(ctx);
+    return -1;
+  }
+  if (context_init(ctx) != 0) {
+    snprintf(why, why_size, "setting up the context failed (see above)");
+    gpu_context_destroy(ctx);
+    return -1;
+  }
+  *out = ctx;
+  return 0;
+}
+
 void gpu_context_destroy(gpu_context *ctx) {
   if (!ctx) return;
   if (ctx->side_stream) cudaStreamSynchronize(ctx->side_stream);
@@ -93,6 +120,7 @@ void gpu_context_destroy(gpu_context *ctx) {
   if (ctx->lt) cublasLtDestroy(ctx->lt);
   if (ctx->side_stream) cudaStreamDestroy(ctx->side_stream);
   if (ctx->stream) cudaStreamDestroy(ctx->stream);
+  gpu_apart_leave(ctx->apart, ctx->options.device);
   free(ctx);
 }
 

@@ -50,6 +50,8 @@ typedef struct gpu_context {
   cudaEvent_t side_fork; /* GPU_CHAIN_SIDE_PARTIALS: recorded on the main
                             lane where the side lane takes over
                             (lt/lt_unfused.c), no timing */
+  void *apart;           /* gpu_context_create_apart: its own CUDA context (a
+                            CUcontext), destroyed with it; NULL: the primary */
 } gpu_context;
 
 /* Returns 1 when a usable CUDA device exists, else 0 with `why` filled. */
@@ -59,6 +61,15 @@ int gpu_device_available(char *why, size_t why_size);
  * can run there (gpu_arch_check.h: driver, a kernel image for the GPU).
  * Returns 0, or -1 with a message on stderr and *out NULL. */
 int gpu_context_create(gpu_context **out, const gpu_options *options);
+
+/* Like gpu_context_create, on a CUDA context of its own (gpu/gpu_apart.h)
+ * instead of the device's primary: current on this thread until
+ * gpu_context_destroy, which destroys it with everything loaded in it and
+ * makes the primary current again. The device must already be checked
+ * (a gpu_context_create on it succeeded). Returns 0, or -1 with why[]
+ * saying why (nothing printed). */
+int gpu_context_create_apart(gpu_context **out, const gpu_options *options,
+                             char *why, size_t why_size);
 
 /* Destroys in reverse order of creation; a no-op on NULL. */
 void gpu_context_destroy(gpu_context *ctx);

@@ -253,26 +253,38 @@ static int plan_choose(gpu_context *ctx, lt_plan *p) {
 /* Asked for more, the heuristic is not promised to put its single answer
  * first; so the list's members follow that answer as challengers, the
  * answer left out of them where it recurs (info.single_at says where it
- * stood). Which of them compute the same numbers is checked later, when
- * the step tuner asks (lt_matmul_candidates). */
+ * stood). It recurs as the same algorithm by its attributes (lt_algo_id),
+ * not its bytes: on the H200 one process's single answer matched its list
+ * byte for byte and another's did not, so the two numbered the same
+ * candidates differently. Which of them compute the same numbers is
+ * checked later, when the step tuner asks (lt_matmul_candidates). */
 int lt_plan_list(gpu_context *ctx, lt_plan *p) {
   if (p->info.listed) return 0;
   cublasLtMatmulHeuristicResult_t results[LT_MAX_CANDIDATES];
   int count = 0;
   if (plan_candidates(ctx, p, results, LT_MAX_CANDIDATES, &count)) return -1;
-  for (int i = 0; i < count && p->cand_count < LT_MAX_CANDIDATES; i++)
-    if (memcmp(&results[i].algo, &p->algo, sizeof p->algo) != 0)
+  lt_algo_id first;
+  lt_algo_id_of(&first, &p->algo);
+  for (int i = 0; i < count && p->cand_count < LT_MAX_CANDIDATES; i++) {
+    lt_algo_id at;
+    lt_algo_id_of(&at, &results[i].algo);
+    if (memcmp(&at, &first, sizeof at) != 0)
       p->cand[p->cand_count++] = results[i].algo;
     else
       p->info.single_at = i;
+  }
   p->info.offered = p->cand_count;
   p->info.listed = 1;
+  memset(p->cand_adopted, 0, sizeof p->cand_adopted);
   return 0;
 }
 
 const cublasLtMatmulAlgo_t *lt_plan_algo(const lt_plan *p, int which) {
   if (which == 0) return &p->algo;
-  return which <= p->cand_count ? &p->cand[which - 1] : NULL;
+  int i = which - 1;
+  return i < p->cand_count || (i < LT_MAX_CANDIDATES && p->cand_adopted[i])
+             ? &p->cand[i]
+             : NULL;
 }
 
 /* 1 when the call computes in TF32 (F32 storage, a TF32 context). */

@@ -221,10 +221,6 @@ typedef struct lt_candidates {
 int lt_matmul_candidates(gpu_context *ctx, int lane, const lt_matmul_call *call,
                          lt_candidates *out);
 
-/* How many candidates the heuristic offered for the call's plan (built and
- * listed if needed; nothing runs), or -1 with the reason in lt_last_error. */
-int lt_matmul_candidate_count(gpu_context *ctx, const lt_matmul_call *call);
-
 /* An algorithm as cuBLASLt describes it: its configuration attributes
  * (CUBLASLT_ALGO_CONFIG_ID, TILE_ID, SPLITK_NUM, REDUCTION_SCHEME,
  * CTA_SWIZZLING, CUSTOM_OPTION, STAGES_ID, INNER_SHAPE_ID,
@@ -251,6 +247,20 @@ int lt_matmul_candidate_algo(gpu_context *ctx, const lt_matmul_call *call,
 int lt_matmul_candidate_find(gpu_context *ctx, const lt_matmul_call *call,
                              int index, const cublasLtMatmulAlgo_t *algo,
                              const lt_algo_id *id);
+
+/* Candidate `index` of the call's plan taken as `algo` without asking
+ * this context's heuristic for its list (lt_plan_list: merely asking
+ * loads the candidates' kernels): for the choices of the step tuner's
+ * context apart (train/step_tune.h), whose heuristic offered algo at that
+ * index for the same plan in this process. cuBLASLt stores and restores
+ * an algorithm byte for byte within one library version; it is taken
+ * only when cublasLtMatmulAlgoCheck accepts it for this plan within the
+ * workspace. A listed plan, or candidate 0, is matched as
+ * lt_matmul_candidate_find does. Returns `index` (or find's answer), or
+ * -1. */
+int lt_matmul_candidate_adopt(gpu_context *ctx, const lt_matmul_call *call,
+                              int index, const cublasLtMatmulAlgo_t *algo,
+                              const lt_algo_id *id);
 
 #ifdef __cplusplus
 }

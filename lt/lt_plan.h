@@ -34,9 +34,14 @@ typedef struct lt_plan {
   cublasLtMatmulAlgo_t algo;                    /* candidate 0 */
   cublasLtMatmulAlgo_t cand[LT_MAX_CANDIDATES]; /* the heuristic's order */
   int cand_count;
-  unsigned char cand_ok[LT_MAX_CANDIDATES]; /* lt_candidates.ok, once
-                                               info.checked */
-  float cand_us[LT_MAX_CANDIDATES];         /* lt_candidates.alone_us */
+  unsigned char cand_adopted[LT_MAX_CANDIDATES]; /* 1: cand[i] (i >=
+                                               cand_count) taken from the
+                                               step tuner's context apart
+                                               (lt_matmul_candidate_adopt);
+                                               cleared by lt_plan_list */
+  unsigned char cand_ok[LT_MAX_CANDIDATES];      /* lt_candidates.ok, once
+                                                    info.checked */
+  float cand_us[LT_MAX_CANDIDATES];              /* lt_candidates.alone_us */
   lt_plan_info info;
 } lt_plan;
 
@@ -68,9 +73,14 @@ const lt_plan *lt_plan_cache_at(const lt_plan_cache *cache, int i);
  * Returns 0, or -1 with the reason in lt_last_error. */
 int lt_plan_list(gpu_context *ctx, lt_plan *p);
 
+/* The attributes of `algo` (lt_algo_id: each read into a zeroed 8-byte
+ * slot, little endian: at most 4 bytes each; -1 where unreadable).
+ * Defined in lt_algo_id.c. */
+void lt_algo_id_of(lt_algo_id *id, const cublasLtMatmulAlgo_t *algo);
+
 /* The algorithm `call` runs with on plan `p`: its pick (`which`: the pick's
  * field for this plan, 0 for the plan's first) or NULL when the pick is
- * past the plan's candidates. */
+ * past the plan's candidates (listed or adopted). */
 const cublasLtMatmulAlgo_t *lt_plan_algo(const lt_plan *p, int which);
 
 /* Sets `call`'s bias, aux, scale, D scale and amax pointers on the plan's

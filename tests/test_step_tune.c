@@ -4,8 +4,10 @@
  *     off (loss and accuracy columns of --log; timing columns excluded),
  *     fused and unfused, in FP32 and BF16;
  *   - two processes print the same fingerprint: with the cache (the second
- *     reads what the first wrote, and chooses in under 20 ms), and without
- *     it;
+ *     reads what the first wrote, chooses in under 20 ms and asks for no
+ *     candidate list its choices do not need), and without it, tuning in
+ *     a CUDA context of its own (the default) or in the training's
+ *     (--tune-here);
  *   - --mode auto is never behind its own fused and unfused rows in
  *     mnist_bench beyond the rows' own spread.
  * Skips (77) without a GPU or the data, saying which. */
@@ -78,10 +80,34 @@ START_TEST(exact_tuning_prints_what_off_prints) {
 }
 END_TEST
 
+/* Of a --show-plans report: how many plans had their candidate list asked
+ * for ("N offered" in the plans' table), and how many of the step tuner's
+ * choices are past the heuristic's first ("#N", N > 0, in its slots'). */
+static void plan_lists(const char *text, int *listed, int *past_first) {
+  const char *tuner = strstr(text, "step tuner: fingerprint ");
+  *listed = *past_first = 0;
+  for (const char *line = text; line && *line;) {
+    const char *end = strchr(line, '\n');
+    size_t len = end ? (size_t)(end - line) : strlen(line);
+    const char *hash = memchr(line, '#', len);
+    /* Plan rows are indented (their table's title is not); a slot's row
+     * is indented by two, the evidence's by four. */
+    int indent = (int)strspn(line, " ");
+    if (line < tuner && indent > 0) {
+      const char *offered = strstr(line, " offered");
+      *listed += offered != NULL && offered < line + len;
+    } else if (line > tuner && indent == 2 && hash && hash[1] >= '1' &&
+               hash[1] <= '9') {
+      ++*past_first;
+    }
+    line = end ? end + 1 : NULL;
+  }
+}
+
 /* "step tuner: fingerprint XXXXXXXX, chosen in T ms from|by ..." of a run
- * with --show-plans and `args`. */
-static void fingerprint(char out[9], double *ms, int *cached,
-                        const char *args) {
+ * with --show-plans and `args`; *listed, *past_first: plan_lists. */
+static void fingerprint(char out[9], double *ms, int *cached, int *apart,
+                        int *listed, int *past_first, const char *args) {
   char command[8192], text[65536];
   snprintf(command, sizeof command,
            "'%s' --data-dir '%s' --epochs 1 --show-plans %s", MNIST_TRAIN_PATH,
@@ -97,25 +123,77 @@ static void fingerprint(char out[9], double *ms, int *cached,
                           out, ms, how),
                    3);
   *cached = strcmp(how, "from") == 0;
+  const char *end = line + strcspn(line, "\n");
+  const char *own = strstr(line, "in a CUDA context of its own");
+  *apart = own != NULL && own < end;
+  plan_lists(text, listed, past_first);
 }
 
 START_TEST(the_same_command_chooses_the_same) {
   char first[16], second[16], again[16], cache[4300], args[4400];
   double ms = 0;
-  int cached = 0;
+  int cached = 0, apart = 0, listed = 0, past_first = 0;
   snprintf(cache, sizeof cache, "%s/cache", dir);
   snprintf(args, sizeof args, "--tune-cache-dir '%s'", cache);
-  fingerprint(first, &ms, &cached, args);
+  fingerprint(first, &ms, &cached, &apart, &listed, &past_first, args);
   ck_assert_int_eq(cached, 0);
-  fingerprint(second, &ms, &cached, args);
+  ck_assert_msg(apart, "the first run did not tune in a context of its own");
+  /* Its context takes the choices as made apart: it asks for no list. */
+  ck_assert_msg(listed == 0, "the first run asked for %d candidate lists",
+                listed);
+  fingerprint(second, &ms, &cached, &apart, &listed, &past_first, args);
   ck_assert_msg(cached, "the second run did not read the cache");
+  /* Each choice past the first lists at most its own plan; nothing else
+   * asks for a list. */
+  ck_assert_msg(listed <= past_first,
+                "reading the cache asked for %d candidate lists, for %d "
+                "choices past the first",
+                listed, past_first);
+  ck_assert_int_eq(apart, 0);
   ck_assert_str_eq(first, second);
   ck_assert_msg(ms < 20.0, "choosing from the cache took %.1f ms", ms);
   /* Without the cache, the margin rule keeps ties with the heuristic:
-   * another process chooses the same. */
-  fingerprint(again, &ms, &cached, "--tune-cache off");
+   * another process chooses the same, and so does one that times the
+   * candidates in the training's own context. */
+  fingerprint(again, &ms, &cached, &apart, &listed, &past_first,
+              "--tune-cache off");
   ck_assert_int_eq(cached, 0);
   ck_assert_str_eq(first, again);
+  fingerprint(again, &ms, &cached, &apart, &listed, &past_first,
+              "--tune-cache off --tune-here");
+  ck_assert_int_eq(cached + apart, 0);
+  ck_assert_str_eq(first, again);
+}
+END_TEST
+
+/* 784-100-10 FP32 batch 256, where tuning pays (the heuristic's single
+ * answer is poor there): choices past the first, made apart, run in the
+ * training's context without its candidate lists (adopted), and name the
+ * same set as the tuner choosing in that context; from the cache, the
+ * same set again. */
+START_TEST(choices_past_the_first_are_adopted) {
+  char apart_set[16], here_set[16], cached_set[16], cache[4300], args[4400];
+  double ms = 0;
+  int cached = 0, apart = 0, listed = 0, past_first = 0;
+  snprintf(cache, sizeof cache, "%s/seed-cache", dir);
+  snprintf(args, sizeof args, "--hidden 100 --batch 256 --tune-cache-dir '%s'",
+           cache);
+  fingerprint(apart_set, &ms, &cached, &apart, &listed, &past_first, args);
+  ck_assert_msg(apart && !cached, "the first run did not tune apart");
+  ck_assert_msg(past_first > 0,
+                "784-100-10 FP32 kept the heuristic's first candidate "
+                "everywhere: no choice past it to adopt (on the H200 it "
+                "chooses past it)");
+  ck_assert_msg(listed == 0,
+                "adopting %d choices past the first asked for %d lists",
+                past_first, listed);
+  fingerprint(cached_set, &ms, &cached, &apart, &listed, &past_first, args);
+  ck_assert_msg(cached, "the second run did not read the cache");
+  ck_assert_str_eq(apart_set, cached_set);
+  fingerprint(here_set, &ms, &cached, &apart, &listed, &past_first,
+              "--hidden 100 --batch 256 --tune-cache off --tune-here");
+  ck_assert_msg(!apart && !cached, "--tune-here did not tune here");
+  ck_assert_str_eq(apart_set, here_set);
 }
 END_TEST
 
@@ -196,6 +274,7 @@ int main(void) {
   tcase_set_timeout(tc, 600);
   tcase_add_loop_test(tc, exact_tuning_prints_what_off_prints, 0, 4);
   tcase_add_test(tc, the_same_command_chooses_the_same);
+  tcase_add_test(tc, choices_past_the_first_are_adopted);
   tcase_add_test(tc, auto_is_never_behind);
   suite_add_tcase(suite, tc);
   int status = test_run_suite(suite, 1);

@@ -148,8 +148,8 @@ int step_slots_entry(tune_cache_entry *out, gpu_context *ctx,
 
 int step_slots_from_entry(tune_config *c, gpu_context *ctx,
                           const mlp_call *calls, const tune_slot *slots,
-                          int count, const tune_cache_entry *entry, char *why,
-                          size_t why_size) {
+                          int count, const tune_cache_entry *entry, int adopt,
+                          char *why, size_t why_size) {
   memset(c, 0, sizeof *c);
   if (entry->count != count) {
     snprintf(why, why_size, "it has %d choices, this step %d", entry->count,
@@ -175,7 +175,9 @@ int step_slots_from_entry(tune_config *c, gpu_context *ctx,
     memcpy(&algo, e->algo, sizeof algo);
     memcpy(id.field, e->id, sizeof id.field);
     lt_matmul_call call = step_slot_call(calls, &slots[i]);
-    int found = lt_matmul_candidate_find(ctx, &call, e->value, &algo, &id);
+    int found =
+        adopt ? lt_matmul_candidate_adopt(ctx, &call, e->value, &algo, &id)
+              : lt_matmul_candidate_find(ctx, &call, e->value, &algo, &id);
     if (found < 0 || found >= TUNE_MAX_VALUES) {
       cublasLtMatmulAlgo_t now;
       lt_algo_id now_id = {{0}};

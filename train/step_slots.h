@@ -38,12 +38,14 @@ int step_slots_entry(tune_cache_entry *out, gpu_context *ctx,
                      const mlp_call *calls, const tune_slot *slots, int count,
                      const tune_config *c, const char *key);
 
-/* The configuration a cache entry names, each algorithm found byte for
- * byte among its plan's candidates now. Returns 0, or -1 with why (one
- * line) when the entry does not fit this step. */
+/* The configuration a cache entry names, each algorithm found among its
+ * plan's candidates now (lt_matmul_candidate_find), or with `adopt` (an
+ * entry of the step tuner's context apart, in this process) taken as the
+ * entry stores it (lt_matmul_candidate_adopt: no list asked for). Returns
+ * 0, or -1 with why (one line) when the entry does not fit this step. */
 int step_slots_from_entry(tune_config *c, gpu_context *ctx,
                           const mlp_call *calls, const tune_slot *slots,
-                          int count, const tune_cache_entry *entry, char *why,
-                          size_t why_size);
+                          int count, const tune_cache_entry *entry, int adopt,
+                          char *why, size_t why_size);
 
 #endif

@@ -3,6 +3,7 @@
 #include "train/step_tune.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -31,7 +32,7 @@ static void make_key(char *key, size_t size, const step_tune_target *t,
   gpu_chain_format(chain, sizeof chain, ctx->options.chain);
   size_t at = (size_t)snprintf(
       key, size,
-      "rule 3; %s; gpu %s; sms %d; driver %d; cublaslt %zu; chain %s; "
+      "rule 4; %s; gpu %s; sms %d; driver %d; cublaslt %zu; chain %s; "
       "autotune %s; workspace %zu; align",
       o->run_key ? o->run_key : "", ctx->device_name, ctx->sm_count, driver,
       cublasLtGetVersion(), chain, gpu_autotune_name(ctx->options.autotune),
@@ -55,20 +56,24 @@ static int slots_of(int *out, const tune_slot *slots, int count,
   return n;
 }
 
+/* Whether slot i's call has a way slot (an epilogue call under auto). */
+static int has_way(const tune_slot *slots, int count, int i) {
+  for (int j = 0; j < count; j++)
+    if (slots[j].call == slots[i].call && slots[j].field == TUNE_FIELD_WAY)
+      return 1;
+  return 0;
+}
+
 /* Under auto, the algorithm slots a step whose calls all go one way runs:
  * fused, every call's own plan; unfused, the twins' plans, and the own
  * plan of a call without a twin (a DEFAULT call has no way slot). */
 static int runs_of(int *out, const tune_slot *slots, int count, int unfused) {
   int n = 0;
-  for (int i = 0; i < count; i++) {
-    int has_way = 0;
-    for (int j = 0; j < count; j++)
-      has_way |=
-          slots[j].call == slots[i].call && slots[j].field == TUNE_FIELD_WAY;
+  for (int i = 0; i < count; i++)
     if (slots[i].field == (unfused ? TUNE_FIELD_PLAIN : TUNE_FIELD_ALGO) ||
-        (unfused && slots[i].field == TUNE_FIELD_ALGO && !has_way))
+        (unfused && slots[i].field == TUNE_FIELD_ALGO &&
+         !has_way(slots, count, i)))
       out[n++] = i;
-  }
   return n;
 }
 
@@ -105,7 +110,16 @@ static int search(tune_config *best, step_tune_report *r,
   if (tune_compare_always(&wins, &fused, &unfused, &ops, &r->log, -1,
                           LT_AUTO_FUSED, LT_AUTO_UNFUSED) < 0)
     return -1;
+  /* The better step, with the other's tuned algorithms where a call may
+   * switch to its way: the twins' when fused won, the epilogue calls'
+   * own when unfused did. */
   *best = wins ? unfused : fused;
+  for (int i = 0; i < r->slot_count; i++)
+    if (r->slots[i].field == TUNE_FIELD_PLAIN)
+      best->value[i] = unfused.value[i];
+    else if (r->slots[i].field == TUNE_FIELD_ALGO &&
+             has_way(r->slots, r->slot_count, i))
+      best->value[i] = fused.value[i];
   r->log.budget_ms = budget * 1.5;
   n = slots_of(visit, r->slots, r->slot_count, TUNE_FIELD_WAY);
   return tune_search(best, r->slots, visit, n, &ops, &r->log);
@@ -153,12 +167,52 @@ static int from_cache(step_tune_report *r, const step_tune_target *t,
       (r->slot_count =
            step_slots_build(r->slots, t, r->calls, r->call_count, 0)) >= 0 &&
       step_slots_from_entry(&r->chosen, t->ctx, r->calls, r->slots,
-                            r->slot_count, &entry, why, sizeof why) == 0) {
+                            r->slot_count, &entry, 0, why, sizeof why) == 0) {
     snprintf(r->cache_note, sizeof r->cache_note, "read %s", path);
     return 0;
   }
   snprintf(r->cache_note, sizeof r->cache_note, "ignored %s: %s", path, why);
   return 1;
+}
+
+/* The choices from tune_apart (step_tune_options): 0, with its slots and
+ * evidence in r; else 1, with the note saying why, and r as it was. */
+static int from_apart(step_tune_report *r, const step_tune_target *t,
+                      const step_tune_options *o) {
+  tune_cache_entry *entry = malloc(sizeof *entry);
+  step_tune_report *apart = malloc(sizeof *apart);
+  char why[256] = "it failed (see above)";
+  int status = entry && apart ? 0 : -1;
+  double started = now_ms();
+  if (status == 0) status = o->tune_apart(o->apart_arg, apart, entry);
+  r->apart_setup_ms = now_ms() - started - (status == 0 ? apart->choose_ms : 0);
+  /* Its slots and evidence, over this step's calls; its choices as this
+   * context's heuristic offers them (as a cache entry's are taken). */
+  if (status == 0 && (apart->call_count != r->call_count ||
+                      apart->slot_count > TUNE_MAX_SLOTS)) {
+    snprintf(why, sizeof why, "it tuned %d calls, this step has %d",
+             apart->call_count, r->call_count);
+    status = -1;
+  }
+  if (status == 0)
+    status =
+        step_slots_from_entry(&apart->chosen, t->ctx, r->calls, apart->slots,
+                              apart->slot_count, entry, 1, why, sizeof why);
+  if (status == 0) {
+    r->slot_count = apart->slot_count;
+    memcpy(r->slots, apart->slots, sizeof r->slots);
+    r->chosen = apart->chosen;
+    r->log = apart->log;
+  }
+  size_t at = strlen(r->cache_note);
+  r->apart = status == 0;
+  if (status != 0)
+    snprintf(r->cache_note + at, sizeof r->cache_note - at,
+             "%snot tuned in a context of its own: %s; tuned here",
+             at ? "; " : "", why);
+  free(apart);
+  free(entry);
+  return status == 0 ? 0 : 1;
 }
 
 /* Writes the chosen set to the cache (unless it came from there) and
@@ -170,6 +224,7 @@ static int keep(step_tune_report *r, const step_tune_target *t,
                        &r->chosen, key) != 0)
     return -1;
   r->fingerprint = entry.fingerprint;
+  if (o->entry) *o->entry = entry;
   if (o->cache == TUNE_CACHE_OFF || r->from_cache || !path[0]) return 0;
   char why[256] = "";
   size_t at = strlen(r->cache_note);
@@ -207,7 +262,8 @@ int step_tune_run(step_tune_report *r, const step_tune_target *t,
     r->from_cache = from_cache(r, t, path, key) == 0;
   else if (path[0])
     snprintf(r->cache_note, sizeof r->cache_note, "refreshed");
-  if (!r->from_cache && tune(r, t, o) != 0) {
+  int apart = !r->from_cache && o->tune_apart && from_apart(r, t, o) == 0;
+  if (!r->from_cache && !apart && tune(r, t, o) != 0) {
     /* The network keeps the warm-up's choices: cuBLASLt's first
      * candidates, and under auto every call fused. */
     fprintf(stderr,

@@ -16,6 +16,12 @@
  * snapshotted before and restored after (layers/mlp_snapshot.h), so tuning
  * changes nothing but speed.
  *
+ * Where: given tune_apart (the trainer's default), a step the cache does
+ * not hold is tuned by a copy of the run in a CUDA context of its own, and
+ * this network takes its choices without asking cuBLASLt for candidate
+ * lists, so its context loads only the kernels its step runs
+ * (gpu/gpu_apart.h says what the others cost).
+ *
  * The choices go to the network's layers (linear_layer.picks), so each
  * network (each mnist_bench row) keeps its own, and are kept in the
  * tuning cache (tune_cache.h), so the same command chooses the same way
@@ -36,6 +42,8 @@
  * its checks and captures to the wall clock). */
 #define STEP_TUNE_BUDGET_MS 100.0
 
+struct step_tune_report;
+
 typedef struct step_tune_options {
   double budget_ms;      /* GPU time in timed steps (<= 0:
                             STEP_TUNE_BUDGET_MS) */
@@ -45,6 +53,16 @@ typedef struct step_tune_options {
                             batch, precision, mode, activation, padding, ...
                             (the trainer's; the tuner adds the GPU, driver,
                             library, chain, rule, workspace, alignments) */
+  /* When set, a step the cache does not hold is tuned by tune_apart: the
+   * same step in a CUDA context of its own (gpu_context_create_apart),
+   * which fills `report` (its slots, choices and evidence) and `entry`,
+   * and returns 0; this network then takes the entry as it would the
+   * cache's, so its context loads only the kernels it runs. On -1 the
+   * step is tuned here. NULL: tuned here. */
+  int (*tune_apart)(void *arg, struct step_tune_report *report,
+                    tune_cache_entry *entry);
+  void *apart_arg;
+  tune_cache_entry *entry; /* not NULL: receives the chosen set's entry */
 } step_tune_options;
 
 /* The step to tune: training steps of `net` on full batches of n samples
@@ -65,10 +83,13 @@ typedef struct step_tune_target {
 typedef struct step_tune_report {
   int tuned;      /* 0: nothing to choose (--autotune off, fused/unfused) */
   int from_cache; /* 1: the choices came from the cache */
-  char cache_note[600]; /* what the cache did, one line ("" when off) */
-  unsigned fingerprint; /* FNV-1a of the chosen set (algorithms by their
-                           index and attributes, ways by value), 32 bits */
-  double choose_ms;     /* wall clock spent choosing */
+  int apart;      /* 1: tuned in a CUDA context of its own (tune_apart) */
+  char cache_note[600];  /* what the cache did, one line ("" when off) */
+  unsigned fingerprint;  /* FNV-1a of the chosen set (algorithms by their
+                            index and attributes, ways by value), 32 bits */
+  double choose_ms;      /* wall clock spent choosing */
+  double apart_setup_ms; /* of it, setting up and tearing down the context
+                            apart and its copy of the run (0: none) */
   int call_count;
   mlp_call calls[MLP_MAX_STEP_CALLS];
   int slot_count;

@@ -58,7 +58,8 @@ static void print_evidence(FILE *out, const step_tune_report *r) {
           "(budget %.0f ms%s); ms per step incumbent / challenger, median "
           "difference +- noise (pairs):\n",
           log->comparisons, log->spent_ms, log->budget_ms,
-          log->budget_hit ? ", spent: the rest keeps the heuristic's order"
+          log->budget_hit ? ", spent: what was not visited keeps the "
+                            "heuristic's order"
                           : "");
   for (int i = 0; i < log->count; i++) {
     const tune_record *c = &log->record[i];
@@ -95,9 +96,15 @@ void step_tune_print(FILE *out, const step_tune_report *r) {
                  "call runs cuBLASLt's first candidate\n");
     return;
   }
-  fprintf(out, "\nstep tuner: fingerprint %08x, chosen in %.1f ms %s%s%s\n",
+  char apart[96] = "";
+  if (r->apart)
+    snprintf(apart, sizeof apart,
+             " in a CUDA context of its own (%.1f ms of it setting that up "
+             "and down)",
+             r->apart_setup_ms);
+  fprintf(out, "\nstep tuner: fingerprint %08x, chosen in %.1f ms %s%s%s%s\n",
           r->fingerprint, r->choose_ms,
-          r->from_cache ? "from the tuning cache" : "by timing the step",
+          r->from_cache ? "from the tuning cache" : "by timing the step", apart,
           r->cache_note[0] ? "; cache: " : "", r->cache_note);
   print_slots(out, r);
   if (!r->from_cache) print_evidence(out, r);

@@ -19,6 +19,7 @@ trainer_config trainer_config_defaults(void) {
       .mode = MLP_MODE_FUSED,
       .graphs = 1,
       .tune_cache = TUNE_CACHE_USE,
+      .tune_apart = 1,
   };
   return c;
 }

@@ -8,6 +8,7 @@
 #include "gpu/gpu_check.h"
 #include "gpu/gpu_graph.h"
 #include "train/epoch_data.h"
+#include "train/step_time.h"
 #include "train/step_tune.h"
 
 enum {
@@ -31,9 +32,13 @@ struct trainer {
   double *d_stats;    /* [STAT_COUNT] */
   cudaEvent_t start, stop, test_stop;
   cudaGraphExec_t train_graph, test_graph;
-  step_tune_report *tune; /* what the step tuner chose, and why */
-  int steps_done;         /* optimiser steps so far (config.max_steps) */
-  int epoch_steps;        /* steps the epoch being enqueued runs */
+  step_tune_report *tune;        /* what the step tuner chose, and why */
+  const mnist_dataset *source;   /* borrowed during trainer_create only */
+  tune_cache_entry *apart_entry; /* not NULL: this trainer is the step
+                                    tuner's copy in a context apart, which
+                                    stops after tuning (tune_apart) */
+  int steps_done;                /* optimiser steps so far (config.max_steps) */
+  int epoch_steps;               /* steps the epoch being enqueued runs */
 };
 
 static int train_steps(const trainer *t) {
@@ -134,6 +139,49 @@ static void run_key(char *out, size_t size, const trainer *t) {
            f->all_e4m3, f->current, (int)f->fast_accum);
 }
 
+static int trainer_make(trainer **out, gpu_context *ctx,
+                        const mnist_dataset *data, const trainer_config *config,
+                        tune_cache_entry *apart_entry);
+
+/* step_tune_options.tune_apart: the same network, data and settings set up
+ * again in a CUDA context of its own, where the step tuner loads and times
+ * cuBLASLt's candidates; destroyed with everything it loaded, so this
+ * trainer's context keeps only the kernels its step runs (gpu_apart.h says
+ * what they cost otherwise). */
+static int tune_apart(void *arg, step_tune_report *report,
+                      tune_cache_entry *entry) {
+  trainer *t = arg;
+  gpu_context *ctx = NULL;
+  trainer *copy = NULL;
+  char why[300];
+  int status = -1;
+  /* The data it needs: the steps the tuner replays and one test batch
+   * (the warm-up's evaluation), not the whole set on the GPU again. */
+  mnist_dataset *part = malloc(sizeof *part);
+  if (!part) {
+    fprintf(stderr, "trainer: out of host memory\n");
+    return -1;
+  }
+  *part = *t->source;
+  int batch = t->config.batch;
+  if (part->train.count > STEP_TIME_STEPS * batch)
+    part->train.count = STEP_TIME_STEPS * batch;
+  if (part->test.count > batch) part->test.count = batch;
+  if (gpu_context_create_apart(&ctx, &t->ctx->options, why, sizeof why) != 0)
+    fprintf(stderr,
+            "trainer: note: no CUDA context apart for the step "
+            "tuner: %s\n",
+            why);
+  else if (trainer_make(&copy, ctx, part, &t->config, entry) == 0) {
+    *report = *copy->tune;
+    status = 0;
+  }
+  trainer_destroy(copy);
+  gpu_context_destroy(ctx);
+  free(part);
+  return status;
+}
+
 /* The step tuner on the first full batch (train/step_tune.h). */
 static int tune_step(trainer *t) {
   const epoch_data *d = t->data;
@@ -147,7 +195,14 @@ static int tune_step(trainer *t) {
   step_tune_options o = {.budget_ms = t->config.tune_budget_ms,
                          .cache = t->config.tune_cache,
                          .cache_dir = t->config.tune_cache_dir,
-                         .run_key = key};
+                         .run_key = key,
+                         .entry = t->apart_entry};
+  if (t->apart_entry) {
+    o.cache = TUNE_CACHE_OFF; /* the trainer it works for reads and writes */
+  } else if (t->config.tune_apart) {
+    o.tune_apart = tune_apart;
+    o.apart_arg = t;
+  }
   step_tune_target target = {.ctx = t->ctx,
                              .net = t->net,
                              .mode = t->config.mode,
@@ -194,6 +249,8 @@ static int trainer_init(trainer *t, const mnist_dataset *data) {
     return -1;
   t->config.initial_layout = NULL; /* borrowed until now */
   t->config.initial_params = NULL;
+  t->source = NULL;
+  if (t->apart_entry) return 0; /* a copy that only tunes: no graphs */
   if (c->max_steps > 0) t->config.graphs = 0; /* epochs may end early */
   t->epoch_steps = steps;                     /* what a capture records */
   if (c->graphs && steps > TRAINER_MAX_GRAPH_STEPS) {
@@ -222,6 +279,12 @@ static int config_valid(const trainer_config *c) {
 
 int trainer_create(trainer **out, gpu_context *ctx, const mnist_dataset *data,
                    const trainer_config *config) {
+  return trainer_make(out, ctx, data, config, NULL);
+}
+
+static int trainer_make(trainer **out, gpu_context *ctx,
+                        const mnist_dataset *data, const trainer_config *config,
+                        tune_cache_entry *apart_entry) {
   *out = NULL;
   if (!config_valid(config)) {
     fprintf(stderr,
@@ -237,6 +300,8 @@ int trainer_create(trainer **out, gpu_context *ctx, const mnist_dataset *data,
   }
   t->ctx = ctx;
   t->config = *config;
+  t->source = data;
+  t->apart_entry = apart_entry;
   t->epoch_steps = 0;
   if (trainer_init(t, data) != 0) {
     trainer_destroy(t);

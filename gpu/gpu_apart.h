@@ -1,0 +1,37 @@
+/* gpu_apart.h: a CUDA context of its own on a device, beside the device's
+ * primary context (the one the runtime API uses), for work whose side
+ * effects must not reach the primary: the kernels a context loads stay
+ * loaded until it is destroyed, and on the H200 a training step ran 4 %
+ * slower in a process whose context had loaded cuBLASLt's other
+ * candidates for its plans, though it ran none of them
+ * (docs/performance.md, "Judged by the step"). The step tuner times those
+ * candidates in such a context (train/trainer.c).
+ *
+ * The driver API's functions are looked up at run time
+ * (cudaGetDriverEntryPointByVersion): the programs link no libcuda, so
+ * they still start, and say why, on a machine without a driver. */
+#ifndef MNIST_EPILOGS_GPU_APART_H
+#define MNIST_EPILOGS_GPU_APART_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Creates a context on `device` and makes it current on this thread: the
+ * runtime API's calls on this thread use it until gpu_apart_leave.
+ * Returns 0 with *context set (a CUcontext), or -1 with why[] saying why
+ * (nothing changed). */
+int gpu_apart_enter(void **context, int device, char *why, size_t why_size);
+
+/* Destroys the context gpu_apart_enter made (with everything allocated
+ * and loaded in it) and makes `device`'s primary context current again. A
+ * no-op on NULL. */
+void gpu_apart_leave(void *context, int device);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
