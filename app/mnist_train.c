@@ -313,11 +313,11 @@ int main(int argc, char **argv) {
   mnist_dataset data;
   /* The GPU starts up while the data is read (gpu_warm.h). */
   gpu_warm *warm =
-      options.check_data ? NULL : gpu_warm_start(options.gpu.device);
+      options.check_data ? NULL : gpu_warm_create(options.gpu.device);
   int loaded =
       data_source_load(&data, dir, sizeof dir, options.data_dir,
                        MNIST_SOURCE_DIR, test_only, why_data, sizeof why_data);
-  gpu_warm_join(warm);
+  gpu_warm_destroy(warm);
   if (loaded != 0) {
     fprintf(stderr, "mnist_train: %s\n", why_data);
     mlp_checkpoint_destroy(&checkpoint);

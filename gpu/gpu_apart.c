@@ -18,7 +18,7 @@ static void *driver_function(const char *name, unsigned version) {
   return fn;
 }
 
-int gpu_apart_enter(void **context, int device, char *why, size_t why_size) {
+int gpu_apart_create(void **context, int device, char *why, size_t why_size) {
   *context = NULL;
   PFN_cuDeviceGet_v2000 device_get =
       (PFN_cuDeviceGet_v2000)driver_function("cuDeviceGet", 2000);
@@ -44,10 +44,18 @@ int gpu_apart_enter(void **context, int device, char *why, size_t why_size) {
   return 0;
 }
 
-void gpu_apart_leave(void *context, int device) {
+void gpu_apart_destroy(void *context, int device) {
   if (!context) return;
   PFN_cuCtxDestroy_v4000 destroy =
       (PFN_cuCtxDestroy_v4000)driver_function("cuCtxDestroy", 4000);
-  if (destroy) destroy((CUcontext)context);
+  CUresult status =
+      destroy ? destroy((CUcontext)context) : CUDA_ERROR_NOT_FOUND;
+  if (status != CUDA_SUCCESS)
+    fprintf(stderr,
+            "gpu: destroying the context apart on device %d failed (CUresult "
+            "%d); its memory stays held until the process ends\n",
+            device, (int)status);
+  /* cuCtxDestroy pops it; the primary is made current by name all the
+   * same (the runtime's calls go to whatever is current). */
   cudaSetDevice(device);
 }

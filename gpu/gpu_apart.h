@@ -20,15 +20,15 @@ extern "C" {
 #endif
 
 /* Creates a context on `device` and makes it current on this thread: the
- * runtime API's calls on this thread use it until gpu_apart_leave.
+ * runtime API's calls on this thread use it until gpu_apart_destroy.
  * Returns 0 with *context set (a CUcontext), or -1 with why[] saying why
  * (nothing changed). */
-int gpu_apart_enter(void **context, int device, char *why, size_t why_size);
+int gpu_apart_create(void **context, int device, char *why, size_t why_size);
 
-/* Destroys the context gpu_apart_enter made (with everything allocated
- * and loaded in it) and makes `device`'s primary context current again. A
- * no-op on NULL. */
-void gpu_apart_leave(void *context, int device);
+/* Destroys the context gpu_apart_create made (with everything allocated
+ * and loaded in it; a failure is said on stderr) and makes `device`'s
+ * primary context current again. A no-op on NULL. */
+void gpu_apart_destroy(void *context, int device);
 
 #ifdef __cplusplus
 }

@@ -95,7 +95,7 @@ int gpu_context_create_apart(gpu_context **out, const gpu_options *options,
     return -1;
   }
   ctx->options = *options;
-  if (gpu_apart_enter(&ctx->apart, options->device, why, why_size) != 0) {
+  if (gpu_apart_create(&ctx->apart, options->device, why, why_size) != 0) {
     free(ctx);
     return -1;
   }
@@ -120,7 +120,7 @@ void gpu_context_destroy(gpu_context *ctx) {
   if (ctx->lt) cublasLtDestroy(ctx->lt);
   if (ctx->side_stream) cudaStreamDestroy(ctx->side_stream);
   if (ctx->stream) cudaStreamDestroy(ctx->stream);
-  gpu_apart_leave(ctx->apart, ctx->options.device);
+  gpu_apart_destroy(ctx->apart, ctx->options.device);
   free(ctx);
 }
 

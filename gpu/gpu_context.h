@@ -67,7 +67,7 @@ int gpu_context_create(gpu_context **out, const gpu_options *options);
  * gpu_context_destroy, which destroys it with everything loaded in it and
  * makes the primary current again. The device must already be checked
  * (a gpu_context_create on it succeeded). Returns 0, or -1 with why[]
- * saying why (nothing printed). */
+ * saying why (a failing CUDA call in the set-up also prints itself). */
 int gpu_context_create_apart(gpu_context **out, const gpu_options *options,
                              char *why, size_t why_size);
 

@@ -17,7 +17,7 @@ static void *warm(void *arg) {
   return NULL;
 }
 
-gpu_warm *gpu_warm_start(int device) {
+gpu_warm *gpu_warm_create(int device) {
   gpu_warm *w = malloc(sizeof *w);
   if (!w) return NULL;
   w->device = device;
@@ -28,7 +28,7 @@ gpu_warm *gpu_warm_start(int device) {
   return w;
 }
 
-void gpu_warm_join(gpu_warm *warm) {
+void gpu_warm_destroy(gpu_warm *warm) {
   if (!warm) return;
   pthread_join(warm->thread, NULL);
   free(warm);

@@ -256,8 +256,9 @@ static int plan_choose(gpu_context *ctx, lt_plan *p) {
  * stood). It recurs as the same algorithm by its attributes (lt_algo_id),
  * not its bytes: on the H200 one process's single answer matched its list
  * byte for byte and another's did not, so the two numbered the same
- * candidates differently. Which of them compute the same numbers is
- * checked later, when the step tuner asks (lt_matmul_candidates). */
+ * candidates differently. Only the first such member is left out. Which of them
+ * compute the same numbers is checked later, when the step tuner asks
+ * (lt_matmul_candidates). */
 int lt_plan_list(gpu_context *ctx, lt_plan *p) {
   if (p->info.listed) return 0;
   cublasLtMatmulHeuristicResult_t results[LT_MAX_CANDIDATES];
@@ -265,15 +266,35 @@ int lt_plan_list(gpu_context *ctx, lt_plan *p) {
   if (plan_candidates(ctx, p, results, LT_MAX_CANDIDATES, &count)) return -1;
   lt_algo_id first;
   lt_algo_id_of(&first, &p->algo);
-  for (int i = 0; i < count && p->cand_count < LT_MAX_CANDIDATES; i++) {
+  cublasLtMatmulAlgo_t cand[LT_MAX_CANDIDATES];
+  int n = 1, single_at = -1;
+  cand[0] = p->algo;
+  for (int i = 0; i < count && n < LT_MAX_CANDIDATES; i++) {
     lt_algo_id at;
     lt_algo_id_of(&at, &results[i].algo);
-    if (memcmp(&at, &first, sizeof at) != 0)
-      p->cand[p->cand_count++] = results[i].algo;
+    if (single_at < 0 && memcmp(&at, &first, sizeof at) == 0)
+      single_at = i; /* left out once: a second equal one stays */
     else
-      p->info.single_at = i;
+      cand[n++] = results[i].algo;
   }
-  p->info.offered = p->cand_count;
+  /* Candidates adopted from the step tuner's context apart keep their
+   * place: the list must name the same algorithm there. */
+  for (int i = 1; i < LT_MAX_CANDIDATES; i++) {
+    if (!p->cand_adopted[i]) continue;
+    lt_algo_id kept, listed;
+    lt_algo_id_of(&kept, &p->cand[i]);
+    if (i < n) lt_algo_id_of(&listed, &cand[i]);
+    if (i >= n || memcmp(&kept, &listed, sizeof kept) != 0)
+      return lt_refuse(ctx, &p->key.shape,
+                       "this context's candidate list numbers candidate %d "
+                       "otherwise than the step tuner's context apart, whose "
+                       "choice a call runs",
+                       i);
+  }
+  memcpy(p->cand, cand, (size_t)n * sizeof cand[0]);
+  p->cand_count = n;
+  p->info.single_at = single_at;
+  p->info.offered = n;
   p->info.listed = 1;
   memset(p->cand_adopted, 0, sizeof p->cand_adopted);
   return 0;

@@ -122,7 +122,9 @@ static int search(tune_config *best, step_tune_report *r,
       best->value[i] = fused.value[i];
   r->log.budget_ms = budget * 1.5;
   n = slots_of(visit, r->slots, r->slot_count, TUNE_FIELD_WAY);
-  return tune_search(best, r->slots, visit, n, &ops, &r->log);
+  int status = tune_search(best, r->slots, visit, n, &ops, &r->log);
+  r->log.budget_ms = budget; /* the report names the budget asked for */
+  return status;
 }
 
 /* Checks the slots' candidates and searches, with the network's state
@@ -184,14 +186,25 @@ static int from_apart(step_tune_report *r, const step_tune_target *t,
   char why[256] = "it failed (see above)";
   int status = entry && apart ? 0 : -1;
   double started = now_ms();
-  if (status == 0) status = o->tune_apart(o->apart_arg, apart, entry);
+  if (status == 0) {
+    entry->count = -1; /* written only when the copy chose (keep) */
+    status = o->tune_apart(o->apart_arg, apart, entry);
+  }
   r->apart_setup_ms = now_ms() - started - (status == 0 ? apart->choose_ms : 0);
-  /* Its slots and evidence, over this step's calls; its choices as this
-   * context's heuristic offers them (as a cache entry's are taken). */
-  if (status == 0 && (apart->call_count != r->call_count ||
-                      apart->slot_count > TUNE_MAX_SLOTS)) {
+  /* Its slots and evidence, over this step's calls; its choices taken as
+   * it stored them (lt_matmul_candidate_adopt: no list asked for here). */
+  if (status == 0 && (entry->count < 0 || apart->slot_count <= 0)) {
+    snprintf(why, sizeof why, "its tuning failed (see above)");
+    status = -1;
+  }
+  if (status == 0 && apart->call_count != r->call_count) {
     snprintf(why, sizeof why, "it tuned %d calls, this step has %d",
              apart->call_count, r->call_count);
+    status = -1;
+  }
+  if (status == 0 && apart->slot_count > TUNE_MAX_SLOTS) {
+    snprintf(why, sizeof why, "it has %d choices, at most %d fit",
+             apart->slot_count, (int)TUNE_MAX_SLOTS);
     status = -1;
   }
   if (status == 0)

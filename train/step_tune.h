@@ -57,8 +57,9 @@ typedef struct step_tune_options {
    * same step in a CUDA context of its own (gpu_context_create_apart),
    * which fills `report` (its slots, choices and evidence) and `entry`,
    * and returns 0; this network then takes the entry as it would the
-   * cache's, so its context loads only the kernels it runs. On -1 the
-   * step is tuned here. NULL: tuned here. */
+   * cache's, so its context loads only the kernels it runs. When it
+   * returns -1, or its copy's tuning failed (no entry written), the step
+   * is tuned here. NULL: tuned here. */
   int (*tune_apart)(void *arg, struct step_tune_report *report,
                     tune_cache_entry *entry);
   void *apart_arg;

@@ -178,6 +178,10 @@ static int tune_apart(void *arg, step_tune_report *report,
   }
   trainer_destroy(copy);
   gpu_context_destroy(ctx);
+  /* The runtime's last error is this thread's, not the context's: one the
+   * copy left (its allocation failing, say) is reported above and must not
+   * fail this trainer's next check. */
+  (void)cudaGetLastError();
   free(part);
   return status;
 }
