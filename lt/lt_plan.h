@@ -64,12 +64,18 @@ void lt_plan_release(lt_plan *plan);
 int lt_plan_cache_count(const lt_plan_cache *cache);
 const lt_plan *lt_plan_cache_at(const lt_plan_cache *cache, int i);
 
+/* The plan's own algorithm: the heuristic's answer when asked for one
+ * candidate (--autotune off's), as candidate 0; the longer list waits for
+ * lt_plan_list. Defined in lt_heuristic.c. Returns 0, or -1 with the
+ * reason in lt_last_error. */
+int lt_plan_choose(gpu_context *ctx, lt_plan *p);
+
 /* Asks the heuristic for the plan's longer list of candidates, once: until
  * then a plan holds only the single answer, its algorithm. Asked for only
  * where needed (the step tuner's check, a cached choice past the first),
  * because on the H200 merely asking made the default run 5.4 % slower
  * with the same kernels launched (cuBLASLt loads the candidates' kernels:
- * docs/performance.md, "Judged by the step"). Defined in lt_matmul.c.
+ * docs/performance.md, "Judged by the step"). Defined in lt_heuristic.c.
  * Returns 0, or -1 with the reason in lt_last_error. */
 int lt_plan_list(gpu_context *ctx, lt_plan *p);
 
@@ -80,7 +86,8 @@ void lt_algo_id_of(lt_algo_id *id, const cublasLtMatmulAlgo_t *algo);
 
 /* The algorithm `call` runs with on plan `p`: its pick (`which`: the pick's
  * field for this plan, 0 for the plan's first) or NULL when the pick is
- * past the plan's candidates (listed or adopted). */
+ * past the plan's candidates (listed or adopted). Defined in
+ * lt_heuristic.c. */
 const cublasLtMatmulAlgo_t *lt_plan_algo(const lt_plan *p, int which);
 
 /* Sets `call`'s bias, aux, scale, D scale and amax pointers on the plan's

@@ -12,6 +12,7 @@
 #include "lt/lt_auto.h"
 #include "train/step_slots.h"
 #include "train/step_time.h"
+#include "train/tune_apart.h"
 
 static double now_ms(void) {
   struct timespec ts;
@@ -193,20 +194,8 @@ static int from_apart(step_tune_report *r, const step_tune_target *t,
   r->apart_setup_ms = now_ms() - started - (status == 0 ? apart->choose_ms : 0);
   /* Its slots and evidence, over this step's calls; its choices taken as
    * it stored them (lt_matmul_candidate_adopt: no list asked for here). */
-  if (status == 0 && (entry->count < 0 || apart->slot_count <= 0)) {
-    snprintf(why, sizeof why, "its tuning failed (see above)");
-    status = -1;
-  }
-  if (status == 0 && apart->call_count != r->call_count) {
-    snprintf(why, sizeof why, "it tuned %d calls, this step has %d",
-             apart->call_count, r->call_count);
-    status = -1;
-  }
-  if (status == 0 && apart->slot_count > TUNE_MAX_SLOTS) {
-    snprintf(why, sizeof why, "it has %d choices, at most %d fit",
-             apart->slot_count, (int)TUNE_MAX_SLOTS);
-    status = -1;
-  }
+  if (status == 0)
+    status = tune_apart_accept(apart, entry, r->call_count, why, sizeof why);
   if (status == 0)
     status =
         step_slots_from_entry(&apart->chosen, t->ctx, r->calls, apart->slots,

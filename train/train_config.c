@@ -1,6 +1,7 @@
 /* train_config.c: the defaults and the network of a run (train_config.h). */
 #include "train/train_config.h"
 
+#include <math.h>
 #include <stdio.h>
 
 #include "layers/mlp.h"
@@ -75,4 +76,35 @@ void trainer_config_network(mlp_options *out, const trainer_config *c,
                          .fp8 = gpu->precision == GPU_PRECISION_FP8,
                          .fp8_recipe = fitted.fp8};
   *out = options;
+}
+
+int trainer_config_check(const trainer_config *c, char *err, size_t err_size) {
+  if (c->batch >= 1 && c->epochs >= 1 && c->depth >= 1 &&
+      c->depth <= MLP_MAX_LAYERS && c->widths[0] == MNIST_PIXELS &&
+      c->widths[c->depth] == MNIST_CLASSES)
+    return 0;
+  snprintf(err, err_size,
+           "expected batch >= 1, epochs >= 1 and widths 784-...-10 with 1 to "
+           "%d layers",
+           MLP_MAX_LAYERS);
+  return -1;
+}
+
+float trainer_config_lr(const trainer_config *c, double done, double total) {
+  return c->cosine ? (float)(c->lr * 0.5 *
+                             (1.0 + cos(3.14159265358979 * done / total)))
+                   : c->lr;
+}
+
+void trainer_config_key(char *out, size_t size, const trainer_config *c,
+                        gpu_precision precision, float loss_scale) {
+  const fp8_recipe *f = &c->fp8;
+  char net[128];
+  trainer_config_name(net, sizeof net, c);
+  snprintf(out, size,
+           "net %s; batch %d; precision %s; mode %s; activation %s; pad %d/%d; "
+           "loss scale %g; fp8 %d/%d/%d",
+           net, c->batch, gpu_precision_name(precision), mlp_mode_name(c->mode),
+           lt_activation_name(c->activation), c->pad_units, c->pad_multiple,
+           (double)loss_scale, f->all_e4m3, f->current, (int)f->fast_accum);
 }

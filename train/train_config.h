@@ -96,4 +96,18 @@ void trainer_config_pixel_transform(float *scale, float *shift,
 /* "784-100-10": the widths of `c`, dash-separated. */
 void trainer_config_name(char *out, size_t size, const trainer_config *c);
 
+/* 0 when `c` can train (batch >= 1, epochs >= 1, widths 784-...-10 with 1
+ * to MLP_MAX_LAYERS layers); else -1 with err saying what was expected. */
+int trainer_config_check(const trainer_config *c, char *err, size_t err_size);
+
+/* The learning rate after `done` of `total` steps: c->lr, or under the
+ * cosine schedule lr * (1 + cos(pi done / total)) / 2. */
+float trainer_config_lr(const trainer_config *c, double done, double total);
+
+/* The run's part of the tuning cache's key (step_tune_options.run_key):
+ * network, batch, precision, mode, activation, padding, the network's
+ * loss scale and the FP8 recipe. */
+void trainer_config_key(char *out, size_t size, const trainer_config *c,
+                        gpu_precision precision, float loss_scale);
+
 #endif

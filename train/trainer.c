@@ -8,8 +8,8 @@
 #include "gpu/gpu_check.h"
 #include "gpu/gpu_graph.h"
 #include "train/epoch_data.h"
-#include "train/step_time.h"
 #include "train/step_tune.h"
+#include "train/tune_apart.h"
 
 enum {
   STAT_TRAIN_LOSS,
@@ -110,7 +110,13 @@ static int enqueue_test_graph(void *t) {
   return enqueue_test(t);
 }
 
-static void schedule_fill(trainer *t, int epoch);
+/* h_lr[s] for each step s of `epoch`. */
+static void schedule_fill(trainer *t, int epoch) {
+  int steps = train_steps(t);
+  for (int s = 0; s < steps; s++)
+    t->h_lr[s] = trainer_config_lr(&t->config, (double)epoch * steps + s,
+                                   (double)steps * t->config.epochs);
+}
 
 /* The epoch's first `count` training steps on full batches (at least the
  * first step), as the epoch's graph runs them: the step tuner's sample.
@@ -124,73 +130,43 @@ static int enqueue_first_steps(void *arg, int count) {
   return count;
 }
 
-/* The run's part of the tuning cache's key (step_tune_options.run_key). */
-static void run_key(char *out, size_t size, const trainer *t) {
-  const trainer_config *c = &t->config;
-  const fp8_recipe *f = &c->fp8;
-  char net[128];
-  trainer_config_name(net, sizeof net, c);
-  snprintf(out, size,
-           "net %s; batch %d; precision %s; mode %s; activation %s; pad %d/%d; "
-           "loss scale %g; fp8 %d/%d/%d",
-           net, c->batch, gpu_precision_name(t->ctx->options.precision),
-           mlp_mode_name(c->mode), lt_activation_name(c->activation),
-           c->pad_units, c->pad_multiple, (double)t->net->loss_scale,
-           f->all_e4m3, f->current, (int)f->fast_accum);
-}
-
 static int trainer_make(trainer **out, gpu_context *ctx,
                         const mnist_dataset *data, const trainer_config *config,
                         tune_cache_entry *apart_entry);
 
-/* step_tune_options.tune_apart: the same network, data and settings set up
- * again in a CUDA context of its own, where the step tuner loads and times
- * cuBLASLt's candidates; destroyed with everything it loaded, so this
- * trainer's context keeps only the kernels its step runs (gpu_apart.h says
- * what they cost otherwise). */
+/* tune_apart_copy: this trainer's network, data and settings set up again
+ * in ctx, on part, where it tunes (it stops there), then destroyed. */
+typedef struct copy_job {
+  const trainer *t;
+  tune_cache_entry *entry;
+} copy_job;
+
+static int copy_and_tune(void *arg, gpu_context *ctx, const mnist_dataset *part,
+                         step_tune_report *report) {
+  const copy_job *job = arg;
+  trainer *copy = NULL;
+  int status = trainer_make(&copy, ctx, part, &job->t->config, job->entry);
+  if (status == 0) *report = *copy->tune;
+  trainer_destroy(copy);
+  return status;
+}
+
+/* step_tune_options.tune_apart: the step tuned by a copy of this trainer
+ * in a CUDA context of its own (train/tune_apart.h). */
 static int tune_apart(void *arg, step_tune_report *report,
                       tune_cache_entry *entry) {
-  trainer *t = arg;
-  gpu_context *ctx = NULL;
-  trainer *copy = NULL;
-  char why[300];
-  int status = -1;
-  /* The data it needs: the steps the tuner replays and one test batch
-   * (the warm-up's evaluation), not the whole set on the GPU again. */
-  mnist_dataset *part = malloc(sizeof *part);
-  if (!part) {
-    fprintf(stderr, "trainer: out of host memory\n");
-    return -1;
-  }
-  *part = *t->source;
-  int batch = t->config.batch;
-  if (part->train.count > STEP_TIME_STEPS * batch)
-    part->train.count = STEP_TIME_STEPS * batch;
-  if (part->test.count > batch) part->test.count = batch;
-  if (gpu_context_create_apart(&ctx, &t->ctx->options, why, sizeof why) != 0)
-    fprintf(stderr,
-            "trainer: note: no CUDA context apart for the step "
-            "tuner: %s\n",
-            why);
-  else if (trainer_make(&copy, ctx, part, &t->config, entry) == 0) {
-    *report = *copy->tune;
-    status = 0;
-  }
-  trainer_destroy(copy);
-  gpu_context_destroy(ctx);
-  /* The runtime's last error is this thread's, not the context's: one the
-   * copy left (its allocation failing, say) is reported above and must not
-   * fail this trainer's next check. */
-  (void)cudaGetLastError();
-  free(part);
-  return status;
+  const trainer *t = arg;
+  copy_job job = {t, entry};
+  return tune_apart_run(&t->ctx->options, t->source, t->config.batch,
+                        copy_and_tune, &job, report);
 }
 
 /* The step tuner on the first full batch (train/step_tune.h). */
 static int tune_step(trainer *t) {
   const epoch_data *d = t->data;
   char key[512];
-  run_key(key, sizeof key, t);
+  trainer_config_key(key, sizeof key, &t->config, t->ctx->options.precision,
+                     t->net->loss_scale);
   t->tune = calloc(1, sizeof *t->tune);
   if (!t->tune) {
     fprintf(stderr, "trainer: out of host memory\n");
@@ -275,12 +251,6 @@ static int trainer_init(trainer *t, const mnist_dataset *data) {
   return 0;
 }
 
-static int config_valid(const trainer_config *c) {
-  return c->batch >= 1 && c->epochs >= 1 && c->depth >= 1 &&
-         c->depth <= MLP_MAX_LAYERS && c->widths[0] == MNIST_PIXELS &&
-         c->widths[c->depth] == MNIST_CLASSES;
-}
-
 int trainer_create(trainer **out, gpu_context *ctx, const mnist_dataset *data,
                    const trainer_config *config) {
   return trainer_make(out, ctx, data, config, NULL);
@@ -290,11 +260,9 @@ static int trainer_make(trainer **out, gpu_context *ctx,
                         const mnist_dataset *data, const trainer_config *config,
                         tune_cache_entry *apart_entry) {
   *out = NULL;
-  if (!config_valid(config)) {
-    fprintf(stderr,
-            "trainer: expected batch >= 1, epochs >= 1 and widths "
-            "784-...-10 with 1 to %d layers\n",
-            MLP_MAX_LAYERS);
+  char err[256];
+  if (trainer_config_check(config, err, sizeof err) != 0) {
+    fprintf(stderr, "trainer: %s\n", err);
     return -1;
   }
   trainer *t = calloc(1, sizeof *t);
@@ -306,7 +274,6 @@ static int trainer_make(trainer **out, gpu_context *ctx,
   t->config = *config;
   t->source = data;
   t->apart_entry = apart_entry;
-  t->epoch_steps = 0;
   if (trainer_init(t, data) != 0) {
     trainer_destroy(t);
     return -1;
@@ -330,20 +297,6 @@ void trainer_destroy(trainer *t) {
   cudaFreeHost(t->h_lr);
   epoch_data_destroy(t->data);
   free(t);
-}
-
-/* h_lr[s] for each step s of `epoch`. */
-static void schedule_fill(trainer *t, int epoch) {
-  const trainer_config *c = &t->config;
-  int steps = train_steps(t);
-  double total = (double)steps * c->epochs;
-  for (int s = 0; s < steps; s++) {
-    double done = (double)epoch * steps + s;
-    t->h_lr[s] = c->cosine
-                     ? (float)(c->lr * 0.5 *
-                               (1.0 + cos(3.14159265358979 * done / total)))
-                     : c->lr;
-  }
 }
 
 int trainer_run_epoch(trainer *t, int epoch, epoch_stats *stats) {
@@ -434,10 +387,6 @@ const step_tune_report *trainer_tune_report(const trainer *t) {
 
 int trainer_steps_done(const trainer *t) {
   return t->steps_done;
-}
-
-int trainer_set_params(trainer *t, const float *h_slab) {
-  return mlp_set_params(t->net, t->ctx, h_slab);
 }
 
 int trainer_get_params(const trainer *t, float *h_slab) {

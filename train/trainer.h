@@ -57,10 +57,6 @@ int trainer_steps_per_epoch(const trainer *t);
 /* Optimiser steps run so far. */
 int trainer_steps_done(const trainer *t);
 
-/* Replaces the parameters with h_slab (the network's layout: FP32 master
- * weights, trainer_network(t)->layout), zeroes the momentum and rewrites
- * the 16-bit copy; waits for it. Returns 0 or -1. */
-int trainer_set_params(trainer *t, const float *h_slab);
 /* Copies the FP32 master parameters into h_slab (layout.slab_floats
  * floats). Returns 0 or -1. */
 int trainer_get_params(const trainer *t, float *h_slab);
