@@ -8,23 +8,15 @@
 
 #include "bench/bench_trace_table.h"
 #include "bench/graph_count.h"
-
-static void *driver_entry(const char *symbol, unsigned int version) {
-  void *fn = NULL;
-  enum cudaDriverEntryPointQueryResult found;
-  if (cudaGetDriverEntryPointByVersion(symbol, &fn, version, cudaEnableDefault,
-                                       &found) != cudaSuccess ||
-      found != cudaDriverEntryPointSuccess)
-    return NULL;
-  return fn;
-}
+#include "gpu/gpu_driver.h"
 
 void bench_namer_init(bench_namer *d) {
-  d->node_params = (PFN_cuGraphKernelNodeGetParams_v12000)driver_entry(
+  d->node_params = (PFN_cuGraphKernelNodeGetParams_v12000)gpu_driver_function(
       "cuGraphKernelNodeGetParams", 12000);
-  d->func_name = (PFN_cuFuncGetName_v12030)driver_entry("cuFuncGetName", 12030);
+  d->func_name =
+      (PFN_cuFuncGetName_v12030)gpu_driver_function("cuFuncGetName", 12030);
   d->kernel_name =
-      (PFN_cuKernelGetName_v12030)driver_entry("cuKernelGetName", 12030);
+      (PFN_cuKernelGetName_v12030)gpu_driver_function("cuKernelGetName", 12030);
 }
 
 const char *bench_kernel_runtime_name(cudaGraphNode_t node) {

@@ -6,28 +6,37 @@
 #include <cuda_runtime_api.h>
 #include <stdio.h>
 
-/* The driver's `name` at the version whose signature the PFN type gives,
- * or NULL. */
-static void *driver_function(const char *name, unsigned version) {
-  void *fn = NULL;
-  enum cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSuccess;
-  if (cudaGetDriverEntryPointByVersion(name, &fn, version, cudaEnableDefault,
-                                       &found) != cudaSuccess ||
-      found != cudaDriverEntryPointSuccess)
-    return NULL;
-  return fn;
+#include "gpu/gpu_driver.h"
+
+/* "CUDA_ERROR_OUT_OF_MEMORY (out of memory)", or the number when the
+ * driver cannot name it. */
+static void result_text(char *out, size_t size, CUresult status) {
+  PFN_cuGetErrorName_v6000 name =
+      (PFN_cuGetErrorName_v6000)gpu_driver_function("cuGetErrorName", 6000);
+  PFN_cuGetErrorString_v6000 text =
+      (PFN_cuGetErrorString_v6000)gpu_driver_function("cuGetErrorString", 6000);
+  const char *n = NULL, *t = NULL;
+  if (name) name(status, &n);
+  if (text) text(status, &t);
+  if (n)
+    snprintf(out, size, "%s (%s)", n, t ? t : "no description");
+  else
+    snprintf(out, size, "CUresult %d", (int)status);
 }
 
 int gpu_apart_create(void **context, int device, char *why, size_t why_size) {
   *context = NULL;
   PFN_cuDeviceGet_v2000 device_get =
-      (PFN_cuDeviceGet_v2000)driver_function("cuDeviceGet", 2000);
+      (PFN_cuDeviceGet_v2000)gpu_driver_function("cuDeviceGet", 2000);
   PFN_cuCtxCreate_v12050 create =
-      (PFN_cuCtxCreate_v12050)driver_function("cuCtxCreate", 12050);
+      (PFN_cuCtxCreate_v12050)gpu_driver_function("cuCtxCreate", 12050);
   if (!device_get || !create) {
+    int driver = 0;
+    cudaDriverGetVersion(&driver);
     snprintf(why, why_size,
-             "the driver offers no cuDeviceGet or cuCtxCreate (CUDA 12.5 "
-             "or newer)");
+             "expected a driver with %s (CUDA 12.5 or newer), found driver "
+             "version %d without it",
+             device_get ? "cuCtxCreate" : "cuDeviceGet", driver);
     return -1;
   }
   CUdevice dev = 0;
@@ -35,9 +44,10 @@ int gpu_apart_create(void **context, int device, char *why, size_t why_size) {
   CUresult status = device_get(&dev, device);
   if (status == CUDA_SUCCESS) status = create(&made, NULL, 0, dev);
   if (status != CUDA_SUCCESS) {
-    snprintf(why, why_size,
-             "creating a context on device %d failed (CUresult %d)", device,
-             (int)status);
+    char text[200];
+    result_text(text, sizeof text, status);
+    snprintf(why, why_size, "creating a context on device %d failed: %s",
+             device, text);
     return -1;
   }
   *context = made;
@@ -47,14 +57,17 @@ int gpu_apart_create(void **context, int device, char *why, size_t why_size) {
 void gpu_apart_destroy(void *context, int device) {
   if (!context) return;
   PFN_cuCtxDestroy_v4000 destroy =
-      (PFN_cuCtxDestroy_v4000)driver_function("cuCtxDestroy", 4000);
+      (PFN_cuCtxDestroy_v4000)gpu_driver_function("cuCtxDestroy", 4000);
   CUresult status =
       destroy ? destroy((CUcontext)context) : CUDA_ERROR_NOT_FOUND;
-  if (status != CUDA_SUCCESS)
+  if (status != CUDA_SUCCESS) {
+    char text[200];
+    result_text(text, sizeof text, status);
     fprintf(stderr,
-            "gpu: destroying the context apart on device %d failed (CUresult "
-            "%d); its memory stays held until the process ends\n",
-            device, (int)status);
+            "gpu: destroying the context apart on device %d failed: %s; its "
+            "memory stays held until the process ends\n",
+            device, text);
+  }
   /* cuCtxDestroy pops it; the primary is made current by name all the
    * same (the runtime's calls go to whatever is current). */
   cudaSetDevice(device);

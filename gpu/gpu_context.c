@@ -70,15 +70,26 @@ static int context_init(gpu_context *ctx) {
   return 0;
 }
 
-int gpu_context_create(gpu_context **out, const gpu_options *options) {
+/* Both creations: on the primary context, or (apart) on one of its own
+ * made first. Failures go to why[] ("" for the primary's set-up, which
+ * says on stderr what failed, as it always has). */
+static int context_new(gpu_context **out, const gpu_options *options, int apart,
+                       char *why, size_t why_size) {
   *out = NULL;
   gpu_context *ctx = calloc(1, sizeof *ctx);
   if (!ctx) {
-    fprintf(stderr, "gpu: out of host memory creating the context\n");
+    snprintf(why, why_size, "out of host memory creating the context");
     return -1;
   }
   ctx->options = *options;
-  if (context_init(ctx) != 0) {
+  if (apart &&
+      gpu_apart_create(&ctx->apart, options->device, why, why_size) != 0) {
+    free(ctx);
+    return -1;
+  }
+  if (context_init(ctx) != 0) { /* it said what failed on stderr */
+    snprintf(why, why_size, "%s",
+             apart ? "setting up the context failed (see above)" : "");
     gpu_context_destroy(ctx);
     return -1;
   }
@@ -86,26 +97,16 @@ int gpu_context_create(gpu_context **out, const gpu_options *options) {
   return 0;
 }
 
+int gpu_context_create(gpu_context **out, const gpu_options *options) {
+  char why[300] = "";
+  if (context_new(out, options, 0, why, sizeof why) == 0) return 0;
+  if (why[0]) fprintf(stderr, "gpu: %s\n", why);
+  return -1;
+}
+
 int gpu_context_create_apart(gpu_context **out, const gpu_options *options,
                              char *why, size_t why_size) {
-  *out = NULL;
-  gpu_context *ctx = calloc(1, sizeof *ctx);
-  if (!ctx) {
-    snprintf(why, why_size, "out of host memory");
-    return -1;
-  }
-  ctx->options = *options;
-  if (gpu_apart_create(&ctx->apart, options->device, why, why_size) != 0) {
-    free(ctx);
-    return -1;
-  }
-  if (context_init(ctx) != 0) {
-    snprintf(why, why_size, "setting up the context failed (see above)");
-    gpu_context_destroy(ctx);
-    return -1;
-  }
-  *out = ctx;
-  return 0;
+  return context_new(out, options, 1, why, why_size);
 }
 
 void gpu_context_destroy(gpu_context *ctx) {

@@ -139,6 +139,7 @@ static __device__ void write_partials(const fp8_cast_args &a, float s[8],
 template <typename S, fp8_mask MASK, bool AMAX_ONLY>
 __global__ void __launch_bounds__(THREADS, 8) fp8_cast_kernel(fp8_cast_args a) {
   gpu_wait_previous();
+  /* [source row of the tile][column: COLS bytes, then 16 of padding] */
   __shared__ __align__(16) uint8_t tile_t[CAST_ROWS][LINE];
   int rg = threadIdx.x % 4, cq = threadIdx.x / 4;
   int r = blockIdx.x * CAST_ROWS + 8 * rg, c0 = blockIdx.y * COLS + 4 * cq;

@@ -193,6 +193,10 @@ typedef struct mlp_call {
   int lane;  /* GPU_LANE_MAIN or GPU_LANE_SIDE */
 } mlp_call;
 
+/* Every call of every layer to go `way` (an lt_auto_choice) under --mode
+ * auto: fused until the step tuner has chosen (train/step_tune.h). */
+void mlp_set_ways(mlp *net, int way);
+
 /* The call's name as docs/performance.md writes it ("forward 1", "data grad
  * 2->1", "weights 3"): layers count from 1 (layer 0 is "1", the 784 ->
  * first hidden layer). */

@@ -111,6 +111,14 @@ int mlp_step_calls(const mlp *net, const void *d_x, int n, unsigned chain,
   return count;
 }
 
+void mlp_set_ways(mlp *net, int way) {
+  for (int l = 0; l < net->layout.depth; l++)
+    for (int k = 0; k < (int)(sizeof net->layers[l].picks /
+                              sizeof net->layers[l].picks[0]);
+         k++)
+      net->layers[l].picks[k].way = (unsigned char)way;
+}
+
 void mlp_call_label(char *out, size_t size, const mlp_call *c) {
   switch (c->kind) {
   case MLP_CALL_FORWARD: snprintf(out, size, "forward %d", c->layer + 1); break;

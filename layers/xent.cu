@@ -75,7 +75,7 @@ gradient_of(const T *z, float zmax, float log_sum, int label, int classes,
  * step). Every thread calls it. */
 static __device__ void cast_partials(const xent_fp8 &c, float v[16], int r0,
                                      int count, int n) {
-  __shared__ float warp_sum[XENT_MAX_WARPS][16];
+  __shared__ float warp_sum[XENT_MAX_WARPS][16]; /* [warp][row r0 + i] */
 #pragma unroll
   for (int i = 0; i < 16; i++)
     if (i < count)

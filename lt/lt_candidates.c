@@ -7,6 +7,7 @@
 
 #include "lt/lt_matmul.h"
 #include "lt/lt_plan.h"
+#include "lt/lt_refuse.h"
 
 int lt_matmul_candidate_algo(gpu_context *ctx, const lt_matmul_call *call,
                              int index, cublasLtMatmulAlgo_t *algo,
@@ -61,13 +62,27 @@ int lt_matmul_candidate_adopt(gpu_context *ctx, const lt_matmul_call *call,
     /* What this context's cuBLASLt says of it for this plan: supported,
      * and within the workspace every launch gets. */
     cublasLtMatmulHeuristicResult_t result;
-    if (lt_plan_bind(ctx, p, call) != 0 ||
-        cublasLtMatmulAlgoCheck(ctx->lt, p->op, p->a, p->b, p->c, p->d, algo,
-                                &result) != CUBLAS_STATUS_SUCCESS ||
-        result.workspaceSize > GPU_WORKSPACE_BYTES)
-      return -1;
+    if (lt_plan_bind(ctx, p, call) != 0) return -1;
+    cublasStatus_t status = cublasLtMatmulAlgoCheck(ctx->lt, p->op, p->a, p->b,
+                                                    p->c, p->d, algo, &result);
+    if (status != CUBLAS_STATUS_SUCCESS)
+      return lt_refuse(ctx, &call->shape,
+                       "candidate %d as the tuner's context apart chose it "
+                       "does not run here: %s (%s)",
+                       index, cublasLtGetStatusName(status),
+                       cublasLtGetStatusString(status));
+    if (result.workspaceSize > GPU_WORKSPACE_BYTES)
+      return lt_refuse(ctx, &call->shape,
+                       "candidate %d as the tuner's context apart chose it "
+                       "needs %zu bytes of workspace, at most %zu here",
+                       index, result.workspaceSize,
+                       (size_t)GPU_WORKSPACE_BYTES);
     p->cand[index] = *algo;
     p->cand_adopted[index] = 1;
   }
-  return memcmp(&p->cand[index], algo, sizeof *algo) == 0 ? index : -1;
+  if (memcmp(&p->cand[index], algo, sizeof *algo) != 0)
+    return lt_refuse(ctx, &call->shape,
+                     "candidate %d was adopted already as another algorithm",
+                     index);
+  return index;
 }

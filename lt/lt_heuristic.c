@@ -102,15 +102,19 @@ int lt_plan_list(gpu_context *ctx, lt_plan *p) {
    * place: the list must name the same algorithm there. */
   for (int i = 1; i < LT_MAX_CANDIDATES; i++) {
     if (!p->cand_adopted[i]) continue;
-    lt_algo_id kept, listed;
+    lt_algo_id kept, listed = {{0}};
     lt_algo_id_of(&kept, &p->cand[i]);
     if (i < n) lt_algo_id_of(&listed, &cand[i]);
     if (i >= n || memcmp(&kept, &listed, sizeof kept) != 0)
       return lt_refuse(ctx, &p->key.shape,
                        "this context's candidate list numbers candidate %d "
                        "otherwise than the step tuner's context apart, whose "
-                       "choice a call runs",
-                       i);
+                       "choice a call runs (kept id %lld tile %lld stages "
+                       "%lld, listed %lld %lld %lld)",
+                       i, kept.field[0], kept.field[1], kept.field[6],
+                       i < n ? listed.field[0] : -1LL,
+                       i < n ? listed.field[1] : -1LL,
+                       i < n ? listed.field[6] : -1LL);
   }
   memcpy(p->cand, cand, (size_t)n * sizeof cand[0]);
   p->cand_count = n;

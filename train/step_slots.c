@@ -178,6 +178,15 @@ int step_slots_from_entry(tune_config *c, gpu_context *ctx,
     int found =
         adopt ? lt_matmul_candidate_adopt(ctx, &call, e->value, &algo, &id)
               : lt_matmul_candidate_find(ctx, &call, e->value, &algo, &id);
+    if (adopt && (found < 0 || found >= TUNE_MAX_VALUES)) {
+      /* No "now" to show: the heuristic was not asked (that is the
+       * point); the wrapper says why it refused. */
+      const char *reason = lt_last_error(ctx);
+      snprintf(why, why_size, "choice %d (candidate %d) not taken: %s", i,
+               e->value,
+               reason[0] ? reason : "this context numbers it otherwise");
+      return -1;
+    }
     if (found < 0 || found >= TUNE_MAX_VALUES) {
       cublasLtMatmulAlgo_t now;
       lt_algo_id now_id = {{0}};

@@ -277,11 +277,12 @@ int step_tune_run(step_tune_report *r, const step_tune_target *t,
     snprintf(r->cache_note, sizeof r->cache_note,
              "tuning failed: cuBLASLt's first candidates kept");
     step_slots_apply(t->net, r->calls, r->slots, 0, &r->chosen, t->n);
-    for (int l = 0; t->mode == MLP_MODE_AUTO && l < t->net->layout.depth; l++)
-      for (int k = 0; k < 3; k++)
-        t->net->layers[l].picks[k].way = LT_AUTO_FUSED;
+    if (t->mode == MLP_MODE_AUTO) mlp_set_ways(t->net, LT_AUTO_FUSED);
     r->choose_ms = now_ms() - started;
-    return cudaGetLastError() == cudaSuccess ? 0 : -1;
+    /* The failed call's error is said above; only one that outlives it
+     * (sticky: the stream cannot run) fails the run. */
+    (void)cudaGetLastError();
+    return cudaStreamSynchronize(t->ctx->stream) == cudaSuccess ? 0 : -1;
   }
   step_slots_apply(t->net, r->calls, r->slots, r->slot_count, &r->chosen, t->n);
   if (keep(r, t, o, path, key) != 0)

@@ -82,10 +82,7 @@ static int enqueue_test(trainer *t) {
  * fused until the step tuner has chosen its way (no call decides alone). */
 static int warm_up(trainer *t) {
   const epoch_data *d = t->data;
-  for (int l = 0; t->config.mode == MLP_MODE_AUTO && l < t->net->layout.depth;
-       l++)
-    for (int k = 0; k < 3; k++)
-      t->net->layers[l].picks[k].way = LT_AUTO_FUSED;
+  if (t->config.mode == MLP_MODE_AUTO) mlp_set_ways(t->net, LT_AUTO_FUSED);
   int steps[2] = {0, train_steps(t) - 1};
   if (epoch_data_gather(t->data, &d->train) != 0) return -1;
   for (int i = 0; i < 2; i++) {
