@@ -54,6 +54,25 @@ int gpu_apart_create(void **context, int device, char *why, size_t why_size) {
   return 0;
 }
 
+int gpu_apart_enter(void *context, char *why, size_t why_size) {
+  PFN_cuCtxPushCurrent_v4000 push =
+      (PFN_cuCtxPushCurrent_v4000)gpu_driver_function("cuCtxPushCurrent", 4000);
+  CUresult status = push ? push((CUcontext)context) : CUDA_ERROR_NOT_FOUND;
+  if (status == CUDA_SUCCESS) return 0;
+  char text[200];
+  result_text(text, sizeof text, status);
+  snprintf(why, why_size, "making the context apart current failed: %s", text);
+  return -1;
+}
+
+void gpu_apart_leave(int device) {
+  PFN_cuCtxPopCurrent_v4000 pop =
+      (PFN_cuCtxPopCurrent_v4000)gpu_driver_function("cuCtxPopCurrent", 4000);
+  CUcontext was = NULL;
+  if (pop) pop(&was);
+  cudaSetDevice(device); /* as gpu_apart_destroy: the primary, by name */
+}
+
 void gpu_apart_destroy(void *context, int device) {
   if (!context) return;
   PFN_cuCtxDestroy_v4000 destroy =

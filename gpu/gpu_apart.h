@@ -25,6 +25,16 @@ extern "C" {
  * (nothing changed). */
 int gpu_apart_create(void **context, int device, char *why, size_t why_size);
 
+/* Makes a context gpu_apart_create made (on any thread, and not current
+ * on this one) current on this thread, above the one that was. Returns 0,
+ * or -1 with why[] saying why (nothing changed). */
+int gpu_apart_enter(void *context, char *why, size_t why_size);
+
+/* Takes the context current on this thread off it (one gpu_apart_create
+ * or gpu_apart_enter made current) and makes `device`'s primary context
+ * current again. */
+void gpu_apart_leave(int device);
+
 /* Destroys the context gpu_apart_create made (with everything allocated
  * and loaded in it; a failure is said on stderr) and makes `device`'s
  * primary context current again. A no-op on NULL. */

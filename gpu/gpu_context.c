@@ -2,6 +2,7 @@
  * destruction, and each lane's stream and workspace (gpu_context.h). */
 #include "gpu/gpu_context.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -111,6 +112,7 @@ int gpu_context_create_apart(gpu_context **out, const gpu_options *options,
 
 void gpu_context_destroy(gpu_context *ctx) {
   if (!ctx) return;
+  gpu_context_settle(ctx);
   if (ctx->side_stream) cudaStreamSynchronize(ctx->side_stream);
   if (ctx->stream) cudaStreamSynchronize(ctx->stream);
   if (ctx->plans_release) ctx->plans_release(ctx->plans);
@@ -143,4 +145,60 @@ cudaStream_t gpu_lane_stream(const gpu_context *ctx, int lane) {
 
 void *gpu_lane_workspace(const gpu_context *ctx, int lane) {
   return lane == GPU_LANE_SIDE ? ctx->d_side_workspace : ctx->d_workspace;
+}
+
+int gpu_context_enter(gpu_context *apart, char *why, size_t why_size) {
+  return gpu_apart_enter(apart->apart, why, why_size);
+}
+
+void gpu_context_leave(gpu_context *apart) {
+  gpu_apart_leave(apart->options.device);
+}
+
+struct gpu_retiring {
+  pthread_t thread;
+  gpu_context *apart;
+};
+
+/* gpu_context.h. One that cannot be made current is destroyed by the
+ * driver alone, with everything in it, and its host half freed without
+ * the runtime's calls. */
+void gpu_context_destroy_apart(gpu_context *apart) {
+  if (!apart) return;
+  char why[300];
+  if (gpu_context_enter(apart, why, sizeof why) == 0) {
+    gpu_context_destroy(apart);
+    return;
+  }
+  fprintf(stderr, "gpu: note: %s; destroying it through the driver\n", why);
+  if (apart->plans_release) apart->plans_release(apart->plans);
+  gpu_apart_destroy(apart->apart, apart->options.device);
+  free(apart);
+}
+
+static void *retire(void *arg) {
+  gpu_context_destroy_apart(((struct gpu_retiring *)arg)->apart);
+  return NULL;
+}
+
+void gpu_context_retire(gpu_context *ctx, gpu_context *apart) {
+  if (!apart) return;
+  gpu_context_settle(ctx);
+  struct gpu_retiring *r = malloc(sizeof *r);
+  if (r) {
+    r->apart = apart;
+    if (pthread_create(&r->thread, NULL, retire, r) == 0) {
+      ctx->retiring = r;
+      return;
+    }
+    free(r);
+  }
+  gpu_context_destroy_apart(apart);
+}
+
+void gpu_context_settle(gpu_context *ctx) {
+  if (!ctx->retiring) return;
+  pthread_join(ctx->retiring->thread, NULL);
+  free(ctx->retiring);
+  ctx->retiring = NULL;
 }

@@ -52,6 +52,8 @@ typedef struct gpu_context {
                             (lt/lt_unfused.c), no timing */
   void *apart;           /* gpu_context_create_apart: its own CUDA context (a
                             CUcontext), destroyed with it; NULL: the primary */
+  struct gpu_retiring *retiring; /* a context apart being destroyed on a
+                                    thread of its own (gpu_context_retire) */
 } gpu_context;
 
 /* Returns 1 when a usable CUDA device exists, else 0 with `why` filled. */
@@ -71,8 +73,30 @@ int gpu_context_create(gpu_context **out, const gpu_options *options);
 int gpu_context_create_apart(gpu_context **out, const gpu_options *options,
                              char *why, size_t why_size);
 
-/* Destroys in reverse order of creation; a no-op on NULL. */
+/* Destroys in reverse order of creation (after waiting for a retiring
+ * context); a no-op on NULL. */
 void gpu_context_destroy(gpu_context *ctx);
+
+/* Makes a context apart that is current on no thread current on this
+ * one. Returns 0, or -1 with why[] saying why. */
+int gpu_context_enter(gpu_context *apart, char *why, size_t why_size);
+/* Leaves a context apart current on this thread: the primary is current
+ * again; the context lives on (for gpu_context_retire). */
+void gpu_context_leave(gpu_context *apart);
+
+/* Destroys `apart` (a context apart, current on no thread: left) on a
+ * thread of its own, so that the caller goes on meanwhile (on the H200 the
+ * step tuner's took ~0.1 s of a first run's wall clock); waits first for
+ * one retiring already; destroys it here when no thread starts. A no-op
+ * on NULL. gpu_context_settle(ctx) waits for it: call it before timed
+ * work, and never let the destruction overlap the set-up of what is timed
+ * (a context apart that was alive while a run allocated its buffers made
+ * that run's step 5 % slower on the H200: docs/performance.md). */
+void gpu_context_retire(gpu_context *ctx, gpu_context *apart);
+/* Destroys `apart` (a context apart, current on no thread) here: made
+ * current, destroyed, the primary current again. A no-op on NULL. */
+void gpu_context_destroy_apart(gpu_context *apart);
+void gpu_context_settle(gpu_context *ctx);
 
 /* Waits for all work on both lanes. Returns 0 or -1. */
 int gpu_context_sync(gpu_context *ctx);

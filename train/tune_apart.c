@@ -7,9 +7,8 @@
 
 #include "train/step_time.h"
 
-int tune_apart_run(const gpu_options *options, const mnist_dataset *source,
-                   int batch, tune_apart_copy copy, void *arg,
-                   step_tune_report *report) {
+int tune_apart_run(gpu_context *primary, const mnist_dataset *source, int batch,
+                   tune_apart_copy copy, void *arg, step_tune_report *report) {
   mnist_dataset *part = malloc(sizeof *part);
   if (!part) {
     fprintf(stderr, "tune_apart: out of host memory\n");
@@ -22,13 +21,16 @@ int tune_apart_run(const gpu_options *options, const mnist_dataset *source,
   gpu_context *ctx = NULL;
   char why[300];
   int status = -1;
-  if (gpu_context_create_apart(&ctx, options, why, sizeof why) != 0)
+  if (gpu_context_create_apart(&ctx, &primary->options, why, sizeof why) != 0)
     fprintf(stderr,
             "tune_apart: note: no CUDA context apart for the step tuner: %s\n",
             why);
   else
     status = copy(arg, ctx, part, report);
-  gpu_context_destroy(ctx);
+  if (ctx) {
+    gpu_context_leave(ctx);
+    gpu_context_retire(primary, ctx);
+  }
   (void)cudaGetLastError(); /* tune_apart.h says why */
   free(part);
   return status;

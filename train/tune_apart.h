@@ -21,17 +21,19 @@ typedef int (*tune_apart_copy)(void *arg, gpu_context *ctx,
                                const mnist_dataset *part,
                                step_tune_report *report);
 
-/* A context apart on options' device, the data the copy needs (the first
- * STEP_TIME_STEPS full batches of `source`'s training split, which the
- * tuner replays, and one test batch, for the warm-up's evaluation: not the
- * whole set on the GPU again), copy(arg, ...) in it, then the context
- * destroyed and the runtime's last error cleared (it is the thread's, not
- * the context's: one the copy left is reported already and must not fail
- * the caller's next check). Returns copy's status, or -1 (said on
- * stderr). */
-int tune_apart_run(const gpu_options *options, const mnist_dataset *source,
-                   int batch, tune_apart_copy copy, void *arg,
-                   step_tune_report *report);
+/* A context apart with the options of `primary` (the run's context,
+ * whose buffers are in place: gpu_context_retire says why), the data the
+ * copy needs (the first STEP_TIME_STEPS full batches of
+ * `source`'s training split, which the tuner replays, and one test batch,
+ * for the warm-up's evaluation: not the whole set on the GPU again),
+ * copy(arg, ...) in it, then the context left, handed to
+ * gpu_context_retire(primary, ...) (destroyed while the caller goes on;
+ * gpu_context_settle(primary) waits for it), and the runtime's last error
+ * cleared (it is the thread's, not the context's: one the copy left is
+ * reported already and must not fail the caller's next check). Returns
+ * copy's status, or -1 (said on stderr). */
+int tune_apart_run(gpu_context *primary, const mnist_dataset *source, int batch,
+                   tune_apart_copy copy, void *arg, step_tune_report *report);
 
 /* Whether the copy's choices can be taken for a step of `call_count`
  * calls: its entry written (count >= 0: the copy's tuning did not fail),

@@ -69,6 +69,10 @@ int tune_compare_always(int *wins, const tune_config *a, const tune_config *b,
   return compare(wins, a, b, ops, log, slot, from, to, 0, TUNE_MIN_GAIN_STEPS);
 }
 
+double tune_slot_floor(const tune_slot *s) {
+  return s->field == TUNE_FIELD_WAY ? TUNE_MIN_GAIN_WAY : TUNE_MIN_GAIN;
+}
+
 int tune_challengers(int *out, const tune_slot *s, int current) {
   int count = 0;
   int timed = s->field != TUNE_FIELD_WAY && s->alone_us[current] > 0.0f;
@@ -134,8 +138,8 @@ int tune_search(tune_config *incumbent, const tune_slot *slots,
       tune_config trial = *incumbent;
       int from = incumbent->value[slot], wins = 0;
       trial.value[slot] = (unsigned char)challenger[c];
-      int status = tune_compare(&wins, incumbent, &trial, ops, log, slot, from,
-                                challenger[c]);
+      int status = compare(&wins, incumbent, &trial, ops, log, slot, from,
+                           challenger[c], 1, tune_slot_floor(&slots[slot]));
       if (status < 0) return -1;
       if (status > 0) return 0; /* the budget is spent */
       if (wins) *incumbent = trial;

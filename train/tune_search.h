@@ -87,8 +87,13 @@ typedef struct tune_log {
 /* A log with this budget, nothing spent. */
 void tune_log_init(tune_log *log, double budget_ms);
 
+/* The floor a challenger in slot s must gain (tune_rule.h):
+ * TUNE_MIN_GAIN_WAY for a call's way, TUNE_MIN_GAIN for an algorithm. */
+double tune_slot_floor(const tune_slot *s);
+
 /* Compares b with a in the step (two stages, tune_rule.h) and logs it
- * under `slot`, `from`, `to`, under a slot's floor (TUNE_MIN_GAIN).
+ * under `slot`, `from`, `to`, under an algorithm's floor (TUNE_MIN_GAIN;
+ * tune_search uses each slot's, tune_slot_floor).
  * *wins = 1 when b replaces a. Returns 0, 1
  * when the budget was spent before it began (nothing measured, *wins = 0),
  * or -1 when measure failed. */

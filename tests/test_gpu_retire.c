@@ -1,0 +1,99 @@
+/* test_gpu_retire.c: a context apart left and destroyed on a thread of its
+ * own (gpu/gpu_context.h: gpu_context_leave, _retire, _settle), as the
+ * step tuner's is (train/tune_apart.h), on a real GPU: after leaving it
+ * the primary is current again and the context apart still holds its
+ * memory; retired, it is destroyed while the caller works on the primary,
+ * and once settled its memory is free; a retiring context is waited for
+ * by the next retire and by the primary's destruction; entering a left
+ * context makes it current again. Skips (77) without a GPU. */
+#include <check.h>
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <cuda_runtime_api.h>
+
+#include "gpu/gpu_driver.h"
+#include "tests/test_gpu.h"
+#include "tests/test_util.h"
+
+enum { BLOCK = 256 << 20 }; /* bytes a context apart holds in the test */
+
+/* The context current on this thread (NULL: none). */
+static CUcontext current(void) {
+  PFN_cuCtxGetCurrent_v4000 get =
+      (PFN_cuCtxGetCurrent_v4000)gpu_driver_function("cuCtxGetCurrent", 4000);
+  ck_assert_ptr_nonnull(get);
+  CUcontext c = NULL;
+  ck_assert_int_eq(get(&c), CUDA_SUCCESS);
+  return c;
+}
+
+static size_t free_bytes(void) {
+  size_t free_now = 0, total = 0;
+  ck_assert_int_eq(cudaMemGetInfo(&free_now, &total), cudaSuccess);
+  return free_now;
+}
+
+/* A context apart made current here, BLOCK bytes allocated and written in
+ * it, then left: the primary (`primary_cu`) current again. */
+static gpu_context *apart_holding_a_block(const gpu_context *primary,
+                                          CUcontext primary_cu) {
+  gpu_context *apart = NULL;
+  char why[300] = "";
+  ck_assert_msg(
+      gpu_context_create_apart(&apart, &primary->options, why, sizeof why) == 0,
+      "%s", why);
+  ck_assert_ptr_eq(current(), (CUcontext)apart->apart);
+  void *block = NULL;
+  ck_assert_int_eq(cudaMalloc(&block, BLOCK), cudaSuccess);
+  ck_assert_int_eq(cudaMemsetAsync(block, 1, BLOCK, apart->stream),
+                   cudaSuccess);
+  ck_assert_int_eq(cudaStreamSynchronize(apart->stream), cudaSuccess);
+  gpu_context_leave(apart);
+  ck_assert_ptr_eq(current(), primary_cu);
+  return apart;
+}
+
+START_TEST(a_left_context_is_destroyed_on_its_own_thread) {
+  gpu_context *primary = test_context(GPU_AUTOTUNE_EXACT, GPU_PRECISION_FP32);
+  ck_assert_ptr_nonnull(primary);
+  CUcontext primary_cu = current();
+  size_t before = free_bytes();
+  gpu_context *apart = apart_holding_a_block(primary, primary_cu);
+  /* Left, it lives on: its block still held. */
+  ck_assert_uint_le(free_bytes() + BLOCK, before);
+  char why[300] = "";
+  ck_assert_msg(gpu_context_enter(apart, why, sizeof why) == 0, "%s", why);
+  ck_assert_ptr_eq(current(), (CUcontext)apart->apart);
+  gpu_context_leave(apart);
+  ck_assert_ptr_eq(current(), primary_cu);
+  /* Retired: destroyed on a thread of its own while the primary works. */
+  gpu_context_retire(primary, apart);
+  ck_assert_ptr_nonnull(primary->retiring);
+  void *mine = test_upload(NULL, 4096);
+  test_fill_device(mine, 0, 4096);
+  gpu_context_settle(primary);
+  ck_assert_ptr_null(primary->retiring);
+  ck_assert_ptr_eq(current(), primary_cu);
+  ck_assert_uint_ge(free_bytes() + (BLOCK / 4), before);
+  /* A second retire waits for the first; the primary's destruction waits
+   * for the second: afterwards both blocks are free again. */
+  gpu_context_retire(primary, apart_holding_a_block(primary, primary_cu));
+  gpu_context_retire(primary, apart_holding_a_block(primary, primary_cu));
+  ck_assert_ptr_nonnull(primary->retiring);
+  test_free(mine);
+  ck_assert_int_eq(cudaGetLastError(), cudaSuccess);
+  gpu_context_destroy(primary);
+  ck_assert_ptr_eq(current(), primary_cu);
+  ck_assert_uint_ge(free_bytes() + (BLOCK / 4), before);
+}
+END_TEST
+
+int main(void) {
+  test_require_gpu("gpu_retire");
+  Suite *s = suite_create("gpu_retire");
+  TCase *tc = tcase_create("retire");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, a_left_context_is_destroyed_on_its_own_thread);
+  suite_add_tcase(s, tc);
+  return test_run_suite(s, 1);
+}
