@@ -3,9 +3,11 @@
  * step tuner's is (train/tune_apart.h), on a real GPU: after leaving it
  * the primary is current again and the context apart still holds its
  * memory; retired, it is destroyed while the caller works on the primary,
- * and once settled its memory is free; a retiring context is waited for
+ * and once settled its memory is gone; a retiring context is waited for
  * by the next retire and by the primary's destruction; entering a left
- * context makes it current again. Skips (77) without a GPU. */
+ * context makes it current again. Memory is followed by its address
+ * (cudaPointerGetAttributes), not by the device's free bytes, which other
+ * processes (ctest -j) move. Skips (77) without a GPU. */
 #include <check.h>
 #include <cuda.h>
 #include <cudaTypedefs.h>
@@ -27,25 +29,26 @@ static CUcontext current(void) {
   return c;
 }
 
-static size_t free_bytes(void) {
-  size_t free_now = 0, total = 0;
-  ck_assert_int_eq(cudaMemGetInfo(&free_now, &total), cudaSuccess);
-  return free_now;
+/* Whether `p` is device memory of a live allocation (of any context). */
+static int allocated(const void *p) {
+  struct cudaPointerAttributes a;
+  cudaError_t status = cudaPointerGetAttributes(&a, p);
+  (void)cudaGetLastError(); /* an unknown address may set it */
+  return status == cudaSuccess && a.type == cudaMemoryTypeDevice;
 }
 
 /* A context apart made current here, BLOCK bytes allocated and written in
  * it, then left: the primary (`primary_cu`) current again. */
 static gpu_context *apart_holding_a_block(const gpu_context *primary,
-                                          CUcontext primary_cu) {
+                                          CUcontext primary_cu, void **block) {
   gpu_context *apart = NULL;
   char why[300] = "";
   ck_assert_msg(
       gpu_context_create_apart(&apart, &primary->options, why, sizeof why) == 0,
       "%s", why);
   ck_assert_ptr_eq(current(), (CUcontext)apart->apart);
-  void *block = NULL;
-  ck_assert_int_eq(cudaMalloc(&block, BLOCK), cudaSuccess);
-  ck_assert_int_eq(cudaMemsetAsync(block, 1, BLOCK, apart->stream),
+  ck_assert_int_eq(cudaMalloc(block, BLOCK), cudaSuccess);
+  ck_assert_int_eq(cudaMemsetAsync(*block, 1, BLOCK, apart->stream),
                    cudaSuccess);
   ck_assert_int_eq(cudaStreamSynchronize(apart->stream), cudaSuccess);
   gpu_context_leave(apart);
@@ -57,10 +60,10 @@ START_TEST(a_left_context_is_destroyed_on_its_own_thread) {
   gpu_context *primary = test_context(GPU_AUTOTUNE_EXACT, GPU_PRECISION_FP32);
   ck_assert_ptr_nonnull(primary);
   CUcontext primary_cu = current();
-  size_t before = free_bytes();
-  gpu_context *apart = apart_holding_a_block(primary, primary_cu);
-  /* Left, it lives on: its block still held. */
-  ck_assert_uint_le(free_bytes() + BLOCK, before);
+  void *block = NULL, *second = NULL, *third = NULL;
+  gpu_context *apart = apart_holding_a_block(primary, primary_cu, &block);
+  /* Left, it lives on: its block still allocated. */
+  ck_assert(allocated(block));
   char why[300] = "";
   ck_assert_msg(gpu_context_enter(apart, why, sizeof why) == 0, "%s", why);
   ck_assert_ptr_eq(current(), (CUcontext)apart->apart);
@@ -74,17 +77,22 @@ START_TEST(a_left_context_is_destroyed_on_its_own_thread) {
   gpu_context_settle(primary);
   ck_assert_ptr_null(primary->retiring);
   ck_assert_ptr_eq(current(), primary_cu);
-  ck_assert_uint_ge(free_bytes() + (BLOCK / 4), before);
+  ck_assert(!allocated(block));
+  ck_assert(allocated(mine));
   /* A second retire waits for the first; the primary's destruction waits
-   * for the second: afterwards both blocks are free again. */
-  gpu_context_retire(primary, apart_holding_a_block(primary, primary_cu));
-  gpu_context_retire(primary, apart_holding_a_block(primary, primary_cu));
+   * for the second: afterwards neither block is allocated (both made
+   * while the other lived, so their addresses differ). */
+  gpu_context *a2 = apart_holding_a_block(primary, primary_cu, &second);
+  gpu_context *a3 = apart_holding_a_block(primary, primary_cu, &third);
+  gpu_context_retire(primary, a2);
+  gpu_context_retire(primary, a3);
+  ck_assert(!allocated(second));
   ck_assert_ptr_nonnull(primary->retiring);
   test_free(mine);
   ck_assert_int_eq(cudaGetLastError(), cudaSuccess);
   gpu_context_destroy(primary);
   ck_assert_ptr_eq(current(), primary_cu);
-  ck_assert_uint_ge(free_bytes() + (BLOCK / 4), before);
+  ck_assert(!allocated(third));
 }
 END_TEST
 
