@@ -45,9 +45,9 @@
  * data gradient's unfused way 6.7 % ahead, and its epochs ran 3.6 % behind
  * all-unfused; at 3 % and 0.5 % (H200, session 4's call T, every auto row
  * of 784-100-10 and 784-4096-4096-10 in TF32 and FP16, two processes
- * each) auto was faster than before in all 8 rows and than both its fused
- * and its unfused rows in 6 (784-100-10 FP16: 12 % faster than either;
- * docs/performance.md, "Session 4").
+ * each) auto was slower than before in no row, faster in 7, and faster
+ * than both its fused and its unfused rows in 6 (784-100-10 FP16: 12 %
+ * faster than either; docs/performance.md, "Session 4").
  * (Those floors were set while the tuner timed candidates in the
  * training's own context, which made the same step 4 % slower there:
  * gpu/gpu_apart.h.)
