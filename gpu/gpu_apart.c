@@ -65,11 +65,20 @@ int gpu_apart_enter(void *context, char *why, size_t why_size) {
   return -1;
 }
 
-void gpu_apart_leave(int device) {
+void gpu_apart_leave(void *context, int device) {
+  PFN_cuCtxGetCurrent_v4000 get =
+      (PFN_cuCtxGetCurrent_v4000)gpu_driver_function("cuCtxGetCurrent", 4000);
   PFN_cuCtxPopCurrent_v4000 pop =
       (PFN_cuCtxPopCurrent_v4000)gpu_driver_function("cuCtxPopCurrent", 4000);
-  CUcontext was = NULL;
-  if (pop) pop(&was);
+  CUcontext top = NULL;
+  if (get && get(&top) == CUDA_SUCCESS && top != (CUcontext)context) {
+    fprintf(stderr,
+            "gpu: leaving a context apart on device %d: expected it current "
+            "on this thread, found another; left as it is\n",
+            device);
+    return;
+  }
+  if (pop) pop(&top);
   cudaSetDevice(device); /* as gpu_apart_destroy: the primary, by name */
 }
 

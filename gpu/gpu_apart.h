@@ -30,10 +30,11 @@ int gpu_apart_create(void **context, int device, char *why, size_t why_size);
  * or -1 with why[] saying why (nothing changed). */
 int gpu_apart_enter(void *context, char *why, size_t why_size);
 
-/* Takes the context current on this thread off it (one gpu_apart_create
- * or gpu_apart_enter made current) and makes `device`'s primary context
- * current again. */
-void gpu_apart_leave(int device);
+/* Takes `context` (made current here by gpu_apart_create or
+ * gpu_apart_enter, and on top) off this thread and makes `device`'s
+ * primary context current again; says on stderr when another context was
+ * on top (it is put back: nothing is left current by mistake). */
+void gpu_apart_leave(void *context, int device);
 
 /* Destroys the context gpu_apart_create made (with everything allocated
  * and loaded in it; a failure is said on stderr) and makes `device`'s

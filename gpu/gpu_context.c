@@ -152,32 +152,39 @@ int gpu_context_enter(gpu_context *apart, char *why, size_t why_size) {
 }
 
 void gpu_context_leave(gpu_context *apart) {
-  gpu_apart_leave(apart->options.device);
+  gpu_apart_leave(apart->apart, apart->options.device);
 }
 
 struct gpu_retiring {
   pthread_t thread;
   gpu_context *apart;
+  int status; /* gpu_context_destroy_apart's */
 };
 
 /* gpu_context.h. One that cannot be made current is destroyed by the
- * driver alone, with everything in it, and its host half freed without
- * the runtime's calls. */
-void gpu_context_destroy_apart(gpu_context *apart) {
-  if (!apart) return;
+ * driver alone, with everything in it on the device; the host side of its
+ * streams, cuBLASLt handle and generator is then left behind (a few KB:
+ * freeing them needs the context current). */
+int gpu_context_destroy_apart(gpu_context *apart) {
+  if (!apart) return 0;
   char why[300];
   if (gpu_context_enter(apart, why, sizeof why) == 0) {
     gpu_context_destroy(apart);
-    return;
+    return 0;
   }
   fprintf(stderr, "gpu: note: %s; destroying it through the driver\n", why);
   if (apart->plans_release) apart->plans_release(apart->plans);
   gpu_apart_destroy(apart->apart, apart->options.device);
   free(apart);
+  return -1;
 }
 
+/* The retiring thread: its device set first, so that no runtime call of
+ * the thread starts device 0 on a run that uses another. */
 static void *retire(void *arg) {
-  gpu_context_destroy_apart(((struct gpu_retiring *)arg)->apart);
+  struct gpu_retiring *r = arg;
+  cudaSetDevice(r->apart->options.device);
+  r->status = gpu_context_destroy_apart(r->apart);
   return NULL;
 }
 
@@ -187,18 +194,21 @@ void gpu_context_retire(gpu_context *ctx, gpu_context *apart) {
   struct gpu_retiring *r = malloc(sizeof *r);
   if (r) {
     r->apart = apart;
+    r->status = 0;
     if (pthread_create(&r->thread, NULL, retire, r) == 0) {
       ctx->retiring = r;
       return;
     }
     free(r);
   }
-  gpu_context_destroy_apart(apart);
+  (void)gpu_context_destroy_apart(apart); /* a failure says so itself */
 }
 
-void gpu_context_settle(gpu_context *ctx) {
-  if (!ctx->retiring) return;
+int gpu_context_settle(gpu_context *ctx) {
+  if (!ctx || !ctx->retiring) return 0;
   pthread_join(ctx->retiring->thread, NULL);
+  int status = ctx->retiring->status;
   free(ctx->retiring);
   ctx->retiring = NULL;
+  return status;
 }

@@ -145,31 +145,6 @@ START_TEST(gain_below_the_floor_stays) {
 }
 END_TEST
 
-/* A call's way has its own floor (TUNE_MIN_GAIN_WAY, 3 %): a 5 % gain
- * that an algorithm slot keeps out wins there; a 2 % gain stays out. */
-START_TEST(a_way_gains_by_its_own_floor) {
-  static const double gains[2] = {-0.05, -0.02};
-  for (int g = 0; g < 2; g++) {
-    tune_slot slots[1];
-    make_slots(slots, 1, 2);
-    slots[0].field = TUNE_FIELD_WAY;
-    ck_assert(tune_slot_floor(&slots[0]) < 0.05);
-    ck_assert(tune_slot_floor(&slots[0]) > 0.02);
-    fake_step f = {.slots = 1,
-                   .base_ms = 1.0,
-                   .noise_ms = 0.0,
-                   .refuse_value = -1,
-                   .state = 5};
-    f.cost[0][1] = gains[g];
-    tune_config c;
-    tune_log log;
-    ck_assert_int_eq(search(&f, &c, slots, &log, 1e9), 0);
-    ck_assert_int_eq(c.value[0], g == 0 ? 1 : 0);
-    ck_assert_int_eq(log.record[0].verdict.wins, g == 0);
-  }
-}
-END_TEST
-
 /* Value 1 is the fastest alone (5 us against 10) but costs 10 % in the
  * step; value 2 is equal alone and saves 20 % in the step. */
 START_TEST(fast_alone_slow_in_the_step_loses) {
@@ -349,23 +324,12 @@ START_TEST(rule_arithmetic) {
   ck_assert_int_eq(tune_rule_out_early(base, cand, 4), 0);
   ck_assert_double_eq_tol(tune_median(cand, 4), 0.90, 1e-6);
   ck_assert_double_eq_tol(tune_median(cand, 3), 0.89, 1e-6);
-  /* The floors: a clear 5 % gain wins between whole steps and as a way,
-   * not as an algorithm; a clear 1 % gain only between whole steps, and a
-   * clear 0.3 % gain nowhere. */
+  /* The floors (test_tune_floor holds each one's edges): a clear 5 %
+   * gain wins between whole steps, not as an algorithm. */
   float five[4] = {0.95f, 0.95f, 0.95f, 0.95f};
   tune_rule_judge(&v, base, five, 4, TUNE_MIN_GAIN_STEPS);
   ck_assert_int_eq(v.wins, 1);
-  tune_rule_judge(&v, base, five, 4, TUNE_MIN_GAIN_WAY);
-  ck_assert_int_eq(v.wins, 1);
   tune_rule_judge(&v, base, five, 4, TUNE_MIN_GAIN);
-  ck_assert_int_eq(v.wins, 0);
-  float one[4] = {0.99f, 0.99f, 0.99f, 0.99f};
-  tune_rule_judge(&v, base, one, 4, TUNE_MIN_GAIN_STEPS);
-  ck_assert_int_eq(v.wins, 1);
-  tune_rule_judge(&v, base, one, 4, TUNE_MIN_GAIN_WAY);
-  ck_assert_int_eq(v.wins, 0);
-  float tiny[4] = {0.997f, 0.997f, 0.997f, 0.997f};
-  tune_rule_judge(&v, base, tiny, 4, TUNE_MIN_GAIN_STEPS);
   ck_assert_int_eq(v.wins, 0);
 }
 END_TEST
@@ -399,7 +363,6 @@ int main(void) {
   tcase_add_test(tc, a_real_gain_wins);
   tcase_add_test(tc, near_ties_alone_keep_the_heuristic_order);
   tcase_add_test(tc, gain_below_the_floor_stays);
-  tcase_add_test(tc, a_way_gains_by_its_own_floor);
   tcase_add_test(tc, fast_alone_slow_in_the_step_loses);
   tcase_add_test(tc, a_refused_candidate_loses);
   tcase_add_test(tc, only_accepted_and_close_candidates_are_tried);

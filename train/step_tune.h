@@ -89,8 +89,10 @@ typedef struct step_tune_report {
   unsigned fingerprint;  /* FNV-1a of the chosen set (algorithms by their
                             index and attributes, ways by value), 32 bits */
   double choose_ms;      /* wall clock spent choosing */
-  double apart_setup_ms; /* of it, setting up and tearing down the context
-                            apart and its copy of the run (0: none) */
+  double apart_setup_ms; /* of it, setting up the context apart and its
+                            copy of the run, and tearing the copy down (the
+                            context itself goes on a thread of its own:
+                            gpu_context_retire; 0: none) */
   int call_count;
   mlp_call calls[MLP_MAX_STEP_CALLS];
   int slot_count;

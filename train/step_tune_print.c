@@ -96,11 +96,11 @@ void step_tune_print(FILE *out, const step_tune_report *r) {
                  "call runs cuBLASLt's first candidate\n");
     return;
   }
-  char apart[96] = "";
+  char apart[160] = "";
   if (r->apart)
     snprintf(apart, sizeof apart,
-             " in a CUDA context of its own (%.1f ms of it setting that up "
-             "and down)",
+             " in a CUDA context of its own (%.1f ms of it setting that up; "
+             "its teardown runs beside the graphs' capture)",
              r->apart_setup_ms);
   fprintf(out, "\nstep tuner: fingerprint %08x, chosen in %.1f ms %s%s%s%s\n",
           r->fingerprint, r->choose_ms,

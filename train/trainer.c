@@ -245,9 +245,7 @@ static int trainer_init(trainer *t, const mnist_dataset *data) {
                               gpu_graph_flags(t->ctx), enqueue_test_graph,
                               t) != 0))
     return -1;
-  /* The tuner's context apart went while the graphs were captured
-   * (train/tune_apart.h); none is destroyed during timed epochs. */
-  gpu_context_settle(t->ctx);
+  gpu_context_settle(t->ctx); /* no context apart dies in a timed epoch */
   return 0;
 }
 
@@ -284,6 +282,7 @@ static int trainer_make(trainer **out, gpu_context *ctx,
 
 void trainer_destroy(trainer *t) {
   if (!t) return;
+  gpu_context_settle(t->ctx); /* one a failed trainer_init left going */
   cudaStreamSynchronize(t->ctx->stream);
   if (t->test_graph) cudaGraphExecDestroy(t->test_graph);
   if (t->train_graph) cudaGraphExecDestroy(t->train_graph);
