@@ -10,58 +10,60 @@
 #include "tests/test_util.h"
 #include "train/tune_apart.h"
 
+/* What the caller of tune_apart_accept holds: the copy's report (large:
+ * on the heap), its entry, the reason. */
+typedef struct copy {
+  step_tune_report report;
+  tune_cache_entry entry;
+  char why[256];
+} copy;
+
 /* A copy that tuned `calls` calls and wrote an entry of `slots` choices. */
-static void copy_that_chose(step_tune_report *r, tune_cache_entry *e, int calls,
-                            int slots) {
-  memset(r, 0, sizeof *r);
-  memset(e, 0, sizeof *e);
-  r->tuned = 1;
-  r->call_count = calls;
-  r->slot_count = slots;
-  e->count = slots;
+static void copy_that_chose(copy *c, int calls, int slots) {
+  memset(c, 0, sizeof *c);
+  c->report.tuned = 1;
+  c->report.call_count = calls;
+  c->report.slot_count = slots;
+  c->entry.count = slots;
+}
+
+static int accept(copy *c, int call_count) {
+  return tune_apart_accept(&c->report, &c->entry, call_count, c->why,
+                           sizeof c->why);
 }
 
 START_TEST(a_copy_that_chose_is_taken) {
-  step_tune_report *r = malloc(sizeof *r);
-  tune_cache_entry *e = malloc(sizeof *e);
-  char why[256] = "";
-  copy_that_chose(r, e, 12, 8);
-  ck_assert_int_eq(tune_apart_accept(r, e, 12, why, sizeof why), 0);
-  free(r);
-  free(e);
+  copy *c = malloc(sizeof *c);
+  copy_that_chose(c, 12, 8);
+  ck_assert_int_eq(accept(c, 12), 0);
+  free(c);
 }
 END_TEST
 
 /* As the tuner's failure path leaves it: tuned, no slots, the entry as
  * the caller set it before (count -1), nothing written. */
 START_TEST(a_copy_whose_tuning_failed_is_not_taken) {
-  step_tune_report *r = malloc(sizeof *r);
-  tune_cache_entry *e = malloc(sizeof *e);
-  char why[256] = "";
-  copy_that_chose(r, e, 12, 0);
-  e->count = -1;
-  ck_assert_int_eq(tune_apart_accept(r, e, 12, why, sizeof why), -1);
-  ck_assert_ptr_nonnull(strstr(why, "tuning failed"));
+  copy *c = malloc(sizeof *c);
+  copy_that_chose(c, 12, 0);
+  c->entry.count = -1;
+  ck_assert_int_eq(accept(c, 12), -1);
+  ck_assert_ptr_nonnull(strstr(c->why, "tuning failed"));
   /* Its keep() failing: slots chosen, the entry never written. */
-  copy_that_chose(r, e, 12, 8);
-  e->count = -1;
-  ck_assert_int_eq(tune_apart_accept(r, e, 12, why, sizeof why), -1);
-  free(r);
-  free(e);
+  copy_that_chose(c, 12, 8);
+  c->entry.count = -1;
+  ck_assert_int_eq(accept(c, 12), -1);
+  free(c);
 }
 END_TEST
 
 START_TEST(a_copy_of_another_step_is_not_taken) {
-  step_tune_report *r = malloc(sizeof *r);
-  tune_cache_entry *e = malloc(sizeof *e);
-  char why[256] = "";
-  copy_that_chose(r, e, 12, 8);
-  ck_assert_int_eq(tune_apart_accept(r, e, 14, why, sizeof why), -1);
-  ck_assert_str_eq(why, "it tuned 12 calls, this step has 14");
-  copy_that_chose(r, e, 12, TUNE_MAX_SLOTS + 1);
-  ck_assert_int_eq(tune_apart_accept(r, e, 12, why, sizeof why), -1);
-  free(r);
-  free(e);
+  copy *c = malloc(sizeof *c);
+  copy_that_chose(c, 12, 8);
+  ck_assert_int_eq(accept(c, 14), -1);
+  ck_assert_str_eq(c->why, "it tuned 12 calls, this step has 14");
+  copy_that_chose(c, 12, TUNE_MAX_SLOTS + 1);
+  ck_assert_int_eq(accept(c, 12), -1);
+  free(c);
 }
 END_TEST
 
