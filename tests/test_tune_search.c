@@ -296,7 +296,8 @@ START_TEST(compare_always_ignores_the_budget) {
   tune_log_init(&log, 0.0);
   tune_config a = {{0}}, b = {{1}};
   int wins = -1;
-  ck_assert_int_eq(tune_compare(&wins, &a, &b, &ops, &log, -1, 1, 2), 1);
+  ck_assert_int_eq(
+      tune_compare(&wins, &a, &b, &ops, &log, -1, 1, 2, TUNE_MIN_GAIN), 1);
   ck_assert_int_eq(wins, 0);
   ck_assert_int_eq(f.measures, 0);
   ck_assert_int_eq(tune_compare_always(&wins, &a, &b, &ops, &log, -1, 1, 2), 0);

@@ -58,9 +58,9 @@ static int compare(int *wins, const tune_config *a, const tune_config *b,
 }
 
 int tune_compare(int *wins, const tune_config *a, const tune_config *b,
-                 const tune_ops *ops, tune_log *log, int slot, int from,
-                 int to) {
-  return compare(wins, a, b, ops, log, slot, from, to, 1, TUNE_MIN_GAIN);
+                 const tune_ops *ops, tune_log *log, int slot, int from, int to,
+                 double floor) {
+  return compare(wins, a, b, ops, log, slot, from, to, 1, floor);
 }
 
 int tune_compare_always(int *wins, const tune_config *a, const tune_config *b,
@@ -138,8 +138,8 @@ int tune_search(tune_config *incumbent, const tune_slot *slots,
       tune_config trial = *incumbent;
       int from = incumbent->value[slot], wins = 0;
       trial.value[slot] = (unsigned char)challenger[c];
-      int status = compare(&wins, incumbent, &trial, ops, log, slot, from,
-                           challenger[c], 1, tune_slot_floor(&slots[slot]));
+      int status = tune_compare(&wins, incumbent, &trial, ops, log, slot, from,
+                                challenger[c], tune_slot_floor(&slots[slot]));
       if (status < 0) return -1;
       if (status > 0) return 0; /* the budget is spent */
       if (wins) *incumbent = trial;

@@ -92,14 +92,13 @@ void tune_log_init(tune_log *log, double budget_ms);
 double tune_slot_floor(const tune_slot *s);
 
 /* Compares b with a in the step (two stages, tune_rule.h) and logs it
- * under `slot`, `from`, `to`, under an algorithm's floor (TUNE_MIN_GAIN;
- * tune_search uses each slot's, tune_slot_floor).
- * *wins = 1 when b replaces a. Returns 0, 1
- * when the budget was spent before it began (nothing measured, *wins = 0),
- * or -1 when measure failed. */
+ * under `slot`, `from`, `to`; b must gain `floor` (tune_slot_floor for a
+ * slot's challenger). *wins = 1 when b replaces a. Returns 0, 1 when the
+ * budget was spent before it began (nothing measured, *wins = 0), or -1
+ * when measure failed. */
 int tune_compare(int *wins, const tune_config *a, const tune_config *b,
                  const tune_ops *ops, tune_log *log, int slot, int from,
-                 int to);
+                 int to, double floor);
 
 /* tune_compare whatever the budget (its time counted in it all the same)
  * and under the floor of whole steps (TUNE_MIN_GAIN_STEPS, tune_rule.h):
