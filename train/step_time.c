@@ -26,6 +26,8 @@ struct step_clock {
 int step_clock_create(step_clock **out, const step_tune_target *target,
                       const mlp_call *calls, const tune_slot *slots,
                       int slot_count) {
+  /* Nothing timed while a context apart is being destroyed beside it. */
+  gpu_context_settle(target->ctx);
   step_clock *k = calloc(1, sizeof *k);
   *out = NULL;
   if (!k) {

@@ -19,7 +19,9 @@ enum { STEP_TIME_STEPS = 4, STEP_TIME_MAX_REPLAYS = 32 };
 typedef struct step_clock step_clock;
 
 /* A clock for `target`'s step with `slots` over `calls` (borrowed; they
- * must outlive it). Returns 0, or -1 with a message on stderr. */
+ * must outlive it), after waiting for a context apart that target->ctx is
+ * destroying (gpu_context_retire: none may die beside timed steps).
+ * Returns 0, or -1 with a message on stderr. */
 int step_clock_create(step_clock **out, const step_tune_target *target,
                       const mlp_call *calls, const tune_slot *slots,
                       int slot_count);

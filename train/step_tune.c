@@ -265,8 +265,6 @@ int step_tune_run(step_tune_report *r, const step_tune_target *t,
   else if (path[0])
     snprintf(r->cache_note, sizeof r->cache_note, "refreshed");
   int apart = !r->from_cache && o->tune_apart && from_apart(r, t, o) == 0;
-  /* A copy apart that failed may still be going: not while timing here. */
-  if (!r->from_cache && !apart) gpu_context_settle(t->ctx);
   if (!r->from_cache && !apart && tune(r, t, o) != 0) {
     /* The network keeps the warm-up's choices: cuBLASLt's first
      * candidates, and under auto every call fused. */
