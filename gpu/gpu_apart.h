@@ -32,8 +32,8 @@ int gpu_apart_enter(void *context, char *why, size_t why_size);
 
 /* Takes `context` (made current here by gpu_apart_create or
  * gpu_apart_enter, and on top) off this thread and makes `device`'s
- * primary context current again; says on stderr when another context was
- * on top (it is put back: nothing is left current by mistake). */
+ * primary context current again; when another context is on top, says so
+ * on stderr and changes nothing. */
 void gpu_apart_leave(void *context, int device);
 
 /* Destroys the context gpu_apart_create made (with everything allocated

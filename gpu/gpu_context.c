@@ -158,14 +158,16 @@ void gpu_context_leave(gpu_context *apart) {
 struct gpu_retiring {
   pthread_t thread;
   gpu_context *apart;
-  int status; /* gpu_context_destroy_apart's */
+  int status; /* destroy_apart's */
 };
 
-/* gpu_context.h. One that cannot be made current is destroyed by the
- * driver alone, with everything in it on the device; the host side of its
+/* Destroys `apart` (a context apart, current on no thread) here: made
+ * current, destroyed, the primary current again; returns 0. One that
+ * cannot be made current is destroyed by the driver alone, with
+ * everything in it on the device (returns -1); the host side of its
  * streams, cuBLASLt handle and generator is then left behind (a few KB:
  * freeing them needs the context current). */
-int gpu_context_destroy_apart(gpu_context *apart) {
+static int destroy_apart(gpu_context *apart) {
   if (!apart) return 0;
   char why[300];
   if (gpu_context_enter(apart, why, sizeof why) == 0) {
@@ -184,7 +186,7 @@ int gpu_context_destroy_apart(gpu_context *apart) {
 static void *retire(void *arg) {
   struct gpu_retiring *r = arg;
   cudaSetDevice(r->apart->options.device);
-  r->status = gpu_context_destroy_apart(r->apart);
+  r->status = destroy_apart(r->apart);
   return NULL;
 }
 
@@ -201,7 +203,7 @@ void gpu_context_retire(gpu_context *ctx, gpu_context *apart) {
     }
     free(r);
   }
-  (void)gpu_context_destroy_apart(apart); /* a failure says so itself */
+  (void)destroy_apart(apart); /* a failure says so itself */
 }
 
 int gpu_context_settle(gpu_context *ctx) {

@@ -93,14 +93,9 @@ void gpu_context_leave(gpu_context *apart);
  * (a context apart that was alive while a run allocated its buffers made
  * that run's step 5 % slower on the H200: docs/performance.md). */
 void gpu_context_retire(gpu_context *ctx, gpu_context *apart);
-/* Destroys `apart` (a context apart, current on no thread) here: made
- * current, destroyed, the primary current again. Returns 0 (also on
- * NULL), or -1 when it could not be made current and the driver alone
- * destroyed it (said on stderr). */
-int gpu_context_destroy_apart(gpu_context *apart);
 /* Waits for ctx's retiring context (none, or NULL ctx: returns at once).
- * Returns 0, or -1 when that context had to be destroyed by the driver
- * alone (gpu_context_destroy_apart). */
+ * Returns 0, or -1 when that context could not be made current again and
+ * the driver alone destroyed it (said on stderr). */
 int gpu_context_settle(gpu_context *ctx);
 
 /* Waits for all work on both lanes. Returns 0 or -1. */
