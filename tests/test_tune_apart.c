@@ -20,6 +20,7 @@ typedef struct copy {
 
 /* A copy that tuned `calls` calls and wrote an entry of `slots` choices. */
 static void copy_that_chose(copy *c, int calls, int slots) {
+  ck_assert_ptr_nonnull(c);
   memset(c, 0, sizeof *c);
   c->report.tuned = 1;
   c->report.call_count = calls;
