@@ -1,6 +1,7 @@
 /* lt_algo_id.c: an algorithm's attributes (lt_plan.h: lt_algo_id_of), by
  * which the wrapper tells candidates apart: the same in every process,
  * where the opaque bytes were seen to differ. */
+#include <stdio.h>
 #include <string.h>
 
 #include "lt/lt_plan.h"
@@ -25,4 +26,11 @@ void lt_algo_id_of(lt_algo_id *id, const cublasLtMatmulAlgo_t *algo) {
       v = v << 8 | value[b];
     id->field[f] = (long long)v;
   }
+}
+
+void lt_algo_id_name(char *out, size_t size, const lt_algo_id *id) {
+  snprintf(out, size, "id %lld tile %lld stages %lld",
+           id->field[CUBLASLT_ALGO_CONFIG_ID],
+           id->field[CUBLASLT_ALGO_CONFIG_TILE_ID],
+           id->field[CUBLASLT_ALGO_CONFIG_STAGES_ID]);
 }

@@ -105,16 +105,16 @@ int lt_plan_list(gpu_context *ctx, lt_plan *p) {
     lt_algo_id kept, listed = {{0}};
     lt_algo_id_of(&kept, &p->cand[i]);
     if (i < n) lt_algo_id_of(&listed, &cand[i]);
-    if (i >= n || memcmp(&kept, &listed, sizeof kept) != 0)
+    if (i >= n || memcmp(&kept, &listed, sizeof kept) != 0) {
+      char kept_name[96], listed_name[96] = "none";
+      lt_algo_id_name(kept_name, sizeof kept_name, &kept);
+      if (i < n) lt_algo_id_name(listed_name, sizeof listed_name, &listed);
       return lt_refuse(ctx, &p->key.shape,
                        "this context's candidate list numbers candidate %d "
                        "otherwise than the step tuner's context apart, whose "
-                       "choice a call runs (kept id %lld tile %lld stages "
-                       "%lld, listed %lld %lld %lld)",
-                       i, kept.field[0], kept.field[1], kept.field[6],
-                       i < n ? listed.field[0] : -1LL,
-                       i < n ? listed.field[1] : -1LL,
-                       i < n ? listed.field[6] : -1LL);
+                       "choice a call runs (kept %s, listed %s)",
+                       i, kept_name, listed_name);
+    }
   }
   memcpy(p->cand, cand, (size_t)n * sizeof cand[0]);
   p->cand_count = n;

@@ -230,6 +230,10 @@ typedef struct lt_algo_id {
   long long field[LT_ALGO_FIELDS];
 } lt_algo_id;
 
+/* "id I tile T stages S" of `id` (its CONFIG_ID, TILE_ID and STAGES_ID),
+ * for messages. Defined in lt_algo_id.c. */
+void lt_algo_id_name(char *out, size_t size, const lt_algo_id *id);
+
 /* Candidate `index` (0-based) of the call's plan (built if needed): the
  * opaque algorithm (which the cuBLASLt docs say may be stored and restored
  * with the same library version) and its attributes, for the tuning cache
@@ -255,9 +259,10 @@ int lt_matmul_candidate_find(gpu_context *ctx, const lt_matmul_call *call,
  * index for the same plan in this process. cuBLASLt stores and restores
  * an algorithm byte for byte within one library version; it is taken
  * only when cublasLtMatmulAlgoCheck accepts it for this plan within the
- * workspace. A listed plan, or candidate 0, is matched as
- * lt_matmul_candidate_find does. Returns `index` (or find's answer), or
- * -1. */
+ * workspace; adopted once, a second adoption of that index (another
+ * trainer on this context) must name the same attributes. A listed plan,
+ * or candidate 0, is matched as lt_matmul_candidate_find does. Returns
+ * `index` (or find's answer), or -1. */
 int lt_matmul_candidate_adopt(gpu_context *ctx, const lt_matmul_call *call,
                               int index, const cublasLtMatmulAlgo_t *algo,
                               const lt_algo_id *id);

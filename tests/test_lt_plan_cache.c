@@ -4,7 +4,7 @@
  * same plan, and lookup returns that pointer. Also that a reserved slot
  * left uncommitted (a failed build) is reused, not counted. No cuBLASLt
  * handle is created (the plans' descriptors stay NULL), so this runs
- * without a GPU. */
+ * without a GPU. And an algorithm's name in messages (lt_algo_id_name). */
 #include <check.h>
 #include <string.h>
 
@@ -133,6 +133,21 @@ START_TEST(every_field_of_the_key_counts) {
 }
 END_TEST
 
+/* An algorithm is named in messages by its config, tile and stages ids
+ * (fields 0, 1 and 6 of lt_algo_id), whatever the others hold. */
+START_TEST(algorithm_named_by_config_tile_and_stages) {
+  lt_algo_id id;
+  for (int f = 0; f < LT_ALGO_FIELDS; f++)
+    id.field[f] = 100 + f;
+  char name[96];
+  lt_algo_id_name(name, sizeof name, &id);
+  ck_assert_str_eq(name, "id 100 tile 101 stages 106");
+  id.field[CUBLASLT_ALGO_CONFIG_TILE_ID] = -1;
+  lt_algo_id_name(name, sizeof name, &id);
+  ck_assert_str_eq(name, "id 100 tile -1 stages 106");
+}
+END_TEST
+
 int main(void) {
   Suite *suite = suite_create("lt_plan_cache");
   TCase *tc = tcase_create("storage");
@@ -140,6 +155,7 @@ int main(void) {
   tcase_add_test(tc, uncommitted_slot_is_reused);
   tcase_add_test(tc, fp8_fields_are_part_of_the_key);
   tcase_add_test(tc, every_field_of_the_key_counts);
+  tcase_add_test(tc, algorithm_named_by_config_tile_and_stages);
   suite_add_tcase(suite, tc);
   return test_run_suite(suite, 0);
 }

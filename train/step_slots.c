@@ -191,12 +191,13 @@ int step_slots_from_entry(tune_config *c, gpu_context *ctx,
       cublasLtMatmulAlgo_t now;
       lt_algo_id now_id = {{0}};
       lt_matmul_candidate_algo(ctx, &call, e->value, &now, &now_id);
+      char kept_name[96], now_name[96];
+      lt_algo_id_name(kept_name, sizeof kept_name, &id);
+      lt_algo_id_name(now_name, sizeof now_name, &now_id);
       snprintf(why, why_size,
                "choice %d names an algorithm the heuristic does not offer "
-               "now (candidate %d: kept id %lld tile %lld stages %lld, now "
-               "%lld %lld %lld)",
-               i, e->value, id.field[0], id.field[1], id.field[6],
-               now_id.field[0], now_id.field[1], now_id.field[6]);
+               "now (candidate %d: kept %s, now %s)",
+               i, e->value, kept_name, now_name);
       return -1;
     }
     c->value[i] = (unsigned char)found;
