@@ -80,9 +80,20 @@ int lt_matmul_candidate_adopt(gpu_context *ctx, const lt_matmul_call *call,
     p->cand[index] = *algo;
     p->cand_adopted[index] = 1;
   }
-  if (memcmp(&p->cand[index], algo, sizeof *algo) != 0)
+  /* Adopted already (another trainer on this context, e.g. a benchmark
+   * row of the same shape): the same algorithm by its attributes, as
+   * lt_matmul_candidate_find names one (one algorithm's bytes were seen to
+   * differ between processes). */
+  lt_algo_id kept;
+  lt_algo_id_of(&kept, &p->cand[index]);
+  if (memcmp(&kept, id, sizeof kept) != 0) {
+    char kept_name[96], offered_name[96];
+    lt_algo_id_name(kept_name, sizeof kept_name, &kept);
+    lt_algo_id_name(offered_name, sizeof offered_name, id);
     return lt_refuse(ctx, &call->shape,
-                     "candidate %d was adopted already as another algorithm",
-                     index);
+                     "candidate %d was adopted already as another algorithm "
+                     "(kept %s, offered %s)",
+                     index, kept_name, offered_name);
+  }
   return index;
 }
