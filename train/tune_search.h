@@ -97,8 +97,8 @@ double tune_slot_floor(const tune_slot *s);
  * budget was spent before it began (nothing measured, *wins = 0), or -1
  * when measure failed. */
 int tune_compare(int *wins, const tune_config *a, const tune_config *b,
-                 const tune_ops *ops, tune_log *log, int slot, int from,
-                 int to, double floor);
+                 const tune_ops *ops, tune_log *log, int slot, int from, int to,
+                 double floor);
 
 /* tune_compare whatever the budget (its time counted in it all the same)
  * and under the floor of whole steps (TUNE_MIN_GAIN_STEPS, tune_rule.h):
