@@ -1,13 +1,14 @@
 /* fp8_cast.cu: the FP8 step's kernels (see fp8_cast.h). A cast's tile is
  * 32 rows by FP8_CAST_TILE (128) columns, 128 threads; thread t holds rows
- * 8 (t % 4) .. + 7 of columns 4 (t / 4) .. + 3: 16-byte loads of BF16 (all
- * four columns issued before any is used), an 8-byte store of its codes
+ * 8 (t % 4) .. + 7 of columns 4 (t / 4) .. + 3: 16-byte loads of BF16, all
+ * four columns' issued before any is decoded, an 8-byte store of its codes
  * per column; the codes transposed by byte permutes and through shared
- * memory out in 16-byte stores, 128 contiguous bytes per line. One atomic
- * per block for the amax and each count; the scale read, never recomputed
- * from a history. 64-row tiles made a batch-256 cast 32 blocks (the fp8
- * rows at 784-1024-1024-10 ran 4-9 % slower: docs/performance.md, "FP8").
- * The transpose of FP8 codes keeps 64 rows (16 a thread). */
+ * memory (chunks swizzled: no bank conflicts) out in 16-byte stores, 128
+ * contiguous bytes per line. One atomic per block for the amax and each
+ * count; the scale read, never recomputed from a history. 64-row tiles
+ * made a batch-256 cast 32 blocks (the fp8 rows at 784-1024-1024-10 ran
+ * 4-9 % slower: docs/performance.md, "FP8"). The transpose of FP8 codes
+ * keeps 64 rows (16 a thread). */
 #include <stdio.h>
 
 #include "gpu/gpu_check.h"
@@ -18,39 +19,50 @@
 #include "lt/lt_types.cuh"
 
 enum { ROWS = 64, CAST_ROWS = 32, COLS = FP8_CAST_TILE, THREADS = 128 };
-enum { LINE = COLS + 16 };
 
 static __host__ __device__ int round16(int n) {
   return (n + 15) / 16 * 16;
 }
 
-/* Column c, rows r .. r + 7 of the source, masked as `a` says (GELU:
- * rounded to the source type, the value a 16-bit buffer would hold). */
+/* Column c, rows r .. r + 7 of the source and what its mask reads, as
+ * loaded (zeros past the matrix: they decode to 0 under every mask). A
+ * thread loads its four columns before it decodes any, so that the loads
+ * are in flight together (decoding each right after its own load had the
+ * compiler wait for each in turn: session 5, call C). */
+template <typename S> struct column_raw {
+  uint4 v[sizeof(S) / 2], z; /* 8 values (BF16: 1 vector); GELU's z */
+  unsigned bits;             /* RELU's mask bits */
+};
+
 template <typename S, fp8_mask MASK>
-__device__ __forceinline__ void load_column(float x[8], const fp8_cast_args &a,
-                                            int r, int c) {
-  uint4 v[sizeof(S) / 2]; /* 8 elements: 1 vector in BF16, 2 in FP32 */
+__device__ __forceinline__ void
+load_column(column_raw<S> &raw, const fp8_cast_args &a, int r, int c, bool in) {
+  const uint4 zero = make_uint4(0, 0, 0, 0);
   const uint4 *src =
       (const uint4 *)((const S *)a.d_src + (size_t)c * a.ld_src + r);
 #pragma unroll
   for (int k = 0; k < (int)sizeof(S) / 2; k++)
-    v[k] = src[k];
-  const S *e = (const S *)v;
+    raw.v[k] = in ? src[k] : zero;
+  const uint8_t *bits =
+      (const uint8_t *)a.d_aux + (size_t)c * (a.aux_ld / 8) + r / 8;
+  const __nv_bfloat16 *z =
+      (const __nv_bfloat16 *)a.d_aux + (size_t)c * a.aux_ld + r;
+  raw.bits = MASK == FP8_MASK_RELU && in ? *bits : 0u;
+  raw.z = MASK == FP8_MASK_GELU && in ? *(const uint4 *)z : zero;
+}
+
+/* The 8 values of a loaded column, masked as `a` says (GELU: rounded to
+ * the source type, the value a 16-bit buffer would hold). */
+template <typename S, fp8_mask MASK>
+__device__ __forceinline__ void decode_column(float x[8],
+                                              const column_raw<S> &raw) {
+  const S *e = (const S *)raw.v;
+  const __nv_bfloat16 *z = (const __nv_bfloat16 *)&raw.z;
 #pragma unroll
-  for (int i = 0; i < 8; i++)
+  for (int i = 0; i < 8; i++) {
     x[i] = lt_to_float(e[i]);
-  if (MASK == FP8_MASK_RELU) {
-    unsigned bits =
-        *((const uint8_t *)a.d_aux + (size_t)c * (a.aux_ld / 8) + r / 8);
-#pragma unroll
-    for (int i = 0; i < 8; i++)
-      x[i] = (bits >> i) & 1 ? x[i] : 0.0f;
-  } else if (MASK == FP8_MASK_GELU) {
-    uint4 zv = *(const uint4 *)((const __nv_bfloat16 *)a.d_aux +
-                                (size_t)c * a.aux_ld + r);
-    const __nv_bfloat16 *z = (const __nv_bfloat16 *)&zv;
-#pragma unroll
-    for (int i = 0; i < 8; i++)
+    if (MASK == FP8_MASK_RELU) x[i] = (raw.bits >> i) & 1 ? x[i] : 0.0f;
+    if (MASK == FP8_MASK_GELU)
       x[i] =
           lt_to_float(lt_from_float<S>(x[i] * lt_gelu_grad(lt_to_float(z[i]))));
   }
@@ -66,18 +78,31 @@ static __device__ __forceinline__ uint32_t pack4(const float *x, float scale,
              << 16;
 }
 
+/* Byte `column` of tile line `line` in shared memory: the line's 16-byte
+ * chunk p sits at chunk p ^ 2 * (its row group), so that a warp's staging
+ * stores fall in 32 banks (they were 4-way conflicts: ncu, session 5's
+ * call E) while a chunk stays whole for write_transposed. */
+template <int TILE_ROWS>
+static __device__ __forceinline__ uint8_t *tile_at(uint8_t (*tile_t)[COLS],
+                                                   int line, int column) {
+  int chunk = (column / 16) ^ (2 * ((line / (TILE_ROWS / 4)) & 3));
+  return &tile_t[line][16 * chunk + column % 16];
+}
+
 /* Four columns' words (rows 4 k .. 4 k + 3 of each) transposed into
  * tile_t rows `row` .. + 3, columns 4 cq .. + 3 (4 x 4 byte permutes). */
+template <int TILE_ROWS>
 static __device__ __forceinline__ void
-stage_words(uint8_t (*tile_t)[LINE], const uint32_t c[4], int row, int cq) {
+stage_words(uint8_t (*tile_t)[COLS], const uint32_t c[4], int row, int cq) {
   uint32_t t0 = __byte_perm(c[0], c[1], 0x5140),
            t1 = __byte_perm(c[2], c[3], 0x5140),
            t2 = __byte_perm(c[0], c[1], 0x7362),
            t3 = __byte_perm(c[2], c[3], 0x7362);
-  *(uint32_t *)&tile_t[row][4 * cq] = __byte_perm(t0, t1, 0x5410);
-  *(uint32_t *)&tile_t[row + 1][4 * cq] = __byte_perm(t0, t1, 0x7632);
-  *(uint32_t *)&tile_t[row + 2][4 * cq] = __byte_perm(t2, t3, 0x5410);
-  *(uint32_t *)&tile_t[row + 3][4 * cq] = __byte_perm(t2, t3, 0x7632);
+  uint32_t line[4] = {__byte_perm(t0, t1, 0x5410), __byte_perm(t0, t1, 0x7632),
+                      __byte_perm(t2, t3, 0x5410), __byte_perm(t2, t3, 0x7632)};
+#pragma unroll
+  for (int k = 0; k < 4; k++)
+    *(uint32_t *)tile_at<TILE_ROWS>(tile_t, row + k, 4 * cq) = line[k];
 }
 
 /* After the block has synchronised, tile line i (a source row of
@@ -86,14 +111,14 @@ stage_words(uint8_t (*tile_t)[LINE], const uint32_t c[4], int row, int cq) {
  * past `cols`). */
 template <int TILE_ROWS>
 static __device__ void write_transposed(uint8_t *out_t, int ld_t,
-                                        uint8_t (*tile_t)[LINE], int rows,
+                                        uint8_t (*tile_t)[COLS], int rows,
                                         int cols) {
   for (int q = threadIdx.x; q < TILE_ROWS * (COLS / 16); q += THREADS) {
     int line = q / (COLS / 16), part = q % (COLS / 16);
     int i = blockIdx.x * TILE_ROWS + line, j = blockIdx.y * COLS + 16 * part;
     if (i < rows && j < round16(cols))
       *(uint4 *)(out_t + (size_t)i * ld_t + j) =
-          *(const uint4 *)&tile_t[line][16 * part];
+          *(const uint4 *)tile_at<TILE_ROWS>(tile_t, line, 16 * part);
   }
 }
 
@@ -134,24 +159,25 @@ static __device__ void write_partials(const fp8_cast_args &a, float s[8],
   }
 }
 
-/* The cast (AMAX_ONLY: current scaling's amax pass). 64 registers (8 bytes
- * spilled): eight blocks per SM. */
+/* The cast (AMAX_ONLY: current scaling's amax pass). Six blocks per SM, 80
+ * registers (at eight, 64, spills made 25 MB of local traffic per 4096 x
+ * 4096 cast: session 5's call E); GELU's, with its z, five. */
 template <typename S, fp8_mask MASK, bool AMAX_ONLY>
-__global__ void __launch_bounds__(THREADS, 8) fp8_cast_kernel(fp8_cast_args a) {
+__global__ void __launch_bounds__(THREADS, MASK == FP8_MASK_GELU ? 5 : 6)
+    fp8_cast_kernel(fp8_cast_args a) {
   gpu_wait_previous();
-  /* [source row of the tile][column: COLS bytes, then 16 of padding] */
-  __shared__ __align__(16) uint8_t tile_t[CAST_ROWS][LINE];
+  /* [source row of the tile][column, chunks swizzled: tile_at] */
+  __shared__ __align__(16) uint8_t tile_t[CAST_ROWS][COLS];
   int rg = threadIdx.x % 4, cq = threadIdx.x / 4;
   int r = blockIdx.x * CAST_ROWS + 8 * rg, c0 = blockIdx.y * COLS + 4 * cq;
+  column_raw<S> raw[4];
+#pragma unroll
+  for (int j = 0; j < 4; j++)
+    load_column<S, MASK>(raw[j], a, r, c0 + j, r < a.rows && c0 + j < a.cols);
   float x[4][8]; /* [column][row]; 0 past the matrix */
 #pragma unroll
   for (int j = 0; j < 4; j++)
-    if (r < a.rows && c0 + j < a.cols)
-      load_column<S, MASK>(x[j], a, r, c0 + j);
-    else
-#pragma unroll
-      for (int i = 0; i < 8; i++)
-        x[j][i] = 0.0f;
+    decode_column<S, MASK>(x[j], raw[j]);
   float amax = 0.0f, sum[8];
   bool any_nan = false;
 #pragma unroll
@@ -195,8 +221,8 @@ __global__ void __launch_bounds__(THREADS, 8) fp8_cast_kernel(fp8_cast_args a) {
   if (a.d_out_t) {
     uint32_t lo[4] = {w[0].x, w[1].x, w[2].x, w[3].x};
     uint32_t hi[4] = {w[0].y, w[1].y, w[2].y, w[3].y};
-    stage_words(tile_t, lo, 8 * rg, cq);
-    stage_words(tile_t, hi, 8 * rg + 4, cq);
+    stage_words<CAST_ROWS>(tile_t, lo, 8 * rg, cq);
+    stage_words<CAST_ROWS>(tile_t, hi, 8 * rg + 4, cq);
   }
   /* Past the matrix x is 0 and its code 0: the two zero counts cancel.
    * Ends synchronised: tile_t is complete. */
@@ -219,23 +245,15 @@ static cudaError_t launch_cast(const fp8_cast_args &a, gpu_early_cache *early,
                                cudaStream_t stream) {
   dim3 grid((unsigned)((a.rows + CAST_ROWS - 1) / CAST_ROWS),
             (unsigned)fp8_cast_tiles(round16(a.cols)));
-  if (a.src_type == LT_DTYPE_F32)
-    return gpu_launch(early, fp8_cast_kernel<float, FP8_MASK_NONE, AMAX_ONLY>,
-                      grid, dim3(THREADS), stream, a);
-  switch (a.mask) {
-  case FP8_MASK_RELU:
-    return gpu_launch(early,
-                      fp8_cast_kernel<__nv_bfloat16, FP8_MASK_RELU, AMAX_ONLY>,
-                      grid, dim3(THREADS), stream, a);
-  case FP8_MASK_GELU:
-    return gpu_launch(early,
-                      fp8_cast_kernel<__nv_bfloat16, FP8_MASK_GELU, AMAX_ONLY>,
-                      grid, dim3(THREADS), stream, a);
-  default:
-    return gpu_launch(early,
-                      fp8_cast_kernel<__nv_bfloat16, FP8_MASK_NONE, AMAX_ONLY>,
-                      grid, dim3(THREADS), stream, a);
-  }
+  void (*kernel)(fp8_cast_args) =
+      a.src_type == LT_DTYPE_F32
+          ? fp8_cast_kernel<float, FP8_MASK_NONE, AMAX_ONLY>
+      : a.mask == FP8_MASK_RELU
+          ? fp8_cast_kernel<__nv_bfloat16, FP8_MASK_RELU, AMAX_ONLY>
+      : a.mask == FP8_MASK_GELU
+          ? fp8_cast_kernel<__nv_bfloat16, FP8_MASK_GELU, AMAX_ONLY>
+          : fp8_cast_kernel<__nv_bfloat16, FP8_MASK_NONE, AMAX_ONLY>;
+  return gpu_launch(early, kernel, grid, dim3(THREADS), stream, a);
 }
 
 static bool aligned16(const void *p) {
@@ -299,7 +317,7 @@ __global__ void __launch_bounds__(THREADS)
                          int rows, int cols, size_t stride_in,
                          size_t stride_out) {
   gpu_wait_previous();
-  __shared__ __align__(16) uint8_t tile_t[ROWS][LINE];
+  __shared__ __align__(16) uint8_t tile_t[ROWS][COLS];
   in += (size_t)blockIdx.z * stride_in;
   out_t += (size_t)blockIdx.z * stride_out;
   int rg = threadIdx.x % 4, cq = threadIdx.x / 4;
@@ -315,7 +333,7 @@ __global__ void __launch_bounds__(THREADS)
     uint32_t c[4] = {((const uint32_t *)&w[0])[k], ((const uint32_t *)&w[1])[k],
                      ((const uint32_t *)&w[2])[k],
                      ((const uint32_t *)&w[3])[k]};
-    stage_words(tile_t, c, 16 * rg + 4 * k, cq);
+    stage_words<ROWS>(tile_t, c, 16 * rg + 4 * k, cq);
   }
   __syncthreads();
   write_transposed<ROWS>(out_t, ld_t, tile_t, rows, cols);

@@ -54,7 +54,13 @@
  * default, makes every later run repeat the first's choice.
  * (Those floors were set while the tuner timed candidates in the
  * training's own context, which made the same step 4 % slower there:
- * gpu/gpu_apart.h.)
+ * gpu/gpu_apart.h.) Tuned apart, the algorithm floor still holds: at 2 %
+ * the default run's first runs chose other algorithms and ran 2.2 %
+ * (fused), 3.3 % (unfused) and 3.3 % (auto) slower than at 10 %, the fused
+ * ones 1.4 % slower than --autotune off, and the unfused ones chose
+ * differently from process to process (session 5's call D, three processes
+ * each); the one algorithm the big network's FP8 step gains by (its second
+ * forward GEMM, 1.2 % of the step) stays below even 2 %.
  *
  * A comparison of the default network (four steps of ~0.1 ms per sample)
  * costs ~14 ms. A challenger whose first TUNE_EARLY_PAIRS pairs
