@@ -1,7 +1,7 @@
 /* fp8_cast.cu: the FP8 step's kernels (see fp8_cast.h). A cast's tile is
  * 32 rows by FP8_CAST_TILE (128) columns, 128 threads; thread t holds rows
- * 8 (t % 4) .. + 7 of columns 4 (t / 4) .. + 3: 16-byte loads of BF16, all
- * four columns' issued before any is decoded, an 8-byte store of its codes
+ * 8 (t % 4) .. + 7 of columns 4 (t / 4) .. + 3: 16-byte loads of BF16
+ * (below: issued together), an 8-byte store of its codes
  * per column; the codes transposed by byte permutes and through shared
  * memory (chunks swizzled: no bank conflicts) out in 16-byte stores, 128
  * contiguous bytes per line. One atomic per block for the amax and each
@@ -28,7 +28,9 @@ static __host__ __device__ int round16(int n) {
  * loaded (zeros past the matrix: they decode to 0 under every mask). A
  * thread loads its four columns before it decodes any, so that the loads
  * are in flight together (decoding each right after its own load had the
- * compiler wait for each in turn: session 5, call C). */
+ * compiler wait for each in turn: session 5, call C). The compiler keeps
+ * that order for the ReLU and unmasked casts; GELU's long decoding has it
+ * issue two columns' loads first and the other two's after. */
 template <typename S> struct column_raw {
   uint4 v[sizeof(S) / 2], z; /* 8 values (BF16: 1 vector); GELU's z */
   unsigned bits;             /* RELU's mask bits */
@@ -161,7 +163,9 @@ static __device__ void write_partials(const fp8_cast_args &a, float s[8],
 
 /* The cast (AMAX_ONLY: current scaling's amax pass). Six blocks per SM, 80
  * registers (at eight, 64, spills made 25 MB of local traffic per 4096 x
- * 4096 cast: session 5's call E); GELU's, with its z, five. */
+ * 4096 cast: session 5's call E); GELU's, with its z, five. On sm_90 the
+ * BF16 casts do not spill; the FP32 one (the weights' first cast) spills 8
+ * bytes, and on sm_75-sm_86 some spill 16-76 bytes (ptxas -v). */
 template <typename S, fp8_mask MASK, bool AMAX_ONLY>
 __global__ void __launch_bounds__(THREADS, MASK == FP8_MASK_GELU ? 5 : 6)
     fp8_cast_kernel(fp8_cast_args a) {
