@@ -44,16 +44,6 @@ float fp8_decode(uint8_t code, lt_fp8 format) {
                        field - s.bias - s.mantissa_bits);
 }
 
-/* Number of significant bits of v > 0. */
-static int bit_length(uint32_t v) {
-  int n = 0;
-  while (v) {
-    n++;
-    v >>= 1;
-  }
-  return n;
-}
-
 /* sig * 2^-shift rounded to the nearest integer, ties to even; shift > 0. */
 static uint32_t shift_round_even(uint32_t sig, int shift) {
   if (shift > 32) return 0; /* sig < 2^24: below a quarter */
@@ -65,15 +55,12 @@ static uint32_t shift_round_even(uint32_t sig, int shift) {
   return (uint32_t)kept;
 }
 
-/* The magnitude code of a finite |x| = sig * 2^e (sig > 0), before
- * saturation; *beyond is set when the rounded value exceeds max finite. */
-static uint8_t encode_magnitude(uint32_t sig, int e, fp8_spec s, int *beyond) {
+/* The magnitude code of a finite |x| = sig * 2^e (sig > 0), whose binade
+ * is 2^exponent (exponent = floor(log2 |x|)), saturated: a value that
+ * rounds beyond max finite gives max finite. */
+static uint8_t encode_magnitude(uint32_t sig, int e, int exponent, fp8_spec s) {
   int min_exponent = 1 - s.bias;
-  int exponent = e + bit_length(sig) - 1; /* floor(log2 |x|) */
-  if (exponent > s.max_exponent) {
-    *beyond = 1;
-    return s.max_code;
-  }
+  if (exponent > s.max_exponent) return s.max_code;
   if (exponent < min_exponent)
     exponent = min_exponent; /* subnormal range: one fixed quantum */
   int quantum = exponent - s.mantissa_bits;
@@ -83,26 +70,17 @@ static uint8_t encode_magnitude(uint32_t sig, int e, fp8_spec s, int *beyond) {
    * 2^(M+1)], and n = 2^(M+1) (a carry) lands on the next binade's first
    * code. */
   uint32_t code = ((uint32_t)(exponent - min_exponent) << s.mantissa_bits) + n;
-  if (code > s.max_code) {
-    *beyond = 1;
-    return s.max_code;
-  }
-  return (uint8_t)code;
+  return code > s.max_code ? s.max_code : (uint8_t)code;
 }
 
-/* fp8_encode; *saturated = 1 when it clamped. */
-static uint8_t encode_flagged(float x, lt_fp8 format, int *saturated) {
+uint8_t fp8_encode(float x, lt_fp8 format) {
   fp8_spec s = spec_of(format);
   uint32_t bits;
   memcpy(&bits, &x, sizeof bits);
   uint8_t sign = (uint8_t)((bits >> 24) & 0x80);
   uint32_t magnitude = bits & 0x7FFFFFFFu;
-  *saturated = 0;
   if (magnitude > 0x7F800000u) return 0x7F; /* NaN, its sign dropped */
-  if (magnitude == 0x7F800000u) {
-    *saturated = 1;
-    return sign | s.max_code;
-  }
+  if (magnitude == 0x7F800000u) return sign | s.max_code;
   if (magnitude == 0) return sign;
   uint32_t field = magnitude >> 23;
   uint32_t sig = magnitude & 0x7FFFFFu;
@@ -111,17 +89,13 @@ static uint8_t encode_flagged(float x, lt_fp8 format, int *saturated) {
     sig |= 0x800000u;
     e = (int)field - 150;
   }
-  return sign | encode_magnitude(sig, e, s, saturated);
-}
-
-uint8_t fp8_encode(float x, lt_fp8 format) {
-  int saturated;
-  return encode_flagged(x, format, &saturated);
+  int binade; /* |x| = f * 2^binade, f in [0.5, 1), subnormals too */
+  frexpf(x, &binade);
+  return sign | encode_magnitude(sig, e, binade - 1, s);
 }
 
 uint8_t fp8_encode_scaled(float x, float scale, lt_fp8 format) {
-  float product = x * scale;
-  return fp8_encode(product, format);
+  return fp8_encode(x * scale, format);
 }
 
 float fp8_decode_scaled(uint8_t code, float scale_inv, lt_fp8 format) {
