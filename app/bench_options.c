@@ -17,7 +17,7 @@ void bench_options_usage(FILE *out) {
       "                   [--device N] [--precision P] [--activation A]\n"
       "                   [--autotune MODE] [--no-layers] [--chain LIST]\n"
       "                   [--tune-cache MODE] [--tune-cache-dir DIR]\n"
-      "                   [--tune-budget MS]\n"
+      "                   [--tune-budget MS] [--show-plans]\n"
       "                   [--network NET] [--pad-to N] [--fp8-format F]\n"
       "                   [--fp8-scaling S] [--fp8-fast-accum G]\n"
       "                   [--profile-step | --trace-step | --alternatives]\n"
@@ -33,7 +33,9 @@ void bench_options_usage(FILE *out) {
       "--autotune exact|fast|off: which candidates each row's step tuner\n"
       "may choose (default exact, as mnist_train; see mnist_train --help).\n"
       "--tune-cache use|refresh|off, --tune-cache-dir DIR, --tune-budget MS:\n"
-      "the step tuner's cache and budget, as mnist_train's.\n"
+      "the step tuner's cache and budget, as mnist_train's. --show-plans:\n"
+      "after a network's rows, each row's step tuner report (fingerprint,\n"
+      "each call's choice, the evidence), as mnist_train --show-plans.\n"
       "--fp8-format F, --fp8-scaling S, --fp8-fast-accum G: the fp8 rows'\n"
       "recipe (see mnist_train --help).\n"
       "--chain LIST: how the step's kernels are chained (none, all, or\n"
@@ -54,8 +56,8 @@ void bench_options_usage(FILE *out) {
       "split, BGRADA; docs/backprop.md section 11) timed per call at issue\n"
       "21's shapes in P (default bf16), relu and gelu or only A, with the\n"
       "kernels each ran; reads no data\n"
-      "Each mode refuses the flags it would ignore: --repeats, --no-layers\n"
-      "and --json are the timed rows' only, --pad-to theirs and\n"
+      "Each mode refuses the flags it would ignore: --repeats, --no-layers,\n"
+      "--show-plans and --json are the timed rows' only, --pad-to theirs and\n"
       "--trace-step's; --alternatives reads no --network, --chain,\n"
       "--data-dir or --fp8-* and refuses --precision fp8; the --fp8-* flags\n"
       "need fp8 rows (--precision fp8, or every precision in the rows' run).\n"
@@ -103,11 +105,17 @@ static const struct {
   const char *name;
   int modes;
 } mode_flags[] = {
-    {"repeats", MODE_ROWS},      {"no-layers", MODE_ROWS},
-    {"json", MODE_ROWS},         {"pad-to", MODE_ROWS | MODE_TRACE},
-    {"network", MODE_STEPS},     {"chain", MODE_STEPS},
-    {"data-dir", MODE_STEPS},    {"fp8-format", MODE_STEPS},
-    {"fp8-scaling", MODE_STEPS}, {"fp8-fast-accum", MODE_STEPS},
+    {"repeats", MODE_ROWS},
+    {"no-layers", MODE_ROWS},
+    {"show-plans", MODE_ROWS},
+    {"json", MODE_ROWS},
+    {"pad-to", MODE_ROWS | MODE_TRACE},
+    {"network", MODE_STEPS},
+    {"chain", MODE_STEPS},
+    {"data-dir", MODE_STEPS},
+    {"fp8-format", MODE_STEPS},
+    {"fp8-scaling", MODE_STEPS},
+    {"fp8-fast-accum", MODE_STEPS},
 };
 
 static int given_by_name(const cli_flag *flags, int count, const char *name) {
@@ -256,6 +264,10 @@ int bench_options_parse(bench_options *out, int argc, char **argv, char *err,
       {.name = "no-layers",
        .kind = CLI_SWITCH,
        .target = &out->skip_layers,
+       .switch_value = 1},
+      {.name = "show-plans",
+       .kind = CLI_SWITCH,
+       .target = &out->show_plans,
        .switch_value = 1},
       {.name = "profile-step",
        .kind = CLI_SWITCH,

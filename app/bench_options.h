@@ -15,6 +15,7 @@ typedef struct bench_options {
   int repeats;           /* timed epochs per row, 1..BENCH_MAX_REPEATS */
   int device;
   int skip_layers;      /* --no-layers */
+  int show_plans;       /* --show-plans: each row's step tuner report */
   int precision;        /* a gpu_precision, or -1: all of them */
   int activation;       /* an lt_activation, or -1: both */
   int autotune;         /* a gpu_autotune (default exact) */

@@ -149,6 +149,7 @@ static int run_bench(const bench_options *o, const mnist_dataset *data) {
                    .tune_budget_ms = o->tune_budget_ms,
                    .tune_cache = o->tune_cache,
                    .tune_cache_dir = o->tune_cache_dir,
+                   .show_plans = o->show_plans,
                    .fp8 = o->fp8,
                    .selection = {.only_network = o->network,
                                  .precision = o->precision,

@@ -6,6 +6,7 @@
 
 #include "bench/graph_count.h"
 #include "gpu/sample_stats.h"
+#include "train/step_tune.h"
 #include "train/trainer.h"
 
 typedef struct row_result {
@@ -169,6 +170,16 @@ int bench_train_network(const bench_run *run, int net, const bench_row *rows,
     if (runs[v])
       status = report_row(run, &rows[v], &r[v], &r[rows[v].twin], name,
                           n->batch, steps, flops);
+  for (int v = 0; v < count && status == 0 && run->show_plans; v++)
+    if (runs[v]) {
+      printf("\n%s %s %s %s%s:\n", name, mlp_mode_name(rows[v].mode),
+             gpu_precision_name(rows[v].precision),
+             lt_activation_name(rows[v].activation),
+             rows[v].pad_units ? " +pad"
+             : rows[v].graphs  ? ""
+                               : " graphs off");
+      step_tune_print(stdout, trainer_tune_report(t[v]));
+    }
   for (int v = 0; v < count; v++)
     trainer_destroy(t[v]);
   return status == 0 ? 0 : -1;

@@ -30,6 +30,7 @@ typedef struct bench_run {
   float tune_budget_ms;
   tune_cache_mode tune_cache;
   const char *tune_cache_dir;
+  int show_plans; /* after a network's rows, each row's tuner report */
 } bench_run;
 
 /* c's step-tuner settings from the run's. */
@@ -39,7 +40,9 @@ void bench_run_tuning(trainer_config *c, const bench_run *run);
 void bench_train_header(const bench_run *run);
 
 /* Trains the rows of network `net` (of rows[0..count)) that run, prints a
- * line per row and adds a "training" entry per row to run->json. Returns
+ * line per row and adds a "training" entry per row to run->json; with
+ * run->show_plans, then each row's step tuner report (step_tune_print),
+ * under the row's network, mode, precision and activation. Returns
  * 0, or -1 (a row failed or diverged; message on stderr). */
 int bench_train_network(const bench_run *run, int net, const bench_row *rows,
                         int count);

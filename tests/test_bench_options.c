@@ -24,8 +24,12 @@ START_TEST(bench_flags_are_strict) {
   ck_assert_str_eq(o.json_path, "x.json");
   ck_assert_int_eq(o.device, 1);
   ck_assert_int_eq(o.skip_layers, 1);
+  ck_assert_int_eq(o.show_plans, 0); /* the default */
   ck_assert_str_eq(o.data_dir, "/d");
   ck_assert_int_eq(o.autotune, GPU_AUTOTUNE_EXACT); /* the default */
+  char *plans[] = {"mnist_bench", "--show-plans"};
+  ck_assert_int_eq(bench_options_parse(&o, 2, plans, err, sizeof err), 0);
+  ck_assert_int_eq(o.show_plans, 1);
   char *fast[] = {"mnist_bench", "--autotune", "fast"};
   ck_assert_int_eq(bench_options_parse(&o, 3, fast, err, sizeof err), 0);
   ck_assert_int_eq(o.autotune, GPU_AUTOTUNE_FAST);
@@ -49,7 +53,7 @@ START_TEST(bench_flags_are_strict) {
 END_TEST
 
 typedef struct mode_case {
-  const char *args[5];
+  const char *args[6];
   const char *words; /* NULL: accepted */
 } mode_case;
 
@@ -62,16 +66,19 @@ static const mode_case cases[] = {
     {{"--profile-step", "--repeats", "3"}, "--repeats with --profile-step"},
     {{"--profile-step", "--no-layers"}, "--no-layers with --profile-step"},
     {{"--profile-step", "--chain", "all"}, NULL},
+    {{"--profile-step", "--show-plans"}, "--show-plans with --profile-step"},
     /* --trace-step: --network and --pad-to honoured. */
     {{"--trace-step", "--network", "seed", "--pad-to", "32"}, NULL},
     {{"--trace-step", "--repeats", "3"}, "--repeats with --trace-step"},
     {{"--trace-step", "--no-layers"}, "--no-layers with --trace-step"},
+    {{"--trace-step", "--show-plans"}, "--show-plans with --trace-step"},
     /* --alternatives: one call at a time, no data. */
     {{"--alternatives", "--chain", "all"}, "--chain with --alternatives"},
     {{"--alternatives", "--network", "mid"}, "--network with --alternatives"},
     {{"--alternatives", "--pad-to", "16"}, "--pad-to with --alternatives"},
     {{"--alternatives", "--repeats", "2"}, "--repeats with --alternatives"},
     {{"--alternatives", "--no-layers"}, "--no-layers with --alternatives"},
+    {{"--alternatives", "--show-plans"}, "--show-plans with --alternatives"},
     {{"--alternatives", "--data-dir", "d"}, "--data-dir with --alternatives"},
     {{"--alternatives", "--precision", "fp8"},
      "--alternatives --precision fp8: expected fp32, tf32, bf16 or fp16"},
@@ -88,14 +95,14 @@ static const mode_case cases[] = {
     {{"--alternatives", "--fp8-format", "e4m3"},
      "--fp8-format with --alternatives"},
     /* The rows read them all. */
-    {{"--repeats", "2", "--no-layers", "--pad-to", "32"}, NULL},
+    {{"--repeats", "2", "--no-layers", "--pad-to", "32", "--show-plans"}, NULL},
 };
 
 START_TEST(each_mode_refuses_what_it_ignores) {
   const mode_case *c = &cases[_i];
-  char *argv[6] = {"mnist_bench"};
+  char *argv[7] = {"mnist_bench"};
   int argc = 1;
-  for (int i = 0; i < 5 && c->args[i]; i++)
+  for (int i = 0; i < 6 && c->args[i]; i++)
     argv[argc++] = (char *)c->args[i];
   bench_options o;
   char err[512] = "";
