@@ -70,6 +70,15 @@ cat >"$work/torch.json" <<'EOF'
   {"network": "784-1024-1024-10", "batch": 256, "precision": "bf16", "variant": "graph", "ms_per_epoch": 30.8, "activation": "relu"}
 ]}
 EOF
+# A second run of the same rows (other numbers) and PyTorch's compiled rows.
+sed 's/"ms_per_epoch": 1/"ms_per_epoch": 2/' "$work/ours.json" >"$work/ours-2.json"
+cat >"$work/torch-2.json" <<'EOF'
+{"gpu": "Test GPU 9000", "torch": "0.0-test", "training": [
+  {"network": "784-100-10", "batch": 256, "precision": "fp32", "variant": "graph", "ms_per_epoch": 33.9},
+  {"network": "784-100-10", "batch": 256, "precision": "fp32", "variant": "compiled", "compile_mode": "default", "ms_per_epoch": 30.5},
+  {"network": "784-100-10", "batch": 256, "precision": "fp32", "variant": "compiled", "compile_mode": "max-autotune-no-cudagraphs", "ms_per_epoch": 29.5}
+]}
+EOF
 printf '{"gpu": "x", "training": [\n' >"$work/truncated.json"
 echo '[1, 2, 3]' >"$work/list.json"
 echo '{"training": [{"network": "784-100-10", "mode": "fused"}]}' >"$work/no-batch.json"
@@ -93,6 +102,9 @@ if python3 -c 'import matplotlib' 2>/dev/null; then
   run -- plot_bench.py ours.json --torch torch.json -o bench.png
   check "plot_bench: exit 0" test "$code" = 0
   check "plot_bench: bench.png is a PNG" is_png "$work/bench.png"
+  run -- plot_bench.py ours.json ours-2.json --torch torch.json torch-2.json -o bench-runs.png
+  check "plot_bench, two runs with compiled rows: exit 0" test "$code" = 0
+  check "plot_bench, two runs with compiled rows: a PNG" is_png "$work/bench-runs.png"
   run -- plot_bench.py ours.json -o bench-ours.png
   check "plot_bench without --torch: exit 0" test "$code" = 0
   check "plot_bench without --torch: a PNG" is_png "$work/bench-ours.png"
@@ -154,6 +166,7 @@ for env in "" "$nompl"; do
   bad_log "not a number" not-number.csv "line 2: not a number"
   bad_bench "missing file" missing.json "no such file" missing.json
   bad_bench "missing --torch file" missing.json "no such file" ours.json --torch missing.json
+  bad_bench "missing second run" missing.json "no such file" ours.json missing.json
   bad_bench "bad JSON" truncated.json "bad JSON at line 2" truncated.json
   bad_bench "bad --torch JSON" truncated.json "bad JSON" ours.json --torch truncated.json
   bad_bench "not an object" list.json "no \"training\" list" list.json
@@ -167,6 +180,12 @@ lists=$(cd "$src/scripts" && python3 -B -c 'import bench_runs, plot_bench
 print(list(bench_runs.PRECISIONS) == list(plot_bench.PRECISIONS), list(plot_bench.PRECISIONS))')
 check "plot_bench and bench_runs: the same precisions, fp8 included ($lists)" \
   test "$lists" = "True ['fp32', 'tf32', 'bf16', 'fp16', 'fp8']"
+
+# A bar over several runs: their median, minimum and maximum, in any order.
+spans=$(cd "$src/scripts" && python3 -B -c 'import plot_bench
+print(plot_bench.over_runs([12.0, 10.0, 11.5]), plot_bench.over_runs([4.0, 2.0]), plot_bench.over_runs([7.0]))')
+check "plot_bench: a bar is the median of its runs, the line min to max ($spans)" \
+  test "$spans" = "(11.5, 10.0, 12.0) (3.0, 2.0, 4.0) (7.0, 7.0, 7.0)"
 
 for ours in /dev/zero fifo.csv; do
   run -- bench_runs.py --ours "$ours"
