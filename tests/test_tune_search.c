@@ -358,6 +358,48 @@ START_TEST(near_ties_alone_keep_the_heuristic_order) {
 }
 END_TEST
 
+/* Near ties alone are taken in the heuristic's order, so the best in the
+ * step may come third: a winner gets challengers of its own among the
+ * values not yet tried, and the search reaches it (before, it kept the
+ * first winner, value 1). */
+START_TEST(a_winner_gets_challengers_of_its_own) {
+  tune_slot s;
+  make_slots(&s, 1, 4);
+  s.alone_us[1] = 9.0f; /* three near ties alone: 1, 2, 3 in that order */
+  s.alone_us[2] = 9.2f;
+  s.alone_us[3] = 9.4f;
+  int out[TUNE_PER_SLOT];
+  ck_assert_int_eq(tune_challengers(out, &s, 0), 2);
+  ck_assert_int_eq(out[0], 1);
+  ck_assert_int_eq(out[1], 2);
+  for (unsigned seed = 1; seed <= 20; seed++) {
+    fake_step f = {.slots = 1,
+                   .base_ms = 0.1,
+                   .noise_ms = 0.002,
+                   .refuse_value = -1,
+                   .state = seed};
+    f.cost[0][1] = -0.02; /* 20 % faster than 0 */
+    f.cost[0][3] = -0.05; /* the best: 37 % faster than 1 */
+    tune_config c;
+    tune_log log;
+    ck_assert_int_eq(search(&f, &c, &s, &log, 1e9), 0);
+    ck_assert_int_eq(c.value[0], 3);
+    ck_assert_int_eq(log.comparisons, 3); /* 0 -> 1, 1 -> 2, 1 -> 3 */
+  }
+  /* No winner: the two challengers only, as before. */
+  fake_step g = {.slots = 1,
+                 .base_ms = 0.1,
+                 .noise_ms = 0.002,
+                 .refuse_value = -1,
+                 .state = 7};
+  tune_config c;
+  tune_log log;
+  ck_assert_int_eq(search(&g, &c, &s, &log, 1e9), 0);
+  ck_assert_int_eq(c.value[0], 0);
+  ck_assert_int_eq(log.comparisons, 2);
+}
+END_TEST
+
 int main(void) {
   Suite *suite = suite_create("tune_search");
   TCase *tc = tcase_create("core");
@@ -373,6 +415,7 @@ int main(void) {
   tcase_add_test(tc, losers_stop_early);
   tcase_add_test(tc, budget_stops_the_search);
   tcase_add_test(tc, compare_always_ignores_the_budget);
+  tcase_add_test(tc, a_winner_gets_challengers_of_its_own);
   suite_add_tcase(suite, tc);
   return test_run_suite(suite, 0);
 }

@@ -73,7 +73,9 @@ double tune_slot_floor(const tune_slot *s) {
   return s->field == TUNE_FIELD_WAY ? TUNE_MIN_GAIN_WAY : TUNE_MIN_GAIN;
 }
 
-int tune_challengers(int *out, const tune_slot *s, int current) {
+/* tune_challengers, the values marked in `tried` (may be NULL) left out. */
+static int challengers_except(int *out, const tune_slot *s, int current,
+                              const unsigned char *tried) {
   int count = 0;
   int timed = s->field != TUNE_FIELD_WAY && s->alone_us[current] > 0.0f;
   float limit = (float)(TUNE_ALONE_WINDOW * s->alone_us[current]);
@@ -81,6 +83,8 @@ int tune_challengers(int *out, const tune_slot *s, int current) {
    * are ties, taken in the heuristic's order (times alone move by more
    * than that from process to process); ways in their own order. */
   int taken[TUNE_MAX_VALUES] = {0};
+  for (int v = 0; tried && v < TUNE_MAX_VALUES; v++)
+    taken[v] = tried[v];
   while (count < TUNE_PER_SLOT) {
     int eligible[TUNE_MAX_VALUES], n = 0;
     float fastest = 0.0f;
@@ -101,6 +105,10 @@ int tune_challengers(int *out, const tune_slot *s, int current) {
     out[count++] = best;
   }
   return count;
+}
+
+int tune_challengers(int *out, const tune_slot *s, int current) {
+  return challengers_except(out, s, current, NULL);
 }
 
 /* The slot's share of the step: its incumbent value alone (0: unknown). */
@@ -132,8 +140,10 @@ int tune_search(tune_config *incumbent, const tune_slot *slots,
   for (int i = 0; i < visit_count; i++) {
     int slot = order[i];
     int challenger[TUNE_PER_SLOT];
-    int count =
-        tune_challengers(challenger, &slots[slot], incumbent->value[slot]);
+    unsigned char tried[TUNE_MAX_VALUES] = {0};
+    tried[incumbent->value[slot]] = 1;
+    int count = challengers_except(challenger, &slots[slot],
+                                   incumbent->value[slot], tried);
     for (int c = 0; c < count; c++) {
       tune_config trial = *incumbent;
       int from = incumbent->value[slot], wins = 0;
@@ -142,7 +152,15 @@ int tune_search(tune_config *incumbent, const tune_slot *slots,
                                 challenger[c], tune_slot_floor(&slots[slot]));
       if (status < 0) return -1;
       if (status > 0) return 0; /* the budget is spent */
-      if (wins) *incumbent = trial;
+      tried[challenger[c]] = 1;
+      if (!wins) continue;
+      /* The winner gets challengers of its own among the values not yet
+       * tried: ties alone are taken in the heuristic's order, so the best
+       * in the step may have been third. Each value is tried once. */
+      *incumbent = trial;
+      count = challengers_except(challenger, &slots[slot],
+                                 incumbent->value[slot], tried);
+      c = -1;
     }
   }
   return 0;

@@ -14,7 +14,10 @@
  * the heuristic's order), and only those within TUNE_ALONE_WINDOW of the
  * incumbent alone (so a candidate that is much slower alone is not worth
  * a step's time; one that wins alone must still win in the step). Each is
- * judged by tune_rule.h in the step; a winner becomes the incumbent. The
+ * judged by tune_rule.h in the step; a winner becomes the incumbent and
+ * gets up to TUNE_PER_SLOT challengers of its own, chosen the same way
+ * among the values not yet tried in the slot (so a value third in the
+ * order is reached when the first wins; each value is tried once). The
  * search stops when the budget (GPU time spent in timed steps) is spent,
  * and says so: what was not visited keeps the heuristic's choice.
  */
