@@ -2,7 +2,7 @@
  *   {"gpu", "matmul_tflops": {precision: TFLOP/s}, "launch_us", "autotune",
  *    "training": [one object per trained row], "calls": [one per call]}
  * with the key names, order and value types that scripts/plot_bench.py and
- * scripts/bench_compare.sh read (docs/bench/ours.json is one). Numbers are
+ * scripts/bench_compare.sh read (docs/bench/ours-1.json is one). Numbers are
  * rounded to the decimals the table prints. Written whole, atomically
  * (bench_output.h). Plain C. */
 #ifndef MNIST_EPILOGS_BENCH_JSON_H

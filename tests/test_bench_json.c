@@ -1,5 +1,5 @@
 /* test_bench_json.c: mnist_bench's rows (bench_rows.h) and JSON
- * (bench_json.h) against docs/bench/ours.json, a real run recorded when the
+ * (bench_json.h) against docs/bench/ours-1.json, a real run recorded when the
  * rows were a hand-written table and the JSON hand-made printf calls.
  * The generated rows are the recorded ones (same order, network, batch,
  * mode, precision, graphs, padding, activation); each row's twin is its
@@ -139,7 +139,7 @@ static bench_call_record call_of(const cJSON *o) {
 
 START_TEST(recorded_run_rebuilt_through_cjson) {
   char path[4300];
-  snprintf(path, sizeof path, "%s/docs/bench/ours.json", MNIST_SOURCE_DIR);
+  snprintf(path, sizeof path, "%s/docs/bench/ours-1.json", MNIST_SOURCE_DIR);
   cJSON *want = parse_file(path);
   bench_json *doc = NULL;
   ck_assert_int_eq(bench_json_create(&doc, str(want, "gpu"),
@@ -287,7 +287,7 @@ static int flag_of(const cJSON *row, const char *key) {
 
 START_TEST(rows_match_the_recorded_run) {
   char path[4300];
-  snprintf(path, sizeof path, "%s/docs/bench/ours.json", MNIST_SOURCE_DIR);
+  snprintf(path, sizeof path, "%s/docs/bench/ours-1.json", MNIST_SOURCE_DIR);
   cJSON *doc = parse_file(path);
   const cJSON *recorded = cJSON_GetObjectItemCaseSensitive(doc, "training");
   ck_assert(cJSON_IsArray(recorded));
