@@ -49,7 +49,7 @@ void bench_train_header(const bench_run *run) {
          "widths padded to a multiple of %d.\n"
          "auto: per call the fastest of fused, unfused and (data gradients) "
          "split in the step; every row's algorithms and ways chosen by its "
-         "own step tuner (--show-plans of mnist_train lists the choices).\n\n",
+         "own step tuner (--show-plans lists the choices).\n\n",
          run->repeats, gpu_autotune_name(run->contexts[0]->options.autotune),
          chain, run->pad_multiple > 0 ? run->pad_multiple : 8);
   printf("kernels: per step / on its longest chain; floor: that chain x one "
@@ -172,12 +172,11 @@ int bench_train_network(const bench_run *run, int net, const bench_row *rows,
                           n->batch, steps, flops);
   for (int v = 0; v < count && status == 0 && run->show_plans; v++)
     if (runs[v]) {
-      printf("\n%s %s %s %s%s:\n", name, mlp_mode_name(rows[v].mode),
+      char label[48];
+      bench_row_label(label, sizeof label, &rows[v]);
+      printf("\n%s %s %s%s:\n", name, label,
              gpu_precision_name(rows[v].precision),
-             lt_activation_name(rows[v].activation),
-             rows[v].pad_units ? " +pad"
-             : rows[v].graphs  ? ""
-                               : " graphs off");
+             rows[v].graphs ? "" : " graphs off");
       step_tune_print(stdout, trainer_tune_report(t[v]));
     }
   for (int v = 0; v < count; v++)

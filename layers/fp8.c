@@ -1,8 +1,9 @@
 /* fp8.c: the FP8 casts, their scales and the scale rule (fp8.h). The
  * encoder works on the float's bits in integers: the value is sig * 2^e
  * with an integer significand, and its FP8 quantum 2^q is fixed by the
- * value's binade (or the subnormal range), so rounding is one integer
- * shift with round-to-nearest-even on the bits shifted out. */
+ * value's binade (frexpf's exponent; or the subnormal range), so rounding
+ * is one integer shift with round-to-nearest-even on the bits shifted
+ * out. */
 #include "layers/fp8.h"
 
 #include <math.h>

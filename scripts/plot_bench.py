@@ -9,7 +9,9 @@ rows drawn are those with CUDA graphs, without --pad-units and with ReLU
 Several files of each program are runs of the same rows: a bar is the
 median over the files that have its row, and a line on it spans their
 minimum to maximum (scripts/bench_compare.sh --runs N leaves ours-K.json and
-torch-K.json per run K).
+torch-K.json per run K). Every file after --torch is a PyTorch file, so give
+ours first. A compiled PyTorch row without its passed compile check (the
+proof bench_pytorch.py writes) is refused, as bench_runs.py refuses it.
 
   scripts/plot_bench.py docs/bench/ours-[123].json \\
       --torch docs/bench/torch-[123].json -o docs/bench.png
@@ -126,6 +128,7 @@ def main():
         if gpu is None and isinstance(tdoc.get("gpu"), str):
             gpu = tdoc["gpu"]
         for i, row in enumerate(tdoc["training"]):
+            plot_common.check_compiled(PROG, path, i, row)  # never drawn as compiled
             net = field(path, i, row, "network", (str,))
             batch = field(path, i, row, "batch", (int,))
             prec = field(path, i, row, "precision", (str,))

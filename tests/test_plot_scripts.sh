@@ -75,10 +75,13 @@ sed 's/"ms_per_epoch": 1/"ms_per_epoch": 2/' "$work/ours.json" >"$work/ours-2.js
 cat >"$work/torch-2.json" <<'EOF'
 {"gpu": "Test GPU 9000", "torch": "0.0-test", "training": [
   {"network": "784-100-10", "batch": 256, "precision": "fp32", "variant": "graph", "ms_per_epoch": 33.9},
-  {"network": "784-100-10", "batch": 256, "precision": "fp32", "variant": "compiled", "compile_mode": "default", "ms_per_epoch": 30.5},
-  {"network": "784-100-10", "batch": 256, "precision": "fp32", "variant": "compiled", "compile_mode": "max-autotune-no-cudagraphs", "ms_per_epoch": 29.5}
+  {"network": "784-100-10", "batch": 256, "precision": "fp32", "variant": "compiled", "compile_mode": "default", "ms_per_epoch": 30.5, "compiled": true, "compile_check": {"passed": true, "problems": []}},
+  {"network": "784-100-10", "batch": 256, "precision": "fp32", "variant": "compiled", "compile_mode": "max-autotune-no-cudagraphs", "ms_per_epoch": 29.5, "compiled": true, "compile_check": {"passed": true, "problems": []}}
 ]}
 EOF
+# A compiled row that fell back: no proof.
+sed 's/"compiled": true, "compile_check": {"passed": true, "problems": \[\]}/"compiled": false/' \
+  "$work/torch-2.json" >"$work/torch-fallback.json"
 printf '{"gpu": "x", "training": [\n' >"$work/truncated.json"
 echo '[1, 2, 3]' >"$work/list.json"
 echo '{"training": [{"network": "784-100-10", "mode": "fused"}]}' >"$work/no-batch.json"
@@ -167,6 +170,7 @@ for env in "" "$nompl"; do
   bad_bench "missing file" missing.json "no such file" missing.json
   bad_bench "missing --torch file" missing.json "no such file" ours.json --torch missing.json
   bad_bench "missing second run" missing.json "no such file" ours.json missing.json
+  bad_bench "compiled without proof" torch-fallback.json "training row 2 (compiled fp32 784-100-10) is refused: a compiled row without proof" ours.json --torch torch-fallback.json
   bad_bench "bad JSON" truncated.json "bad JSON at line 2" truncated.json
   bad_bench "bad --torch JSON" truncated.json "bad JSON" ours.json --torch truncated.json
   bad_bench "not an object" list.json "no \"training\" list" list.json

@@ -30,7 +30,7 @@ enum {
   TUNE_MAX_SLOTS = 160,  /* slots of one step (3 per call, at most
                             MLP_MAX_STEP_CALLS calls) */
   TUNE_MAX_VALUES = 32,  /* values of one slot (LT_MAX_CANDIDATES) */
-  TUNE_PER_SLOT = 2,     /* challengers tried per slot */
+  TUNE_PER_SLOT = 2,     /* challengers per incumbent of a slot */
   TUNE_MAX_RECORDS = 160 /* comparisons kept for the report */
 };
 #define TUNE_ALONE_WINDOW 1.10
