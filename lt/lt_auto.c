@@ -137,11 +137,8 @@ static lt_auto_choice choose(const lt_plan_info *info) {
   return other_us * LT_AUTO_MARGIN < info->fused_us ? other : LT_AUTO_FUSED;
 }
 
-int lt_matmul_auto_on(gpu_context *ctx, int lane, const lt_matmul_call *call) {
-  if (call->shape.epilogue == LT_EPILOGUE_DEFAULT)
-    return lt_matmul_on(ctx, lane, call);
-  if (call->pick.way >= LT_AUTO_FUSED && call->pick.way <= LT_AUTO_SPLIT)
-    return run(ctx, lane, call, call->pick.way);
+int lt_matmul_auto_choice(gpu_context *ctx, int lane,
+                          const lt_matmul_call *call, int *way) {
   lt_plan *p = lt_plan_for(ctx, call);
   if (!p) return -1;
   if (p->info.auto_choice == LT_AUTO_UNDECIDED) {
@@ -153,5 +150,16 @@ int lt_matmul_auto_on(gpu_context *ctx, int lane, const lt_matmul_call *call) {
     p->info.split_us = timed.split_us;
     p->info.auto_choice = choose(&timed);
   }
-  return run(ctx, lane, call, p->info.auto_choice);
+  *way = p->info.auto_choice;
+  return 0;
+}
+
+int lt_matmul_auto_on(gpu_context *ctx, int lane, const lt_matmul_call *call) {
+  if (call->shape.epilogue == LT_EPILOGUE_DEFAULT)
+    return lt_matmul_on(ctx, lane, call);
+  if (call->pick.way >= LT_AUTO_FUSED && call->pick.way <= LT_AUTO_SPLIT)
+    return run(ctx, lane, call, call->pick.way);
+  int way = LT_AUTO_FUSED;
+  if (lt_matmul_auto_choice(ctx, lane, call, &way) != 0) return -1;
+  return run(ctx, lane, call, way);
 }

@@ -31,6 +31,15 @@
 extern "C" {
 #endif
 
+/* *way = the way (an lt_auto_choice) the call goes alone, as a call whose
+ * pick names none does: its plan's decision, made first when it has not
+ * been (the call's ways run and are timed on `lane`, outside graph
+ * capture, with the device otherwise idle). Nothing else is enqueued.
+ * The step tuner starts --mode auto from these (train/step_tune.h), as
+ * --autotune off runs them. Returns 0 or -1 (reason in lt_last_error). */
+int lt_matmul_auto_choice(gpu_context *ctx, int lane,
+                          const lt_matmul_call *call, int *way);
+
 /* Enqueues the call on a lane the way its plan's decision says, deciding
  * first when it has not been decided (refused during graph capture).
  * Returns 0 or -1 (reason in lt_last_error and on stderr). */

@@ -9,7 +9,8 @@
  *     a CUDA context of its own (the default) or in the training's
  *     (--tune-here);
  *   - --mode auto is never behind its own fused and unfused rows in
- *     mnist_bench beyond the rows' own spread.
+ *     mnist_bench beyond the rows' own spread, and weighs the step whose
+ *     calls go the ways they take alone against the better whole step.
  * Skips (77) without a GPU or the data, saying which. */
 #include <check.h>
 #include <stdio.h>
@@ -257,6 +258,27 @@ START_TEST(auto_is_never_behind) {
 }
 END_TEST
 
+/* 784-100-10 FP16 GELU batch 256 under auto, where the calls alone go
+ * different ways (a72cb34's auto ran 13 kernels a step there, all fused
+ * 9, all unfused 14): the step with those ways is weighed against the
+ * better whole step, whatever the budget. */
+START_TEST(auto_weighs_the_ways_alone) {
+  char command[8192], text[65536];
+  snprintf(command, sizeof command,
+           "'%s' --data-dir '%s' --hidden 100 --batch 256 --precision fp16 "
+           "--activation gelu --mode auto --epochs 1 --tune-cache off "
+           "--show-plans",
+           MNIST_TRAIN_PATH, mnist_dir);
+  ck_assert_msg(run(command, text, sizeof text) == 0, "%s", text);
+  const char *whole = strstr(text, "the whole step");
+  ck_assert_msg(whole != NULL, "no whole-step comparison in:\n%s", text);
+  const char *alone = strstr(whole, "-> ways alone: ");
+  ck_assert_msg(alone != NULL, "no comparison with the ways alone in:\n%s",
+                text);
+  printf("%.*s\n", (int)strcspn(alone, "\n"), alone);
+}
+END_TEST
+
 int main(void) {
   test_require_gpu("step_tune");
   char why[1024];
@@ -275,6 +297,7 @@ int main(void) {
   tcase_add_test(tc, the_same_command_chooses_the_same);
   tcase_add_test(tc, choices_past_the_first_are_adopted);
   tcase_add_test(tc, auto_is_never_behind);
+  tcase_add_test(tc, auto_weighs_the_ways_alone);
   suite_add_tcase(suite, tc);
   int status = test_run_suite(suite, 1);
   test_remove_dir(dir);

@@ -78,6 +78,29 @@ static int runs_of(int *out, const tune_slot *slots, int count, int unfused) {
   return n;
 }
 
+/* Under auto: *alone = *from with each call's way as the call takes it
+ * alone (lt_matmul_auto_choice on cuBLASLt's first candidates: the ways
+ * auto runs untuned). Returns 1 when a way differs from *from's, 0 when
+ * none does, -1 on failure. */
+static int ways_alone(tune_config *alone, const tune_config *from,
+                      const step_tune_report *r, const step_tune_target *t) {
+  *alone = *from;
+  int differs = 0;
+  for (int i = 0; i < r->slot_count; i++) {
+    const tune_slot *s = &r->slots[i];
+    if (s->field != TUNE_FIELD_WAY) continue;
+    lt_matmul_call call = r->calls[s->call].call;
+    call.pick = (lt_pick){0};
+    int way = LT_AUTO_FUSED;
+    if (lt_matmul_auto_choice(t->ctx, r->calls[s->call].lane, &call, &way) != 0)
+      return -1;
+    if (way < 0 || way >= s->count || !s->ok[way]) continue;
+    differs |= way != from->value[i];
+    alone->value[i] = (unsigned char)way;
+  }
+  return differs;
+}
+
 /* The search in its phases (step_tune.h), from the heuristic's first
  * candidates. */
 static int search(tune_config *best, step_tune_report *r,
@@ -96,7 +119,7 @@ static int search(tune_config *best, step_tune_report *r,
    * the two tuned steps against each other (always, whatever the budget:
    * on the H200 a big network's first comparisons alone spent it, and auto
    * stayed fused, 24 % behind unfused), then each call's way from the
-   * better one (half a budget more). */
+   * better one (at least a budget more). */
   tune_config fused, unfused;
   double budget = r->log.budget_ms;
   step_slots_first(&fused, r->slots, r->slot_count, LT_AUTO_FUSED);
@@ -121,7 +144,30 @@ static int search(tune_config *best, step_tune_report *r,
     else if (r->slots[i].field == TUNE_FIELD_ALGO &&
              has_way(r->slots, r->slot_count, i))
       best->value[i] = fused.value[i];
+  /* The ways each call takes alone (what auto runs untuned, and a72cb34
+   * ran), against the better step, always: a start made of several calls'
+   * ways at once, which the search below, one call at a time, each under
+   * the way floor, within its budget, may not reach (on the H200, tuned
+   * auto ran 784-100-10 FP16 GELU all fused, 15 % behind the mix that the
+   * search found with no algorithms to try first). */
+  tune_config alone;
+  int differs = ways_alone(&alone, best, r, t);
+  if (differs < 0) return -1;
+  if (differs) {
+    int alone_wins = 0;
+    if (tune_compare_always(&alone_wins, best, &alone, &ops, &r->log, -1,
+                            wins ? LT_AUTO_UNFUSED : LT_AUTO_FUSED,
+                            TUNE_WAYS_ALONE) < 0)
+      return -1;
+    if (alone_wins) *best = alone;
+  }
+  /* The ways get what is left of 1.5 budgets, and at least a budget of
+   * their own: with what the algorithms left over (half a budget), a 30 us
+   * step's way search ended after a few calls, 15 % behind the search
+   * with no algorithms to try (--autotune off) on the H200. */
   r->log.budget_ms = budget * 1.5;
+  if (r->log.budget_ms < r->log.spent_ms + budget)
+    r->log.budget_ms = r->log.spent_ms + budget;
   n = slots_of(visit, r->slots, r->slot_count, TUNE_FIELD_WAY);
   int status = tune_search(best, r->slots, visit, n, &ops, &r->log);
   r->log.budget_ms = budget; /* the report names the budget asked for */

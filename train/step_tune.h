@@ -8,8 +8,12 @@
  * Start: cuBLASLt's first candidates everywhere. Under --mode auto: the
  * algorithms of the all-fused step, then of the all-unfused step (half
  * the budget each), then the two tuned steps against each other (always,
- * whatever the budget; fused on a tie), then each call's way from the
- * better one (half a budget more: auto spends up to 1.5 budgets). Challengers
+ * whatever the budget; fused on a tie), then the better one against the
+ * same step with each call's way as the call takes it alone
+ * (lt_matmul_auto_choice: what auto runs untuned; always, when a way
+ * differs), then each call's way from the best (what is left of 1.5
+ * budgets, and at least one budget: auto spends up to 2 budgets and the
+ * unbudgeted whole-step comparisons). Challengers
  * are the candidates the context's autotune rule accepts (lt_autotune.h: bit
  * for bit the first's numbers under exact, so a tuned run prints what
  * --autotune off prints). The replays train the network: its state is

@@ -12,7 +12,11 @@ static const char *field_name(tune_field f) {
 }
 
 static const char *way_name(int way) {
-  return way == 1 ? "fused" : way == 2 ? "unfused" : way == 3 ? "split" : "-";
+  return way == 1                 ? "fused"
+         : way == 2               ? "unfused"
+         : way == 3               ? "split"
+         : way == TUNE_WAYS_ALONE ? "ways alone"
+                                  : "-";
 }
 
 /* A slot's value: "#3" for a candidate, the name for a way. */

@@ -39,6 +39,10 @@ enum {
 /* What a slot chooses. Algorithm values are candidate indices in the
  * heuristic's order (0: its first); way values are lt_auto_choice values
  * (1 fused, 2 unfused, 3 split). */
+/* A whole-step record's `to` (slot -1) naming the step whose calls go the
+ * ways they take alone (train/step_tune.h); the other values of a
+ * whole-step record are ways (every call fused, every call unfused). */
+enum { TUNE_WAYS_ALONE = 4 };
 typedef enum tune_field {
   TUNE_FIELD_ALGO,  /* the call's own plan */
   TUNE_FIELD_PLAIN, /* its DEFAULT twin's (the unfused way's GEMM) */
