@@ -174,6 +174,39 @@ START_TEST(a_slot_is_judged_by_its_fields_floor) {
 }
 END_TEST
 
+/* Ways each 2 % faster (beyond the noise, under the 3 % way floor): one
+ * alone stays; two are tried together after the visits and win (4 %),
+ * judged as one challenger; an algorithm's near gains are never combined
+ * (its floor guards against the timed step and the epoch disagreeing). */
+static int near_winners_taken(tune_field field, int slot_count) {
+  tune_slot slots[3];
+  make_slots(slots, slot_count, 2);
+  for (int s = 0; s < slot_count; s++)
+    slots[s].field = field;
+  fake_step f = {.slots = slot_count,
+                 .base_ms = 1.0,
+                 .noise_ms = 0.001,
+                 .refuse_value = -1,
+                 .state = 11};
+  for (int s = 0; s < slot_count; s++)
+    f.cost[s][1] = -0.02;
+  tune_config c;
+  tune_log log;
+  ck_assert_int_eq(search(&f, &c, slots, &log, 1e9), 0);
+  int taken = 0;
+  for (int s = 0; s < slot_count; s++)
+    taken += c.value[s] == 1;
+  return taken;
+}
+
+START_TEST(near_winners_win_together) {
+  ck_assert_int_eq(near_winners_taken(TUNE_FIELD_WAY, 1), 0);
+  ck_assert_int_eq(near_winners_taken(TUNE_FIELD_WAY, 2), 2);
+  ck_assert_int_eq(near_winners_taken(TUNE_FIELD_WAY, 3), 3);
+  ck_assert_int_eq(near_winners_taken(TUNE_FIELD_ALGO, 3), 0);
+}
+END_TEST
+
 /* Value 1 is the fastest alone (5 us against 10) but costs 10 % in the
  * step; value 2 is equal alone and saves 20 % in the step. */
 START_TEST(fast_alone_slow_in_the_step_loses) {
@@ -404,6 +437,7 @@ int main(void) {
   tcase_add_test(tc, budget_stops_the_search);
   tcase_add_test(tc, compare_always_ignores_the_budget);
   tcase_add_test(tc, a_winner_gets_challengers_of_its_own);
+  tcase_add_test(tc, near_winners_win_together);
   suite_add_tcase(suite, tc);
   return test_run_suite(suite, 0);
 }

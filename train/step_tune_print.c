@@ -12,11 +12,12 @@ static const char *field_name(tune_field f) {
 }
 
 static const char *way_name(int way) {
-  return way == 1                 ? "fused"
-         : way == 2               ? "unfused"
-         : way == 3               ? "split"
-         : way == TUNE_WAYS_ALONE ? "ways alone"
-                                  : "-";
+  return way == 1                   ? "fused"
+         : way == 2                 ? "unfused"
+         : way == 3                 ? "split"
+         : way == TUNE_WAYS_ALONE   ? "ways alone"
+         : way == TUNE_NEAR_WINNERS ? "near winners together"
+                                    : "-";
 }
 
 /* A slot's value: "#3" for a candidate, the name for a way. */
@@ -41,7 +42,7 @@ static void print_slots(FILE *out, const step_tune_report *r) {
                           "first / chosen)");
   for (int i = 0; i < r->slot_count; i++) {
     const tune_slot *s = &r->slots[i];
-    char label[32], value[16];
+    char label[32], value[32];
     mlp_call_label(label, sizeof label, &r->calls[s->call]);
     value_text(value, sizeof value, s, r->chosen.value[i]);
     fprintf(out, "  %-16s %-5s %-8s", label, field_name(s->field), value);
@@ -68,7 +69,7 @@ static void print_evidence(FILE *out, const step_tune_report *r) {
   for (int i = 0; i < log->count; i++) {
     const tune_record *c = &log->record[i];
     const tune_verdict *v = &c->verdict;
-    char label[48] = "the whole step", from[16], to[16];
+    char label[48] = "the whole step", from[32], to[32];
     if (c->slot >= 0) {
       const tune_slot *s = &r->slots[c->slot];
       char call[32];
@@ -76,6 +77,8 @@ static void print_evidence(FILE *out, const step_tune_report *r) {
       snprintf(label, sizeof label, "%s %s", call, field_name(s->field));
       value_text(from, sizeof from, s, c->from);
       value_text(to, sizeof to, s, c->to);
+    } else if (c->to == TUNE_NEAR_WINNERS) {
+      snprintf(from, sizeof from, "incumbent");
     } else {
       snprintf(from, sizeof from, "%s", way_name(c->from));
       snprintf(to, sizeof to, "%s", way_name(c->to));

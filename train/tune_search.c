@@ -19,14 +19,16 @@ static void log_add(tune_log *log, int slot, int from, int to,
   r->verdict = *v;
 }
 
-/* tune_compare, the budget checked or not. */
+/* tune_compare, the budget checked or not; *out (may be NULL) = the
+ * verdict (zero when nothing was judged). */
 static int compare(int *wins, const tune_config *a, const tune_config *b,
                    const tune_ops *ops, tune_log *log, int slot, int from,
-                   int to, int budgeted, double floor) {
+                   int to, int budgeted, double floor, tune_verdict *out) {
   float base[TUNE_PAIRS], cand[TUNE_PAIRS];
   double spent = 0.0;
   tune_verdict v;
   *wins = 0;
+  if (out) memset(out, 0, sizeof *out);
   if (budgeted && log->spent_ms >= log->budget_ms) {
     log->budget_hit = 1;
     return 1;
@@ -54,19 +56,21 @@ static int compare(int *wins, const tune_config *a, const tune_config *b,
   v.wins = v.wins && !v.early;
   log_add(log, slot, from, to, &v);
   *wins = v.wins;
+  if (out) *out = v;
   return 0;
 }
 
 int tune_compare(int *wins, const tune_config *a, const tune_config *b,
                  const tune_ops *ops, tune_log *log, int slot, int from, int to,
                  double floor) {
-  return compare(wins, a, b, ops, log, slot, from, to, 1, floor);
+  return compare(wins, a, b, ops, log, slot, from, to, 1, floor, NULL);
 }
 
 int tune_compare_always(int *wins, const tune_config *a, const tune_config *b,
                         const tune_ops *ops, tune_log *log, int slot, int from,
                         int to) {
-  return compare(wins, a, b, ops, log, slot, from, to, 0, TUNE_MIN_GAIN_STEPS);
+  return compare(wins, a, b, ops, log, slot, from, to, 0, TUNE_MIN_GAIN_STEPS,
+                 NULL);
 }
 
 double tune_slot_floor(const tune_slot *s) {
@@ -131,10 +135,62 @@ static void order_by_share(int *order, const tune_slot *slots, const int *visit,
   }
 }
 
+/* A way that gained beyond the noise but under its floor: its slot,
+ * value and median gain (ms per step, negative). */
+typedef struct near_winner {
+  int slot, value;
+  double diff_ms;
+} near_winner;
+
+/* Records v's challenger (slot, value) in near[] when it is a near winner
+ * of a way slot: fully measured, faster beyond TUNE_NOISE_K times the
+ * noise, short of the floor. One per slot, the largest gain. */
+static void note_near(near_winner *near, int *count, const tune_slot *s,
+                      int slot, int value, const tune_verdict *v) {
+  if (s->field != TUNE_FIELD_WAY || v->wins || v->early || v->refused ||
+      v->pairs == 0 || !(v->diff_ms < -TUNE_NOISE_K * v->noise_ms))
+    return;
+  for (int i = 0; i < *count; i++)
+    if (near[i].slot == slot) {
+      if (v->diff_ms < near[i].diff_ms) {
+        near[i].value = value;
+        near[i].diff_ms = v->diff_ms;
+      }
+      return;
+    }
+  if (*count < TUNE_MAX_SLOTS)
+    near[(*count)++] = (near_winner){slot, value, v->diff_ms};
+}
+
+/* The near winners together, as one challenger of the incumbent, judged
+ * by the way floor, whatever the budget (one comparison, after the
+ * visits, which may have spent it): each was faster beyond the noise, and
+ * together they may clear the floor that none cleared alone. Returns 0 or
+ * -1. */
+static int try_near_winners(tune_config *incumbent, const near_winner *near,
+                            int count, const tune_ops *ops, tune_log *log) {
+  if (count < 2) return 0;
+  tune_config trial = *incumbent;
+  int changed = 0;
+  for (int i = 0; i < count; i++) {
+    changed += trial.value[near[i].slot] != near[i].value;
+    trial.value[near[i].slot] = (unsigned char)near[i].value;
+  }
+  if (changed < 2) return 0;
+  int wins = 0;
+  int status = compare(&wins, incumbent, &trial, ops, log, -1, 0,
+                       TUNE_NEAR_WINNERS, 0, TUNE_MIN_GAIN_WAY, NULL);
+  if (status != 0) return status;
+  if (wins) *incumbent = trial;
+  return 0;
+}
+
 int tune_search(tune_config *incumbent, const tune_slot *slots,
                 const int *visit, int visit_count, const tune_ops *ops,
                 tune_log *log) {
   int order[TUNE_MAX_SLOTS];
+  near_winner near[TUNE_MAX_SLOTS];
+  int near_count = 0;
   if (visit_count > TUNE_MAX_SLOTS) visit_count = TUNE_MAX_SLOTS;
   order_by_share(order, slots, visit, visit_count, incumbent);
   for (int i = 0; i < visit_count; i++) {
@@ -147,12 +203,15 @@ int tune_search(tune_config *incumbent, const tune_slot *slots,
     for (int c = 0; c < count; c++) {
       tune_config trial = *incumbent;
       int from = incumbent->value[slot], wins = 0;
+      tune_verdict v;
       trial.value[slot] = (unsigned char)challenger[c];
-      int status = tune_compare(&wins, incumbent, &trial, ops, log, slot, from,
-                                challenger[c], tune_slot_floor(&slots[slot]));
+      int status = compare(&wins, incumbent, &trial, ops, log, slot, from,
+                           challenger[c], 1, tune_slot_floor(&slots[slot]), &v);
       if (status < 0) return -1;
-      if (status > 0) return 0; /* the budget is spent */
+      if (status > 0) /* the budget is spent */
+        return try_near_winners(incumbent, near, near_count, ops, log);
       tried[challenger[c]] = 1;
+      note_near(near, &near_count, &slots[slot], slot, challenger[c], &v);
       if (!wins) continue;
       /* The winner gets challengers of its own among the values not yet
        * tried: ties alone are taken in the heuristic's order, so the best
@@ -163,5 +222,5 @@ int tune_search(tune_config *incumbent, const tune_slot *slots,
       c = -1;
     }
   }
-  return 0;
+  return try_near_winners(incumbent, near, near_count, ops, log);
 }

@@ -17,7 +17,13 @@
  * judged by tune_rule.h in the step; a winner becomes the incumbent and
  * gets up to TUNE_PER_SLOT challengers of its own, chosen the same way
  * among the values not yet tried in the slot (so a value third in the
- * order is reached when the first wins; each value is tried once). The
+ * order is reached when the first wins; each value is tried once). Ways
+ * that were faster beyond the noise but short of their floor (near
+ * winners: on the H200, 784-1024-1024-10 TF32 auto's first and second
+ * forward unfused gained 1.3-4.2 % each, and crossed the 3 % floor in one
+ * process of three) are tried together after the visits (or when the
+ * budget ends them), as one challenger judged by the way floor, whatever
+ * the budget (when two or more changed). The
  * search stops when the budget (GPU time spent in timed steps) is spent,
  * and says so: what was not visited keeps the heuristic's choice.
  */
@@ -40,9 +46,10 @@ enum {
  * heuristic's order (0: its first); way values are lt_auto_choice values
  * (1 fused, 2 unfused, 3 split). */
 /* A whole-step record's `to` (slot -1) naming the step whose calls go the
- * ways they take alone (train/step_tune.h); the other values of a
- * whole-step record are ways (every call fused, every call unfused). */
-enum { TUNE_WAYS_ALONE = 4 };
+ * ways they take alone (train/step_tune.h), or the incumbent with its near
+ * winners together (tune_search, from 0: the incumbent); the other values
+ * of a whole-step record are ways (every call fused, every call unfused). */
+enum { TUNE_WAYS_ALONE = 4, TUNE_NEAR_WINNERS = 5 };
 typedef enum tune_field {
   TUNE_FIELD_ALGO,  /* the call's own plan */
   TUNE_FIELD_PLAIN, /* its DEFAULT twin's (the unfused way's GEMM) */
