@@ -139,6 +139,8 @@ static lt_auto_choice choose(const lt_plan_info *info) {
 
 int lt_matmul_auto_choice(gpu_context *ctx, int lane,
                           const lt_matmul_call *call, int *way) {
+  *way = LT_AUTO_FUSED;
+  if (call->shape.epilogue == LT_EPILOGUE_DEFAULT) return 0;
   lt_plan *p = lt_plan_for(ctx, call);
   if (!p) return -1;
   if (p->info.auto_choice == LT_AUTO_UNDECIDED) {
@@ -159,7 +161,7 @@ int lt_matmul_auto_on(gpu_context *ctx, int lane, const lt_matmul_call *call) {
     return lt_matmul_on(ctx, lane, call);
   if (call->pick.way >= LT_AUTO_FUSED && call->pick.way <= LT_AUTO_SPLIT)
     return run(ctx, lane, call, call->pick.way);
-  int way = LT_AUTO_FUSED;
+  int way;
   if (lt_matmul_auto_choice(ctx, lane, call, &way) != 0) return -1;
   return run(ctx, lane, call, way);
 }

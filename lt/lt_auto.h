@@ -34,9 +34,11 @@ extern "C" {
 /* *way = the way (an lt_auto_choice) the call goes alone, as a call whose
  * pick names none does: its plan's decision, made first when it has not
  * been (the call's ways run and are timed on `lane`, outside graph
- * capture, with the device otherwise idle). Nothing else is enqueued.
- * The step tuner starts --mode auto from these (train/step_tune.h), as
- * --autotune off runs them. Returns 0 or -1 (reason in lt_last_error). */
+ * capture, with the device otherwise idle: they overwrite the call's
+ * outputs, D, its aux and bias gradient, as the call would); LT_AUTO_FUSED
+ * for a DEFAULT call, which has no other way. The step tuner weighs the
+ * step with these ways against its better whole step (train/step_tune.h).
+ * Returns 0 or -1 (reason in lt_last_error). */
 int lt_matmul_auto_choice(gpu_context *ctx, int lane,
                           const lt_matmul_call *call, int *way);
 

@@ -7,9 +7,12 @@
  * the early stop and the budget. Plain C. */
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tests/test_util.h"
+#include "train/step_tune.h"
 #include "train/tune_search.h"
 
 /* The fake step: ms per step = base + sum of cost[slot][value] (+ noise).
@@ -207,6 +210,70 @@ START_TEST(near_winners_win_together) {
 }
 END_TEST
 
+/* A slot whose near winner was later beaten by a winner of its own keeps
+ * the winner: slot 0's value 1 gains 2 % (near), its value 2 then 3.5 %
+ * (wins); slots 1 and 2 gain 2 % each. The near winners together are
+ * slots 1 and 2 over slot 0's winner (4 % more: they win), not slot 0's
+ * stale value 1 with them (2.5 %: short of the floor). The comparison is
+ * logged once, as the incumbent against its near winners. */
+START_TEST(a_beaten_near_winner_is_forgotten) {
+  tune_slot slots[3];
+  make_slots(slots, 3, 3);
+  for (int s = 0; s < 3; s++)
+    slots[s].field = TUNE_FIELD_WAY;
+  fake_step f = {.slots = 3,
+                 .base_ms = 1.0,
+                 .noise_ms = 0.0005,
+                 .refuse_value = -1,
+                 .state = 5};
+  f.cost[0][1] = -0.02;
+  f.cost[0][2] = -0.035;
+  f.cost[1][1] = -0.02;
+  f.cost[2][1] = -0.02;
+  tune_config c;
+  tune_log log;
+  ck_assert_int_eq(search(&f, &c, slots, &log, 1e9), 0);
+  ck_assert_int_eq(c.value[0], 2);
+  ck_assert_int_eq(c.value[1], 1);
+  ck_assert_int_eq(c.value[2], 1);
+  int together = 0;
+  for (int i = 0; i < log.count; i++)
+    together += log.record[i].slot == -1 &&
+                log.record[i].to == TUNE_NEAR_WINNERS &&
+                log.record[i].from == 0;
+  ck_assert_int_eq(together, 1);
+}
+END_TEST
+
+/* --show-plans' evidence names the whole-step comparisons by the steps
+ * they weigh (a near-winners record once printed another record's `to`),
+ * and the time spent deciding the ways alone. */
+START_TEST(whole_step_records_are_named) {
+  static step_tune_report r; /* large: not on the stack */
+  memset(&r, 0, sizeof r);
+  r.tuned = 1;
+  tune_log_init(&r.log, 100.0);
+  r.log.ways_alone_ms = 12.5;
+  r.log.count = 3;
+  r.log.record[0] = (tune_record){-1, 1, 2, {.pairs = 16}};
+  r.log.record[1] = (tune_record){-1, 1, TUNE_WAYS_ALONE, {.pairs = 16}};
+  r.log.record[2] = (tune_record){-1, 0, TUNE_NEAR_WINNERS, {.pairs = 16}};
+  char *text = NULL;
+  size_t size = 0;
+  FILE *out = open_memstream(&text, &size);
+  ck_assert_ptr_nonnull(out);
+  step_tune_print(out, &r);
+  fclose(out);
+  ck_assert_msg(strstr(text, "fused -> unfused: ") != NULL, "%s", text);
+  ck_assert_msg(strstr(text, "fused -> ways alone: ") != NULL, "%s", text);
+  ck_assert_msg(strstr(text, "incumbent -> near winners together: ") != NULL,
+                "%s", text);
+  ck_assert_msg(strstr(text, "12.5 ms deciding the calls' ways alone") != NULL,
+                "%s", text);
+  free(text);
+}
+END_TEST
+
 /* Value 1 is the fastest alone (5 us against 10) but costs 10 % in the
  * step; value 2 is equal alone and saves 20 % in the step. */
 START_TEST(fast_alone_slow_in_the_step_loses) {
@@ -362,7 +429,9 @@ START_TEST(compare_always_ignores_the_budget) {
       tune_compare(&wins, &a, &b, &ops, &log, -1, 1, 2, TUNE_MIN_GAIN), 1);
   ck_assert_int_eq(wins, 0);
   ck_assert_int_eq(f.measures, 0);
-  ck_assert_int_eq(tune_compare_always(&wins, &a, &b, &ops, &log, -1, 1, 2), 0);
+  ck_assert_int_eq(tune_compare_always(&wins, &a, &b, &ops, &log, -1, 1, 2,
+                                       TUNE_MIN_GAIN_STEPS),
+                   0);
   ck_assert_int_eq(wins, 1);
   ck_assert_int_eq(log.comparisons, 1);
   ck_assert(log.spent_ms > 0.0);
@@ -438,6 +507,8 @@ int main(void) {
   tcase_add_test(tc, compare_always_ignores_the_budget);
   tcase_add_test(tc, a_winner_gets_challengers_of_its_own);
   tcase_add_test(tc, near_winners_win_together);
+  tcase_add_test(tc, a_beaten_near_winner_is_forgotten);
+  tcase_add_test(tc, whole_step_records_are_named);
   suite_add_tcase(suite, tc);
   return test_run_suite(suite, 0);
 }

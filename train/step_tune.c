@@ -33,7 +33,7 @@ static void make_key(char *key, size_t size, const step_tune_target *t,
   gpu_chain_format(chain, sizeof chain, ctx->options.chain);
   size_t at = (size_t)snprintf(
       key, size,
-      "rule 4; %s; gpu %s; sms %d; driver %d; cublaslt %zu; chain %s; "
+      "rule 5; %s; gpu %s; sms %d; driver %d; cublaslt %zu; chain %s; "
       "autotune %s; workspace %zu; align",
       o->run_key ? o->run_key : "", ctx->device_name, ctx->sm_count, driver,
       cublasLtGetVersion(), chain, gpu_autotune_name(ctx->options.autotune),
@@ -78,6 +78,9 @@ static int runs_of(int *out, const tune_slot *slots, int count, int unfused) {
   return n;
 }
 
+_Static_assert((int)LT_AUTO_SPLIT < (int)TUNE_WAYS_ALONE,
+               "a whole-step record's step names are not ways");
+
 /* Under auto: *alone = *from with each call's way as the call takes it
  * alone (lt_matmul_auto_choice on cuBLASLt's first candidates: the ways
  * auto runs untuned). Returns 1 when a way differs from *from's, 0 when
@@ -101,6 +104,41 @@ static int ways_alone(tune_config *alone, const tune_config *from,
   return differs;
 }
 
+/* Under auto: *best against the same step with each call's way as the
+ * call takes it alone (what auto runs untuned, and a72cb34 ran), whatever
+ * the budget, judged by the way floor (several calls' ways change at
+ * once; at the whole steps' 0.5 % the same 0.8 % gain won in one process
+ * and lost in two, session 7): a start made of several ways together,
+ * which the way search, one call at a time, within its budget, may not
+ * reach (on the H200, tuned auto ran 784-100-10 FP16 GELU all fused, 15 %
+ * behind such a mix). `wins`: the better step's way (1 fused, 2 unfused).
+ * Deciding the ways alone times each call's ways on its own (outside the
+ * budget: log.ways_alone_ms); when that fails, the comparison is left out,
+ * said on stderr. Returns 0 or -1 (a comparison failed). */
+static int weigh_ways_alone(tune_config *best, step_tune_report *r,
+                            const step_tune_target *t, tune_ops *ops,
+                            int better) {
+  tune_config alone;
+  double started = now_ms();
+  int differs = ways_alone(&alone, best, r, t);
+  r->log.ways_alone_ms = now_ms() - started;
+  if (differs < 0) {
+    fprintf(stderr,
+            "step_tune: note: the calls' ways alone could not be decided "
+            "(%s); not weighed\n",
+            lt_last_error(t->ctx));
+    (void)cudaGetLastError(); /* a sticky one fails the next comparison */
+    return 0;
+  }
+  if (!differs) return 0;
+  int wins = 0;
+  if (tune_compare_always(&wins, best, &alone, ops, &r->log, -1, better,
+                          TUNE_WAYS_ALONE, TUNE_MIN_GAIN_WAY) != 0)
+    return -1;
+  if (wins) *best = alone;
+  return 0;
+}
+
 /* The search in its phases (step_tune.h), from the heuristic's first
  * candidates. */
 static int search(tune_config *best, step_tune_report *r,
@@ -118,8 +156,9 @@ static int search(tune_config *best, step_tune_report *r,
    * (half the budget each: the first must not spend the second's), then
    * the two tuned steps against each other (always, whatever the budget:
    * on the H200 a big network's first comparisons alone spent it, and auto
-   * stayed fused, 24 % behind unfused), then each call's way from the
-   * better one (at least a budget more). */
+   * stayed fused, 24 % behind unfused), then the better one against its
+   * calls' ways alone (weigh_ways_alone), then each call's way from the
+   * best (at least a budget more). */
   tune_config fused, unfused;
   double budget = r->log.budget_ms;
   step_slots_first(&fused, r->slots, r->slot_count, LT_AUTO_FUSED);
@@ -132,7 +171,8 @@ static int search(tune_config *best, step_tune_report *r,
   if (tune_search(&unfused, r->slots, visit, n, &ops, &r->log) != 0) return -1;
   int wins = 0;
   if (tune_compare_always(&wins, &fused, &unfused, &ops, &r->log, -1,
-                          LT_AUTO_FUSED, LT_AUTO_UNFUSED) < 0)
+                          LT_AUTO_FUSED, LT_AUTO_UNFUSED,
+                          TUNE_MIN_GAIN_STEPS) < 0)
     return -1;
   /* The better step, with the other's tuned algorithms where a call may
    * switch to its way: the twins' when fused won, the epilogue calls'
@@ -144,23 +184,9 @@ static int search(tune_config *best, step_tune_report *r,
     else if (r->slots[i].field == TUNE_FIELD_ALGO &&
              has_way(r->slots, r->slot_count, i))
       best->value[i] = fused.value[i];
-  /* The ways each call takes alone (what auto runs untuned, and a72cb34
-   * ran), against the better step, always: a start made of several calls'
-   * ways at once, which the search below, one call at a time, each under
-   * the way floor, within its budget, may not reach (on the H200, tuned
-   * auto ran 784-100-10 FP16 GELU all fused, 15 % behind the mix that the
-   * search found with no algorithms to try first). */
-  tune_config alone;
-  int differs = ways_alone(&alone, best, r, t);
-  if (differs < 0) return -1;
-  if (differs) {
-    int alone_wins = 0;
-    if (tune_compare_always(&alone_wins, best, &alone, &ops, &r->log, -1,
-                            wins ? LT_AUTO_UNFUSED : LT_AUTO_FUSED,
-                            TUNE_WAYS_ALONE) < 0)
-      return -1;
-    if (alone_wins) *best = alone;
-  }
+  if (weigh_ways_alone(best, r, t, &ops,
+                       wins ? LT_AUTO_UNFUSED : LT_AUTO_FUSED) != 0)
+    return -1;
   /* The ways get what is left of 1.5 budgets, and at least a budget of
    * their own: with what the algorithms left over (half a budget), a 30 us
    * step's way search ended after a few calls, 15 % behind the search

@@ -11,8 +11,8 @@
  * whatever the budget; fused on a tie), then the better one against the
  * same step with each call's way as the call takes it alone
  * (lt_matmul_auto_choice: what auto runs untuned; always, when a way
- * differs), then each call's way from the best (what is left of 1.5
- * budgets, and at least one budget: auto spends up to 2 budgets and the
+ * differs, by the way floor), then each call's way from the best (what is left
+ * of 1.5 budgets, and at least one budget: auto spends up to 2 budgets and the
  * unbudgeted whole-step comparisons). Challengers
  * are the candidates the context's autotune rule accepts (lt_autotune.h: bit
  * for bit the first's numbers under exact, so a tuned run prints what

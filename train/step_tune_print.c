@@ -58,18 +58,23 @@ static void print_slots(FILE *out, const step_tune_report *r) {
 
 static void print_evidence(FILE *out, const step_tune_report *r) {
   const tune_log *log = &r->log;
+  char alone[64] = "";
+  if (log->ways_alone_ms > 0.0)
+    snprintf(alone, sizeof alone, "; %.1f ms deciding the calls' ways alone",
+             log->ways_alone_ms);
   fprintf(out,
           "  evidence: %d comparisons in the step, %.1f ms of timed steps "
-          "(budget %.0f ms%s); ms per step incumbent / challenger, median "
+          "(budget %.0f ms%s)%s; ms per step incumbent / challenger, median "
           "difference +- noise (pairs):\n",
           log->comparisons, log->spent_ms, log->budget_ms,
           log->budget_hit ? ", spent: what was not visited keeps the "
                             "heuristic's order"
-                          : "");
+                          : "",
+          alone);
   for (int i = 0; i < log->count; i++) {
     const tune_record *c = &log->record[i];
     const tune_verdict *v = &c->verdict;
-    char label[48] = "the whole step", from[32], to[32];
+    char label[48] = "the whole step", from[32] = "", to[32] = "";
     if (c->slot >= 0) {
       const tune_slot *s = &r->slots[c->slot];
       char call[32];
@@ -77,10 +82,9 @@ static void print_evidence(FILE *out, const step_tune_report *r) {
       snprintf(label, sizeof label, "%s %s", call, field_name(s->field));
       value_text(from, sizeof from, s, c->from);
       value_text(to, sizeof to, s, c->to);
-    } else if (c->to == TUNE_NEAR_WINNERS) {
-      snprintf(from, sizeof from, "incumbent");
     } else {
-      snprintf(from, sizeof from, "%s", way_name(c->from));
+      snprintf(from, sizeof from, "%s",
+               c->to == TUNE_NEAR_WINNERS ? "incumbent" : way_name(c->from));
       snprintf(to, sizeof to, "%s", way_name(c->to));
     }
     if (v->refused) {

@@ -47,7 +47,11 @@
  * of 784-100-10 and 784-4096-4096-10 in TF32 and FP16, two processes
  * each) auto was slower than before in no row, faster in 7, and faster
  * than both its fused and its unfused rows in 6 (784-100-10 FP16: 12 %
- * faster than either; docs/performance.md, "Session 4"). The price:
+ * faster than either; docs/performance.md, "Session 4"). A change of
+ * several calls' ways at once (the ways the calls take alone, a search's
+ * near winners together: tune_search.h) is held to the way floor too: at
+ * 0.5 % the same 0.8 % gain of the ways alone won in one process of three
+ * (session 7). The price:
  * without the tuning cache, two processes may choose different ways where
  * a way's gain lies near 3 % (784-100-10 TF32: 12 and 14 kernels per step
  * in two processes, 7.73 and 7.82 ms per epoch); the cache, on by

@@ -68,9 +68,8 @@ int tune_compare(int *wins, const tune_config *a, const tune_config *b,
 
 int tune_compare_always(int *wins, const tune_config *a, const tune_config *b,
                         const tune_ops *ops, tune_log *log, int slot, int from,
-                        int to) {
-  return compare(wins, a, b, ops, log, slot, from, to, 0, TUNE_MIN_GAIN_STEPS,
-                 NULL);
+                        int to, double floor) {
+  return compare(wins, a, b, ops, log, slot, from, to, 0, floor, NULL);
 }
 
 double tune_slot_floor(const tune_slot *s) {
@@ -162,6 +161,17 @@ static void note_near(near_winner *near, int *count, const tune_slot *s,
     near[(*count)++] = (near_winner){slot, value, v->diff_ms};
 }
 
+/* Forgets slot's near winner: a challenger won there, so the value it
+ * was measured against is gone (its challengers of its own are noted
+ * anew). */
+static void drop_near(near_winner *near, int *count, int slot) {
+  for (int i = 0; i < *count; i++)
+    if (near[i].slot == slot) {
+      near[i] = near[--*count];
+      return;
+    }
+}
+
 /* The near winners together, as one challenger of the incumbent, judged
  * by the way floor, whatever the budget (one comparison, after the
  * visits, which may have spent it): each was faster beyond the noise, and
@@ -178,9 +188,9 @@ static int try_near_winners(tune_config *incumbent, const near_winner *near,
   }
   if (changed < 2) return 0;
   int wins = 0;
-  int status = compare(&wins, incumbent, &trial, ops, log, -1, 0,
-                       TUNE_NEAR_WINNERS, 0, TUNE_MIN_GAIN_WAY, NULL);
-  if (status != 0) return status;
+  if (tune_compare_always(&wins, incumbent, &trial, ops, log, -1, 0,
+                          TUNE_NEAR_WINNERS, TUNE_MIN_GAIN_WAY) != 0)
+    return -1;
   if (wins) *incumbent = trial;
   return 0;
 }
@@ -213,6 +223,7 @@ int tune_search(tune_config *incumbent, const tune_slot *slots,
       tried[challenger[c]] = 1;
       note_near(near, &near_count, &slots[slot], slot, challenger[c], &v);
       if (!wins) continue;
+      drop_near(near, &near_count, slot);
       /* The winner gets challengers of its own among the values not yet
        * tried: ties alone are taken in the heuristic's order, so the best
        * in the step may have been third. Each value is tried once. */

@@ -42,14 +42,16 @@ enum {
 #define TUNE_ALONE_WINDOW 1.10
 #define TUNE_ALONE_TIE 1.10
 
-/* What a slot chooses. Algorithm values are candidate indices in the
- * heuristic's order (0: its first); way values are lt_auto_choice values
- * (1 fused, 2 unfused, 3 split). */
 /* A whole-step record's `to` (slot -1) naming the step whose calls go the
  * ways they take alone (train/step_tune.h), or the incumbent with its near
  * winners together (tune_search, from 0: the incumbent); the other values
- * of a whole-step record are ways (every call fused, every call unfused). */
+ * of a whole-step record are ways (every call fused, every call unfused),
+ * all below TUNE_WAYS_ALONE (step_tune.c asserts it). */
 enum { TUNE_WAYS_ALONE = 4, TUNE_NEAR_WINNERS = 5 };
+
+/* What a slot chooses. Algorithm values are candidate indices in the
+ * heuristic's order (0: its first); way values are lt_auto_choice values
+ * (1 fused, 2 unfused, 3 split). */
 typedef enum tune_field {
   TUNE_FIELD_ALGO,  /* the call's own plan */
   TUNE_FIELD_PLAIN, /* its DEFAULT twin's (the unfused way's GEMM) */
@@ -91,11 +93,13 @@ typedef struct tune_record {
 
 typedef struct tune_log {
   tune_record record[TUNE_MAX_RECORDS];
-  int count;        /* records kept (at most TUNE_MAX_RECORDS) */
-  int comparisons;  /* comparisons made */
-  double spent_ms;  /* GPU time in timed steps */
-  double budget_ms; /* the most spent_ms may reach before a comparison */
-  int budget_hit;   /* 1: a comparison was left out for the budget */
+  int count;            /* records kept (at most TUNE_MAX_RECORDS) */
+  int comparisons;      /* comparisons made */
+  double spent_ms;      /* GPU time in timed steps */
+  double budget_ms;     /* the most spent_ms may reach before a comparison */
+  int budget_hit;       /* 1: a comparison was left out for the budget */
+  double ways_alone_ms; /* wall clock of deciding the calls' ways alone
+                           (--mode auto, step_tune.c), outside the budget */
 } tune_log;
 
 /* A log with this budget, nothing spent. */
@@ -114,13 +118,14 @@ int tune_compare(int *wins, const tune_config *a, const tune_config *b,
                  const tune_ops *ops, tune_log *log, int slot, int from, int to,
                  double floor);
 
-/* tune_compare whatever the budget (its time counted in it all the same)
- * and under the floor of whole steps (TUNE_MIN_GAIN_STEPS, tune_rule.h):
- * for a comparison the run cannot do without (--mode auto's tuned fused
- * against tuned unfused step). */
+/* tune_compare whatever the budget (its time counted in it all the same),
+ * for a comparison the run cannot do without: --mode auto's tuned fused
+ * against tuned unfused step (floor TUNE_MIN_GAIN_STEPS), the better one
+ * against its calls' ways alone, and a search's near winners together
+ * (TUNE_MIN_GAIN_WAY: several calls' ways changed at once). */
 int tune_compare_always(int *wins, const tune_config *a, const tune_config *b,
                         const tune_ops *ops, tune_log *log, int slot, int from,
-                        int to);
+                        int to, double floor);
 
 /* Visits slots visit[0 .. visit_count) as above, from *incumbent, which
  * ends as the best configuration found. Returns 0 (budget spent or not:
