@@ -263,7 +263,8 @@ START_TEST(whole_step_records_are_named) {
   FILE *out = open_memstream(&text, &size);
   ck_assert_ptr_nonnull(out);
   step_tune_print(out, &r);
-  fclose(out);
+  ck_assert_int_eq(fclose(out), 0);
+  ck_assert_ptr_nonnull(text);
   ck_assert_msg(strstr(text, "fused -> unfused: ") != NULL, "%s", text);
   ck_assert_msg(strstr(text, "fused -> ways alone: ") != NULL, "%s", text);
   ck_assert_msg(strstr(text, "incumbent -> near winners together: ") != NULL,

@@ -111,7 +111,8 @@ static int ways_alone(tune_config *alone, const tune_config *from,
  * and lost in two, session 7): a start made of several ways together,
  * which the way search, one call at a time, within its budget, may not
  * reach (on the H200, tuned auto ran 784-100-10 FP16 GELU all fused, 15 %
- * behind such a mix). `wins`: the better step's way (1 fused, 2 unfused).
+ * behind such a mix). `better`: the better step's way (1 fused, 2
+ * unfused).
  * Deciding the ways alone times each call's ways on its own (outside the
  * budget: log.ways_alone_ms); when that fails, the comparison is left out,
  * said on stderr. Returns 0 or -1 (a comparison failed). */
@@ -121,15 +122,16 @@ static int weigh_ways_alone(tune_config *best, step_tune_report *r,
   tune_config alone;
   double started = now_ms();
   int differs = ways_alone(&alone, best, r, t);
-  r->log.ways_alone_ms = now_ms() - started;
   if (differs < 0) {
+    const char *why = lt_last_error(t->ctx);
     fprintf(stderr,
             "step_tune: note: the calls' ways alone could not be decided "
             "(%s); not weighed\n",
-            lt_last_error(t->ctx));
+            why[0] ? why : "see the line above");
     (void)cudaGetLastError(); /* a sticky one fails the next comparison */
     return 0;
   }
+  r->log.ways_alone_ms = now_ms() - started;
   if (!differs) return 0;
   int wins = 0;
   if (tune_compare_always(&wins, best, &alone, ops, &r->log, -1, better,

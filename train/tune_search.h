@@ -99,7 +99,8 @@ typedef struct tune_log {
   double budget_ms;     /* the most spent_ms may reach before a comparison */
   int budget_hit;       /* 1: a comparison was left out for the budget */
   double ways_alone_ms; /* wall clock of deciding the calls' ways alone
-                           (--mode auto, step_tune.c), outside the budget */
+                           (--mode auto, step_tune.c), outside the budget;
+                           0 when not decided */
 } tune_log;
 
 /* A log with this budget, nothing spent. */
