@@ -28,6 +28,19 @@ typedef struct fake_step {
   int pairs_measured;
 } fake_step;
 
+/* A step of `slots` slots costing base_ms, every value free, samples with
+ * noise_ms of Gaussian noise from generator state `state`, nothing
+ * refused. */
+static fake_step fake_step_make(int slots, double base_ms, double noise_ms,
+                                unsigned long state) {
+  fake_step f = {.slots = slots,
+                 .base_ms = base_ms,
+                 .noise_ms = noise_ms,
+                 .refuse_value = -1,
+                 .state = state};
+  return f;
+}
+
 static double uniform(fake_step *f) {
   f->state = f->state * 6364136223846793005ul + 1442695040888963407ul;
   return ((f->state >> 11) + 0.5) / 9007199254740992.0;
@@ -91,11 +104,7 @@ START_TEST(noise_alone_keeps_the_first) {
   make_slots(slots, 4, 3);
   int switched = 0;
   for (unsigned seed = 1; seed <= 50; seed++) {
-    fake_step f = {.slots = 4,
-                   .base_ms = 0.1,
-                   .noise_ms = 0.002,
-                   .refuse_value = -1,
-                   .state = seed};
+    fake_step f = fake_step_make(4, 0.1, 0.002, seed);
     tune_config c;
     tune_log log;
     ck_assert_int_eq(search(&f, &c, slots, &log, 1e9), 0);
@@ -112,11 +121,7 @@ START_TEST(a_real_gain_wins) {
   tune_slot slots[3];
   make_slots(slots, 3, 3);
   for (unsigned seed = 1; seed <= 20; seed++) {
-    fake_step f = {.slots = 3,
-                   .base_ms = 0.1,
-                   .noise_ms = 0.002,
-                   .refuse_value = -1,
-                   .state = seed};
+    fake_step f = fake_step_make(3, 0.1, 0.002, seed);
     f.cost[1][2] = -0.02;
     tune_config c;
     tune_log log;
@@ -133,11 +138,7 @@ END_TEST
 START_TEST(gain_below_the_floor_stays) {
   tune_slot slots[1];
   make_slots(slots, 1, 2);
-  fake_step f = {.slots = 1,
-                 .base_ms = 1.0,
-                 .noise_ms = 0.0,
-                 .refuse_value = -1,
-                 .state = 3};
+  fake_step f = fake_step_make(1, 1.0, 0.0, 3);
   f.cost[0][1] = -0.05;
   tune_config c;
   tune_log log;
@@ -154,7 +155,7 @@ static int searched(tune_field field, double gain) {
   tune_slot slots[1];
   make_slots(slots, 1, 2);
   slots[0].field = field;
-  fake_step f = {.slots = 1, .base_ms = 1.0, .refuse_value = -1, .state = 1};
+  fake_step f = fake_step_make(1, 1.0, 0.0, 1);
   f.cost[0][1] = -gain;
   tune_config c;
   tune_log log;
@@ -186,11 +187,7 @@ static int near_winners_taken(tune_field field, int slot_count) {
   make_slots(slots, slot_count, 2);
   for (int s = 0; s < slot_count; s++)
     slots[s].field = field;
-  fake_step f = {.slots = slot_count,
-                 .base_ms = 1.0,
-                 .noise_ms = 0.001,
-                 .refuse_value = -1,
-                 .state = 11};
+  fake_step f = fake_step_make(slot_count, 1.0, 0.001, 11);
   for (int s = 0; s < slot_count; s++)
     f.cost[s][1] = -0.02;
   tune_config c;
@@ -221,11 +218,7 @@ START_TEST(a_beaten_near_winner_is_forgotten) {
   make_slots(slots, 3, 3);
   for (int s = 0; s < 3; s++)
     slots[s].field = TUNE_FIELD_WAY;
-  fake_step f = {.slots = 3,
-                 .base_ms = 1.0,
-                 .noise_ms = 0.0005,
-                 .refuse_value = -1,
-                 .state = 5};
+  fake_step f = fake_step_make(3, 1.0, 0.0005, 5);
   f.cost[0][1] = -0.02;
   f.cost[0][2] = -0.035;
   f.cost[1][1] = -0.02;
@@ -281,11 +274,7 @@ START_TEST(fast_alone_slow_in_the_step_loses) {
   tune_slot slots[1];
   make_slots(slots, 1, 3);
   slots[0].alone_us[1] = 5.0f;
-  fake_step f = {.slots = 1,
-                 .base_ms = 0.1,
-                 .noise_ms = 0.001,
-                 .refuse_value = -1,
-                 .state = 7};
+  fake_step f = fake_step_make(1, 0.1, 0.001, 7);
   f.cost[0][1] = +0.01;
   f.cost[0][2] = -0.02;
   tune_config c;
@@ -305,11 +294,8 @@ END_TEST
 START_TEST(a_refused_candidate_loses) {
   tune_slot slots[1];
   make_slots(slots, 1, 3);
-  fake_step f = {.slots = 1,
-                 .base_ms = 0.1,
-                 .noise_ms = 0.0,
-                 .refuse_value = 1,
-                 .state = 1};
+  fake_step f = fake_step_make(1, 0.1, 0.0, 1);
+  f.refuse_value = 1;
   f.cost[0][1] = -0.05;
   f.cost[0][2] = -0.02;
   tune_config c;
@@ -351,11 +337,7 @@ START_TEST(visits_by_share) {
     slots[1].alone_us[v] = 50.0f;
     slots[2].alone_us[v] = 20.0f;
   }
-  fake_step f = {.slots = 3,
-                 .base_ms = 0.1,
-                 .noise_ms = 0.0,
-                 .refuse_value = -1,
-                 .state = 1};
+  fake_step f = fake_step_make(3, 0.1, 0.0, 1);
   tune_config c;
   tune_log log;
   ck_assert_int_eq(search(&f, &c, slots, &log, 1e9), 0);
@@ -371,11 +353,7 @@ END_TEST
 START_TEST(losers_stop_early) {
   tune_slot slots[1];
   make_slots(slots, 1, 3);
-  fake_step f = {.slots = 1,
-                 .base_ms = 0.1,
-                 .noise_ms = 0.0,
-                 .refuse_value = -1,
-                 .state = 1};
+  fake_step f = fake_step_make(1, 0.1, 0.0, 1);
   f.cost[0][1] = +0.01;
   f.cost[0][2] = -0.02;
   tune_config c;
@@ -392,11 +370,7 @@ END_TEST
 START_TEST(budget_stops_the_search) {
   tune_slot slots[4];
   make_slots(slots, 4, 3);
-  fake_step f = {.slots = 4,
-                 .base_ms = 1.0,
-                 .noise_ms = 0.0,
-                 .refuse_value = -1,
-                 .state = 1};
+  fake_step f = fake_step_make(4, 1.0, 0.0, 1);
   for (int s = 0; s < 4; s++)
     f.cost[s][1] = -0.2; /* every slot could win */
   tune_config c;
@@ -415,11 +389,7 @@ END_TEST
 /* A comparison the run cannot do without happens whatever the budget; a
  * budgeted one does not start once the budget is spent. */
 START_TEST(compare_always_ignores_the_budget) {
-  fake_step f = {.slots = 1,
-                 .base_ms = 1.0,
-                 .noise_ms = 0.0,
-                 .refuse_value = -1,
-                 .state = 1};
+  fake_step f = fake_step_make(1, 1.0, 0.0, 1);
   f.cost[0][1] = -0.1;
   tune_ops ops = {&f, fake_measure};
   tune_log log;
@@ -475,11 +445,7 @@ START_TEST(a_winner_gets_challengers_of_its_own) {
   ck_assert_int_eq(out[0], 1);
   ck_assert_int_eq(out[1], 2);
   for (unsigned seed = 1; seed <= 20; seed++) {
-    fake_step f = {.slots = 1,
-                   .base_ms = 0.1,
-                   .noise_ms = 0.002,
-                   .refuse_value = -1,
-                   .state = seed};
+    fake_step f = fake_step_make(1, 0.1, 0.002, seed);
     f.cost[0][1] = -0.02; /* 20 % faster than 0 */
     f.cost[0][3] = -0.05; /* the best: 37 % faster than 1 */
     tune_config c;

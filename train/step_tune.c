@@ -94,7 +94,7 @@ static int ways_alone(tune_config *alone, const tune_config *from,
     if (s->field != TUNE_FIELD_WAY) continue;
     lt_matmul_call call = r->calls[s->call].call;
     call.pick = (lt_pick){0};
-    int way = LT_AUTO_FUSED;
+    int way;
     if (lt_matmul_auto_choice(t->ctx, r->calls[s->call].lane, &call, &way) != 0)
       return -1;
     if (way < 0 || way >= s->count || !s->ok[way]) continue;

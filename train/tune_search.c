@@ -175,18 +175,16 @@ static void drop_near(near_winner *near, int *count, int slot) {
 /* The near winners together, as one challenger of the incumbent, judged
  * by the way floor, whatever the budget (one comparison, after the
  * visits, which may have spent it): each was faster beyond the noise, and
- * together they may clear the floor that none cleared alone. Returns 0 or
- * -1. */
+ * together they may clear the floor that none cleared alone (two or
+ * more). Returns 0 or -1. */
 static int try_near_winners(tune_config *incumbent, const near_winner *near,
                             int count, const tune_ops *ops, tune_log *log) {
   if (count < 2) return 0;
+  /* Each differs from the incumbent: a slot's near value lost to the value
+   * it holds, and a slot that won since has none (drop_near). */
   tune_config trial = *incumbent;
-  int changed = 0;
-  for (int i = 0; i < count; i++) {
-    changed += trial.value[near[i].slot] != near[i].value;
+  for (int i = 0; i < count; i++)
     trial.value[near[i].slot] = (unsigned char)near[i].value;
-  }
-  if (changed < 2) return 0;
   int wins = 0;
   if (tune_compare_always(&wins, incumbent, &trial, ops, log, -1, 0,
                           TUNE_NEAR_WINNERS, TUNE_MIN_GAIN_WAY) != 0)

@@ -23,7 +23,7 @@
  * forward unfused gained 1.3-4.2 % each, and crossed the 3 % floor in one
  * process of three) are tried together after the visits (or when the
  * budget ends them), as one challenger judged by the way floor, whatever
- * the budget (when two or more changed). The
+ * the budget (when there are two or more). The
  * search stops when the budget (GPU time spent in timed steps) is spent,
  * and says so: what was not visited keeps the heuristic's choice.
  */
