@@ -1,9 +1,10 @@
 /* mnist_train.c: the command-line trainer. Parses flags, checks where it
- * will write, loads and validates the data (before touching the GPU),
- * trains, reports. SIGINT and SIGTERM stop training between epochs
- * (app/stop_signal.h): nothing is written, and it exits 130 or 143 saying
- * where it stopped; they are held during the commits of --log and --save,
- * and one that came then stops it right after them, saying so. Like the
+ * will write, loads and validates the data (meanwhile the GPU starts and
+ * is checked on a thread of its own: app/gpu_start_check.h; the data's
+ * errors are said first), trains, reports. SIGINT and SIGTERM stop training
+ * between epochs (app/stop_signal.h): nothing is written, and it exits 130 or
+ * 143 saying where it stopped; they are held during the commits of --log and
+ * --save, and one that came then stops it right after them, saying so. Like the
  * other mains in app/, it is where the program exits; the libraries below
  * return their errors. */
 #include <math.h>
@@ -14,6 +15,7 @@
 #include <time.h>
 
 #include "app/cli_flags.h"
+#include "app/gpu_start_check.h"
 #include "app/stop_signal.h"
 #include "app/train_options.h"
 #include "app/train_outputs.h"
@@ -311,41 +313,45 @@ int main(int argc, char **argv) {
                   options.config.pixel_scale > 0.0f;
   char dir[4096], why_data[1200];
   mnist_dataset data;
-  /* The GPU starts up while the data is read (gpu_warm.h). */
+  /* The GPU starts up and is checked while the data is read (gpu_warm.h,
+   * gpu_start_check.h); what it found is said after the data's errors. */
+  gpu_start_check check;
+  gpu_start_check_init(&check, options.gpu.device, options.gpu.precision,
+                       lt_run_epilogues(options.config.activation,
+                                        options.config.epochs > 0,
+                                        mlp_mode_ways(options.config.mode)));
   gpu_warm *warm =
-      options.check_data ? NULL : gpu_warm_create(options.gpu.device);
+      options.check_data
+          ? NULL
+          : gpu_warm_create(options.gpu.device, gpu_start_check_run, &check);
   int loaded =
       data_source_load(&data, dir, sizeof dir, options.data_dir,
                        MNIST_SOURCE_DIR, test_only, why_data, sizeof why_data);
-  gpu_warm_destroy(warm);
+  int checked = gpu_warm_destroy(warm);
   if (loaded != 0) {
     fprintf(stderr, "mnist_train: %s\n", why_data);
     mlp_checkpoint_destroy(&checkpoint);
     return EXIT_FAILURE;
   }
   int status = EXIT_FAILURE;
-  char why[512];
+  if (!options.check_data && !checked) gpu_start_check_run(&check);
   if (options.check_data) {
     train_report_data_line(&data, dir, 0);
     status = EXIT_SUCCESS;
-  } else if (!gpu_device_available(why, sizeof why)) {
+  } else if (!check.available) {
     fprintf(stderr,
             "mnist_train: the data in %s is fine, but training needs "
             "a CUDA GPU: %s\n",
-            dir, why);
-  } else if (lt_precision_check_device(
-                 why, sizeof why, options.gpu.device, options.gpu.precision,
-                 lt_run_epilogues(options.config.activation,
-                                  options.config.epochs > 0,
-                                  mlp_mode_ways(options.config.mode))) < 0) {
-    fprintf(stderr, "mnist_train: %s\n", why);
+            dir, check.why);
+  } else if (check.verdict < 0) {
+    fprintf(stderr, "mnist_train: %s\n", check.why);
     status = EXIT_USAGE;
   } else if (options.config.epochs == 0) {
-    if (why[0]) fprintf(stderr, "mnist_train: note: %s\n", why);
+    if (check.why[0]) fprintf(stderr, "mnist_train: note: %s\n", check.why);
     status = evaluate(&options, &data, dir, &checkpoint) == 0 ? EXIT_SUCCESS
                                                               : EXIT_FAILURE;
   } else {
-    if (why[0]) fprintf(stderr, "mnist_train: note: %s\n", why);
+    if (check.why[0]) fprintf(stderr, "mnist_train: note: %s\n", check.why);
     status = train(&options, &data, dir, started,
                    options.load_path ? &checkpoint : NULL);
   }
