@@ -1,7 +1,8 @@
 /* test_bench_json.c: mnist_bench's rows (bench_rows.h) and JSON
- * (bench_json.h) against docs/bench/ours-1.json, a real run recorded when the
- * rows were a hand-written table and the JSON hand-made printf calls.
- * The generated rows are the recorded ones (same order, network, batch,
+ * (bench_json.h) against real runs: docs/bench/ours-1.json (the README
+ * table's run 1) and docs/bench/ours-calls.json (session 6's run 1, whose
+ * JSON also times every call: the later runs ran --no-layers). The
+ * generated rows are ours-1.json's (same order, network, batch,
  * mode, precision, graphs, padding, activation); each row's twin is its
  * fused row, and every recorded speedup_vs_fused is the row's time over
  * that twin's. The recorded run rebuilt entry by entry through the cJSON
@@ -139,7 +140,8 @@ static bench_call_record call_of(const cJSON *o) {
 
 START_TEST(recorded_run_rebuilt_through_cjson) {
   char path[4300];
-  snprintf(path, sizeof path, "%s/docs/bench/ours-1.json", MNIST_SOURCE_DIR);
+  snprintf(path, sizeof path, "%s/docs/bench/ours-calls.json",
+           MNIST_SOURCE_DIR);
   cJSON *want = parse_file(path);
   bench_json *doc = NULL;
   ck_assert_int_eq(bench_json_create(&doc, str(want, "gpu"),
