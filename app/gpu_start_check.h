@@ -14,9 +14,9 @@
 #include "lt/lt_probe.h"
 
 typedef struct gpu_start_check {
-  int device;                /* what is checked */
-  gpu_precision precision;   /* ... */
-  lt_epilogue_set epilogues; /* ... (lt_run_epilogues) */
+  int device;                /* the device checked */
+  gpu_precision precision;   /* the run's precision */
+  lt_epilogue_set epilogues; /* the epilogues it calls (lt_run_epilogues) */
   int available;             /* 1: a usable CUDA device exists */
   int verdict;   /* when available: lt_precision_check_device's answer, 0
                     fine, 1 runs without tensor cores, -1 refused */

@@ -1,12 +1,14 @@
 /* mnist_train.c: the command-line trainer. Parses flags, checks where it
  * will write, loads and validates the data (meanwhile the GPU starts and
- * is checked on a thread of its own: app/gpu_start_check.h; the data's
- * errors are said first), trains, reports. SIGINT and SIGTERM stop training
- * between epochs (app/stop_signal.h): nothing is written, and it exits 130 or
- * 143 saying where it stopped; they are held during the commits of --log and
- * --save, and one that came then stops it right after them, saying so. Like the
- * other mains in app/, it is where the program exits; the libraries below
- * return their errors. */
+ * is checked on a thread of its own: app/gpu_start_check.h; a data error
+ * is said before what the check found, though a cuBLASLt call failing in
+ * the check's probe prints its own line when it fails), trains, reports.
+ * SIGINT and SIGTERM stop training between epochs (app/stop_signal.h):
+ * nothing is written, and it exits 130 or 143 saying where it stopped;
+ * they are held during the commits of --log and --save, and one that came
+ * then stops it right after them, saying so. Like the other mains in app/,
+ * it is where the program exits; the libraries below return their
+ * errors. */
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>

@@ -176,6 +176,36 @@ START_TEST(pixel_transform_is_the_trainers_formula) {
 }
 END_TEST
 
+/* Four training images of one value each, 0, 51, 102 and 255: the pixels
+ * scaled to [0, 1] have mean 0.4 and variance 0.3 - 0.16 = 0.14. */
+START_TEST(pixel_statistics_are_the_training_pixels) {
+  static const uint8_t values[4] = {0, 51, 102, 255};
+  uint8_t images[4 * 784], labels[4] = {0, 1, 2, 3};
+  for (int i = 0; i < 4; i++)
+    memset(images + i * 784, values[i], 784);
+  const uint32_t train_dims[3] = {4, 28, 28}, test_dims[3] = {1, 28, 28};
+  const uint32_t train_count[1] = {4}, test_count[1] = {1};
+  char path[4200];
+  snprintf(path, sizeof path, "%s/train-images-idx3-ubyte", dir);
+  ck_assert_int_eq(
+      test_write_idx(path, 0x08, 3, train_dims, images, sizeof images, 0), 0);
+  snprintf(path, sizeof path, "%s/train-labels-idx1-ubyte", dir);
+  ck_assert_int_eq(
+      test_write_idx(path, 0x08, 1, train_count, labels, sizeof labels, 0), 0);
+  snprintf(path, sizeof path, "%s/t10k-images-idx3-ubyte", dir);
+  ck_assert_int_eq(test_write_idx(path, 0x08, 3, test_dims, images, 784, 0), 0);
+  snprintf(path, sizeof path, "%s/t10k-labels-idx1-ubyte", dir);
+  ck_assert_int_eq(test_write_idx(path, 0x08, 1, test_count, labels, 1, 0), 0);
+  mnist_dataset data;
+  idx_error err;
+  ck_assert_msg(mnist_dataset_load(&data, dir, &err) == IDX_OK, "%s",
+                err.message);
+  ck_assert_float_eq_tol(data.pixel_mean, 0.4f, 1e-7f);
+  ck_assert_float_eq_tol(data.pixel_std, 0.374165739f, 1e-7f);
+  mnist_dataset_destroy(&data);
+}
+END_TEST
+
 START_TEST(batch_fill_normalises_columns) {
   ck_assert_int_eq(test_write_tiny_mnist(dir, 5, 2, 0), 0);
   mnist_dataset data;
@@ -214,6 +244,7 @@ int main(void) {
   tcase_add_test(good, gzip_and_raw_load_identically);
   tcase_add_test(good, dotted_file_names_are_found);
   tcase_add_test(good, pixel_transform_is_the_trainers_formula);
+  tcase_add_test(good, pixel_statistics_are_the_training_pixels);
   tcase_add_test(good, batch_fill_normalises_columns);
   suite_add_tcase(suite, good);
   return test_run_suite(suite, 0);
