@@ -10,12 +10,15 @@ void gpu_start_check_init(gpu_start_check *check, int device,
       .device = device, .precision = precision, .epilogues = epilogues};
 }
 
-void gpu_start_check_run(void *arg) {
-  gpu_start_check *c = arg;
+void gpu_start_check_run(gpu_start_check *c) {
   c->why[0] = 0;
   c->available = gpu_device_available(c->why, sizeof c->why);
   c->verdict = c->available
                    ? lt_precision_check_device(c->why, sizeof c->why, c->device,
                                                c->precision, c->epilogues)
                    : 0;
+}
+
+void gpu_start_check_job(void *check) {
+  gpu_start_check_run(check);
 }

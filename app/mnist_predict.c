@@ -20,9 +20,9 @@
 
 #include "app/cli_flags.h"
 #include "app/flag_choices.h"
+#include "app/gpu_start_check.h"
 #include "checkpoint/mlp_checkpoint.h"
 #include "data/pgm.h"
-#include "lt/lt_precision.h"
 #include "train/checkpoint_io.h"
 #include "train/data_source.h"
 #include "train/inference.h"
@@ -312,7 +312,7 @@ static int read_inputs(mlp_checkpoint *ck, trainer_config *net_config,
 
 int main(int argc, char **argv) {
   predict_options o;
-  char err[512], dir[4096], why[512];
+  char err[512], dir[4096];
   if (parse(&o, argc, argv, err, sizeof err) != 0) {
     cli_report_bad_flags(stderr, "mnist_predict", err);
     return 2;
@@ -352,19 +352,22 @@ int main(int argc, char **argv) {
   }
   trainer_config_pixel_transform(&scale, &shift, &data);
   int status = 1;
-  if (!o.image && o.index >= data.test.count)
+  int bad_index = !o.image && o.index >= data.test.count;
+  gpu_start_check check;
+  gpu_start_check_init(
+      &check, o.device, precision,
+      lt_run_epilogues(net_config.activation, 0, mlp_mode_ways(o.mode)));
+  if (!bad_index) gpu_start_check_run(&check);
+  if (bad_index)
     fprintf(stderr, "mnist_predict: --index: expected 0 to %d, found %d\n",
             data.test.count - 1, o.index);
-  else if (!gpu_device_available(why, sizeof why))
-    fprintf(stderr, "mnist_predict: needs a CUDA GPU: %s\n", why);
-  else if (lt_precision_check_device(why, sizeof why, o.device, precision,
-                                     lt_run_epilogues(net_config.activation, 0,
-                                                      mlp_mode_ways(o.mode))) <
-           0) {
-    fprintf(stderr, "mnist_predict: %s\n", why);
+  else if (!check.available)
+    fprintf(stderr, "mnist_predict: needs a CUDA GPU: %s\n", check.why);
+  else if (check.verdict < 0) {
+    fprintf(stderr, "mnist_predict: %s\n", check.why);
     status = 2;
   } else {
-    if (why[0]) fprintf(stderr, "mnist_predict: note: %s\n", why);
+    if (check.why[0]) fprintf(stderr, "mnist_predict: note: %s\n", check.why);
     char trained[512];
     mlp_checkpoint_meta_describe(trained, sizeof trained, &ck.meta);
     if (trained[0]) printf("mnist_predict: %s: %s\n", o.model, trained);

@@ -325,7 +325,7 @@ int main(int argc, char **argv) {
   gpu_warm *warm =
       options.check_data
           ? NULL
-          : gpu_warm_create(options.gpu.device, gpu_start_check_run, &check);
+          : gpu_warm_create(options.gpu.device, gpu_start_check_job, &check);
   int loaded =
       data_source_load(&data, dir, sizeof dir, options.data_dir,
                        MNIST_SOURCE_DIR, test_only, why_data, sizeof why_data);

@@ -92,7 +92,7 @@ static void same_answer_on_both_threads(gpu_precision precision) {
   gpu_start_check there, here;
   gpu_start_check_init(&there, 0, precision, all);
   ck_assert_int_eq(
-      gpu_warm_destroy(gpu_warm_create(0, gpu_start_check_run, &there)), 1);
+      gpu_warm_destroy(gpu_warm_create(0, gpu_start_check_job, &there)), 1);
   gpu_start_check_init(&here, 0, precision, all);
   gpu_start_check_run(&here);
   ck_assert_int_eq(there.available, 1);

@@ -12,9 +12,9 @@ static const char *field_name(tune_field f) {
 }
 
 static const char *way_name(int way) {
-  return way == 1                   ? "fused"
-         : way == 2                 ? "unfused"
-         : way == 3                 ? "split"
+  return way == LT_AUTO_FUSED       ? "fused"
+         : way == LT_AUTO_UNFUSED   ? "unfused"
+         : way == LT_AUTO_SPLIT     ? "split"
          : way == TUNE_WAYS_ALONE   ? "ways alone"
          : way == TUNE_NEAR_WINNERS ? "near winners together"
                                     : "-";
