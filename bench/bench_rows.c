@@ -71,6 +71,21 @@ int bench_rows_build(bench_row rows[BENCH_MAX_ROWS]) {
   return count;
 }
 
+int bench_group_size(const bench_row *rows, int count, int g) {
+  int size = 1;
+  while (g + size < count && rows[g + size].twin == rows[g].twin)
+    size++;
+  return size;
+}
+
+int bench_group_order(int size, int round, int i) {
+  static const int three[6][3] = {{0, 1, 2}, {1, 2, 0}, {2, 0, 1},
+                                  {0, 2, 1}, {1, 0, 2}, {2, 1, 0}};
+  if (round == 0) return i;
+  if (size == 3) return three[(round - 1) % 6][i];
+  return (i + round) % size;
+}
+
 int bench_precision_selected(const bench_selection *sel, int precision) {
   return (sel->precision < 0 || precision == sel->precision) &&
          !sel->refused[precision];

@@ -36,6 +36,23 @@ typedef struct bench_row {
                graphs, padding and activation; a fused row's is its own */
 } bench_row;
 
+/* The rows of the twin group that starts at row g of rows[0 .. count): a
+ * fused row and the rows whose twin it is, which bench_rows_build lists
+ * together. */
+int bench_group_size(const bench_row *rows, int count, int g);
+
+/* Which row of a twin group of `size` rows (an offset from its first) runs
+ * i-th in timed round `round` (1, 2, ...; 0 is the warm-up, in the rows'
+ * order). A row's epoch is slower after some rows than after others (on
+ * the H200, the first FP32 epoch after a TF32 one by 3-4 %; auto, always
+ * right after its unfused twin, ran 2.4-3.6 % behind it with the same
+ * kernels at 784-4096-4096-10 TF32 GELU: sessions 6-9), so the order
+ * changes from round to round: for three rows, the six orders in turn, so
+ * that in any five rounds in a row each row runs first (after another
+ * group) at most twice and right after each other row at most twice, and
+ * such a slowdown cannot set a median of five. Other sizes cycle. */
+int bench_group_order(int size, int round, int i);
+
 /* Which rows a run asks for: -1 keeps every precision / activation; a
  * precision the GPU cannot run (gpu_precision_check), or an activation
  * whose epilogues cuBLASLt refuses in a precision there (the start-up

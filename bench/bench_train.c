@@ -147,18 +147,24 @@ int bench_train_network(const bench_run *run, int net, const bench_row *rows,
   }
   epoch_stats s;
   /* Round 0 warms up (first replay of each graph, clocks); rounds 1..R
-   * are timed, each row once per round. */
+   * are timed, each row once per round, a twin group's rows in the order
+   * bench_group_order gives the round. */
   for (int round = 0; round <= run->repeats && status == 0; round++)
-    for (int v = 0; v < count && status == 0; v++) {
-      if (!runs[v]) continue;
-      status = trainer_run_epoch(t[v], round, &s);
-      if (status > 0)
-        fprintf(stderr, "mnist_bench: %s %s diverged (loss %g)\n",
-                mlp_mode_name(rows[v].mode),
-                gpu_precision_name(rows[v].precision), s.train_loss);
-      if (round > 0) r[v].times[round - 1] = s.train_ms;
-      r[v].accuracy = s.test_accuracy;
-    }
+    for (int g = 0; g < count && status == 0;
+         g += bench_group_size(rows, count, g))
+      for (int i = 0; i < bench_group_size(rows, count, g) && status == 0;
+           i++) {
+        int v =
+            g + bench_group_order(bench_group_size(rows, count, g), round, i);
+        if (!runs[v]) continue;
+        status = trainer_run_epoch(t[v], round, &s);
+        if (status > 0)
+          fprintf(stderr, "mnist_bench: %s %s diverged (loss %g)\n",
+                  mlp_mode_name(rows[v].mode),
+                  gpu_precision_name(rows[v].precision), s.train_loss);
+        if (round > 0) r[v].times[round - 1] = s.train_ms;
+        r[v].accuracy = s.test_accuracy;
+      }
   char name[64];
   trainer_config_name(name, sizeof name, &c);
   int steps = status == 0 && first >= 0 ? trainer_steps_per_epoch(t[first]) : 1;

@@ -3,7 +3,10 @@
  * precision the GPU refuses (gpu_precision_check), and only the rows of an
  * activation refused in one precision (the start-up probe) left out, not
  * that precision's other rows nor that activation's in other precisions;
- * and the rows' labels (+pad, +gelu). The rows themselves against the
+ * and the rows' labels (+pad, +gelu); the twin groups and the order their
+ * rows run in per round (each order a permutation; for three rows, in any
+ * five rounds in a row, none first or right after another row more than
+ * twice). The rows themselves against the
  * recorded run: test_bench_json.c. Plain C, runs anywhere. */
 #include <check.h>
 
@@ -70,10 +73,66 @@ START_TEST(selection_and_labels) {
 }
 END_TEST
 
+/* Every twin group is its fused row, then the rows whose twin it is. */
+START_TEST(twin_groups) {
+  bench_row rows[BENCH_MAX_ROWS];
+  int count = bench_rows_build(rows), groups = 0, threes = 0;
+  for (int g = 0; g < count; g += bench_group_size(rows, count, g)) {
+    int size = bench_group_size(rows, count, g);
+    groups++;
+    threes += size == 3;
+    ck_assert_int_eq(rows[g].mode, MLP_MODE_FUSED);
+    ck_assert_int_eq(rows[g].twin, g);
+    for (int i = 1; i < size; i++)
+      ck_assert_int_eq(rows[g + i].twin, g);
+    ck_assert(size == 2 || size == 3);
+  }
+  /* Per network: 5 precisions ReLU, BF16 padded, 5 GELU (three rows
+   * each), FP32 host-launched (two). */
+  ck_assert_int_eq(threes, 3 * 11);
+  ck_assert_int_eq(groups, 3 * 12);
+}
+END_TEST
+
+/* Each round's order is a permutation; round 0 is the rows' order; for
+ * three rows, over any five rounds in a row, each row is first at most
+ * twice and right after each other row at most twice. */
+START_TEST(round_orders_are_balanced) {
+  for (int size = 1; size <= 3; size++)
+    for (int round = 0; round < 13; round++) {
+      int seen[3] = {0, 0, 0};
+      for (int i = 0; i < size; i++) {
+        int v = bench_group_order(size, round, i);
+        ck_assert(v >= 0 && v < size);
+        seen[v]++;
+        if (round == 0) ck_assert_int_eq(v, i);
+      }
+      for (int v = 0; v < size; v++)
+        ck_assert_int_eq(seen[v], 1);
+    }
+  for (int start = 1; start <= 12; start++) {
+    int first[3] = {0, 0, 0}, after[3][3] = {{0}};
+    for (int round = start; round < start + 5; round++) {
+      first[bench_group_order(3, round, 0)]++;
+      for (int i = 1; i < 3; i++)
+        after[bench_group_order(3, round, i - 1)]
+             [bench_group_order(3, round, i)]++;
+    }
+    for (int a = 0; a < 3; a++) {
+      ck_assert_int_le(first[a], 2);
+      for (int b = 0; b < 3; b++)
+        ck_assert_int_le(after[a][b], 2);
+    }
+  }
+}
+END_TEST
+
 int main(void) {
   Suite *suite = suite_create("bench_rows");
   TCase *tc = tcase_create("bench_rows");
   tcase_add_test(tc, selection_and_labels);
+  tcase_add_test(tc, twin_groups);
+  tcase_add_test(tc, round_orders_are_balanced);
   suite_add_tcase(suite, tc);
   return test_run_suite(suite, 0);
 }
