@@ -43,14 +43,19 @@ int bench_group_size(const bench_row *rows, int count, int g);
 
 /* Which row of a twin group of `size` rows (an offset from its first) runs
  * i-th in timed round `round` (1, 2, ...; 0 is the warm-up, in the rows'
- * order). A row's epoch is slower after some rows than after others (on
- * the H200, the first FP32 epoch after a TF32 one by 3-4 %; auto, always
- * right after its unfused twin, ran 2.4-3.6 % behind it with the same
- * kernels at 784-4096-4096-10 TF32 GELU: sessions 6-9), so the order
- * changes from round to round: for three rows, the six orders in turn, so
- * that in any five rounds in a row each row runs first (after another
- * group) at most twice and right after each other row at most twice, and
- * such a slowdown cannot set a median of five. Other sizes cycle. */
+ * order). An epoch's time depends on the rows run before it: in the rows'
+ * order, auto (always right after its unfused twin) ran 1.6-4.3 % behind
+ * unfused at 784-4096-4096-10 TF32 GELU with the same choices and kernels
+ * (the H200 of sessions 6, 8 and 9; 0.3-0.7 % on session 7's); with the
+ * order reversed every other round, 0.2 %, but auto at FP32 GELU, then
+ * right after a TF32 row in three rounds of five, 2.5 % behind unfused
+ * (140.43-146.55 ms against 140.54-141.48: session 9's call D). So for
+ * three rows the six orders come in turn: in any five rounds in a row each
+ * row runs first (after another group) at most twice and right after each
+ * other row at most twice, and no such slowdown sets a median of five.
+ * That holds because a run keeps or leaves out whole groups (their rows
+ * share network, precision and activation). Two rows alternate (the
+ * second row runs first in three rounds of five). */
 int bench_group_order(int size, int round, int i);
 
 /* Which rows a run asks for: -1 keeps every precision / activation; a

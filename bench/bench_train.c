@@ -45,7 +45,8 @@ void bench_train_header(const bench_run *run) {
   char chain[128];
   gpu_chain_format(chain, sizeof chain, run->chain);
   printf("%d timed epochs per row after one warm-up epoch, rows interleaved "
-         "round-robin; median (min-max); autotune %s; chain %s; +pad: "
+         "(one epoch of each a round, a twin group's rows in another order "
+         "each round); median (min-max); autotune %s; chain %s; +pad: "
          "widths padded to a multiple of %d.\n"
          "auto: per call the fastest of fused, unfused and (data gradients) "
          "split in the step; every row's algorithms and ways chosen by its "
@@ -150,12 +151,10 @@ int bench_train_network(const bench_run *run, int net, const bench_row *rows,
    * are timed, each row once per round, a twin group's rows in the order
    * bench_group_order gives the round. */
   for (int round = 0; round <= run->repeats && status == 0; round++)
-    for (int g = 0; g < count && status == 0;
-         g += bench_group_size(rows, count, g))
-      for (int i = 0; i < bench_group_size(rows, count, g) && status == 0;
-           i++) {
-        int v =
-            g + bench_group_order(bench_group_size(rows, count, g), round, i);
+    for (int g = 0, size; g < count && status == 0; g += size) {
+      size = bench_group_size(rows, count, g);
+      for (int i = 0; i < size && status == 0; i++) {
+        int v = g + bench_group_order(size, round, i);
         if (!runs[v]) continue;
         status = trainer_run_epoch(t[v], round, &s);
         if (status > 0)
@@ -165,6 +164,7 @@ int bench_train_network(const bench_run *run, int net, const bench_row *rows,
         if (round > 0) r[v].times[round - 1] = s.train_ms;
         r[v].accuracy = s.test_accuracy;
       }
+    }
   char name[64];
   trainer_config_name(name, sizeof name, &c);
   int steps = status == 0 && first >= 0 ? trainer_steps_per_epoch(t[first]) : 1;

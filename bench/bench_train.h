@@ -1,9 +1,9 @@
 /* bench_train.h: the training part of mnist_bench: every row of a network
- * (bench_rows.h) trained side by side, one epoch of each per round (the
- * rows' order, then its reverse, alternately) after one warm-up round;
- * epochs timed with CUDA events, reported
- * as median (min-max) against the launch floor and the matmul rate, and
- * each unfused and auto row against its fused twin. */
+ * (bench_rows.h) trained side by side, one epoch of each per round after
+ * one warm-up round (the twin groups in the rows' order, a group's rows in
+ * the order bench_group_order gives the round); epochs timed with CUDA
+ * events, reported as median (min-max) against the launch floor and the
+ * matmul rate, and each unfused and auto row against its fused twin. */
 #ifndef MNIST_EPILOGS_BENCH_TRAIN_H
 #define MNIST_EPILOGS_BENCH_TRAIN_H
 

@@ -146,26 +146,27 @@ __device__ void cast_column(const xent_fp8 &c, const T *z, float zmax,
 }
 
 /* The last block's sum of every block's partial into stats, in block
- * order: the block's threads load a chunk of partials together (through
- * the L2: other blocks wrote them), then thread 0 adds the chunk in order.
- * (Thread 0 loading them one after another waited on each load in turn:
- * 32 round trips to the L2 at batch 4096.) Resets the counter. Every
- * thread of the block calls it. */
+ * order: the block's threads load a chunk of XENT_THREADS partials
+ * together (through the L2: other blocks wrote them), then thread 0 adds
+ * the chunk in order. (Thread 0 loading them one after another waited on
+ * each load in turn: 32 round trips to the L2 at batch 4096.) Resets the
+ * counter. Every thread of the block calls it (a grid of several blocks
+ * has XENT_THREADS threads a block: xent_threads). */
 static __device__ void add_partials(double *stats, xent_partial *partials,
                                     unsigned *finished) {
   __shared__ xent_partial chunk[XENT_THREADS];
   __threadfence();
   double total_loss = 0.0, total_correct = 0.0;
-  for (unsigned b0 = 0; b0 < gridDim.x; b0 += blockDim.x) {
+  for (unsigned b0 = 0; b0 < gridDim.x; b0 += XENT_THREADS) {
     unsigned b = b0 + threadIdx.x;
-    if (b < gridDim.x) {
+    if (threadIdx.x < XENT_THREADS && b < gridDim.x) {
       chunk[threadIdx.x].loss = ((volatile xent_partial *)partials)[b].loss;
       chunk[threadIdx.x].correct =
           ((volatile xent_partial *)partials)[b].correct;
     }
     __syncthreads();
     if (threadIdx.x == 0)
-      for (unsigned i = 0; i < blockDim.x && b0 + i < gridDim.x; i++) {
+      for (unsigned i = 0; i < XENT_THREADS && b0 + i < gridDim.x; i++) {
         total_loss += chunk[i].loss;
         total_correct += chunk[i].correct;
       }

@@ -316,7 +316,7 @@ START_TEST(rows_match_the_recorded_run) {
     ck_assert_int_eq(row->pad_units, flag_of(want, "pad_units"));
     ck_assert_str_eq(lt_activation_name(row->activation),
                      text_of(want, "activation"));
-    /* The twin: the fused row of the same kind, trained before it. */
+    /* The twin: the fused row of the same kind, listed before it. */
     const bench_row *twin = &rows[row->twin];
     ck_assert_int_le(row->twin, i);
     ck_assert_int_eq(twin->mode, MLP_MODE_FUSED);

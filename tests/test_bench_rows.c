@@ -86,6 +86,18 @@ START_TEST(twin_groups) {
     for (int i = 1; i < size; i++)
       ck_assert_int_eq(rows[g + i].twin, g);
     ck_assert(size == 2 || size == 3);
+    /* A run keeps or leaves out a group whole (bench_group_order's balance
+     * needs it): its rows share network, precision and activation. */
+    bench_selection bf16_gelu = {.precision = GPU_PRECISION_BF16,
+                                 .activation = LT_ACTIVATION_GELU};
+    bench_selection no_gelu = {.precision = -1, .activation = -1};
+    no_gelu.refused_activation[rows[g].precision][LT_ACTIVATION_GELU] = 1;
+    for (int i = 1; i < size; i++) {
+      ck_assert_int_eq(bench_row_selected(&rows[g + i], &bf16_gelu),
+                       bench_row_selected(&rows[g], &bf16_gelu));
+      ck_assert_int_eq(bench_row_selected(&rows[g + i], &no_gelu),
+                       bench_row_selected(&rows[g], &no_gelu));
+    }
   }
   /* Per network: 5 precisions ReLU, BF16 padded, 5 GELU (three rows
    * each), FP32 host-launched (two). */
@@ -109,6 +121,9 @@ START_TEST(round_orders_are_balanced) {
       }
       for (int v = 0; v < size; v++)
         ck_assert_int_eq(seen[v], 1);
+      if (size == 2 && round > 0) /* two rows alternate */
+        ck_assert_int_ne(bench_group_order(2, round, 0),
+                         bench_group_order(2, round + 1, 0));
     }
   for (int start = 1; start <= 12; start++) {
     int first[3] = {0, 0, 0}, after[3][3] = {{0}};

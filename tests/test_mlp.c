@@ -60,8 +60,9 @@ static const net_case cases[] = {
     {{784, 129, 100, 10}, 3, 96, 96, 0},
     {{784, 129, 100, 10}, 3, 96, 37, 0}, /* partial last batch */
     {{37, 7, 10}, 2, 256, 256, 0},
-    {{37, 7, 10}, 2, 1024, 1000, 0}, /* the loss in one block of 32 warps */
-    {{37, 7, 10}, 2, 1500, 1500, 0}, /* the loss in several blocks */
+    {{37, 7, 10}, 2, 1024, 1000, 0},   /* the loss in one block of 32 warps */
+    {{37, 7, 10}, 2, 1500, 1500, 0},   /* the loss in several blocks */
+    {{37, 7, 10}, 2, 20000, 20000, 0}, /* partials added in two chunks */
     {{784, 1, 10}, 2, 1, 1, 0},
     {{127, 10}, 1, 33, 33, 0},             /* no hidden layer */
     {{784, 256, 128, 10}, 3, 256, 256, 1}, /* TF32 */
