@@ -138,8 +138,12 @@ static lt_auto_choice choose(const lt_plan_info *info) {
 }
 
 int lt_matmul_auto_choice(gpu_context *ctx, int lane,
-                          const lt_matmul_call *call, int *way) {
+                          const lt_matmul_call *call, int *way,
+                          float way_us[LT_AUTO_SPLIT + 1]) {
   *way = LT_AUTO_FUSED;
+  if (way_us)
+    for (int w = 0; w <= LT_AUTO_SPLIT; w++)
+      way_us[w] = 0.0f;
   if (call->shape.epilogue == LT_EPILOGUE_DEFAULT) return 0;
   lt_plan *p = lt_plan_for(ctx, call);
   if (!p) return -1;
@@ -153,6 +157,11 @@ int lt_matmul_auto_choice(gpu_context *ctx, int lane,
     p->info.auto_choice = choose(&timed);
   }
   *way = p->info.auto_choice;
+  if (way_us) {
+    way_us[LT_AUTO_FUSED] = p->info.fused_us;
+    way_us[LT_AUTO_UNFUSED] = p->info.unfused_us;
+    way_us[LT_AUTO_SPLIT] = p->info.split_us > 0.0f ? p->info.split_us : 0.0f;
+  }
   return 0;
 }
 
@@ -162,6 +171,6 @@ int lt_matmul_auto_on(gpu_context *ctx, int lane, const lt_matmul_call *call) {
   if (call->pick.way >= LT_AUTO_FUSED && call->pick.way <= LT_AUTO_SPLIT)
     return run(ctx, lane, call, call->pick.way);
   int way;
-  if (lt_matmul_auto_choice(ctx, lane, call, &way) != 0) return -1;
+  if (lt_matmul_auto_choice(ctx, lane, call, &way, NULL) != 0) return -1;
   return run(ctx, lane, call, way);
 }

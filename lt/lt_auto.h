@@ -36,11 +36,14 @@ extern "C" {
  * been (the call's ways run and are timed on `lane`, outside graph
  * capture, with the device otherwise idle: they overwrite the call's
  * outputs, D, its aux and bias gradient, as the call would); LT_AUTO_FUSED
- * for a DEFAULT call, which has no other way. The step tuner weighs the
- * step with these ways against its better whole step (train/step_tune.h).
- * Returns 0 or -1 (reason in lt_last_error). */
+ * for a DEFAULT call, which has no other way. way_us (may be NULL),
+ * indexed by lt_auto_choice: each way's time alone in us, 0 where it was
+ * not timed (a DEFAULT call, a refused split). The step tuner weighs the
+ * step with these ways against its better whole step and reports the
+ * times (train/step_tune.h). Returns 0 or -1 (reason in lt_last_error). */
 int lt_matmul_auto_choice(gpu_context *ctx, int lane,
-                          const lt_matmul_call *call, int *way);
+                          const lt_matmul_call *call, int *way,
+                          float way_us[LT_AUTO_SPLIT + 1]);
 
 /* Enqueues the call on a lane the way its plan's decision says, deciding
  * first when it has not been decided (refused during graph capture).

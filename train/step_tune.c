@@ -83,20 +83,26 @@ _Static_assert((int)LT_AUTO_SPLIT < (int)TUNE_WAYS_ALONE,
 
 /* Under auto: *alone = *from with each call's way as the call takes it
  * alone (lt_matmul_auto_choice on cuBLASLt's first candidates: the ways
- * auto runs untuned). Returns 1 when a way differs from *from's, 0 when
- * none does, -1 on failure. */
+ * auto runs untuned), and each way slot's alone_us its ways' times alone,
+ * for the report (--show-plans: on the H200 a call's way faster alone
+ * lost in the step, docs/performance.md "Session 10"). Returns 1 when a
+ * way differs from *from's, 0 when none does, -1 on failure. */
 static int ways_alone(tune_config *alone, const tune_config *from,
-                      const step_tune_report *r, const step_tune_target *t) {
+                      step_tune_report *r, const step_tune_target *t) {
   *alone = *from;
   int differs = 0;
   for (int i = 0; i < r->slot_count; i++) {
-    const tune_slot *s = &r->slots[i];
+    tune_slot *s = &r->slots[i];
     if (s->field != TUNE_FIELD_WAY) continue;
     lt_matmul_call call = r->calls[s->call].call;
     call.pick = (lt_pick){0};
     int way;
-    if (lt_matmul_auto_choice(t->ctx, r->calls[s->call].lane, &call, &way) != 0)
+    float way_us[LT_AUTO_SPLIT + 1];
+    if (lt_matmul_auto_choice(t->ctx, r->calls[s->call].lane, &call, &way,
+                              way_us) != 0)
       return -1;
+    for (int w = 0; w < s->count && w <= LT_AUTO_SPLIT; w++)
+      s->alone_us[w] = way_us[w];
     if (way < 0 || way >= s->count || !s->ok[way]) continue;
     differs |= way != from->value[i];
     alone->value[i] = (unsigned char)way;

@@ -46,8 +46,18 @@ static void print_slots(FILE *out, const step_tune_report *r) {
     mlp_call_label(label, sizeof label, &r->calls[s->call]);
     value_text(value, sizeof value, s, r->chosen.value[i]);
     fprintf(out, "  %-16s %-5s %-8s", label, field_name(s->field), value);
-    if (s->field == TUNE_FIELD_WAY)
-      fprintf(out, " (split %s)\n", s->ok[3] ? "possible" : "refused");
+    if (s->field == TUNE_FIELD_WAY && s->alone_us[LT_AUTO_FUSED] > 0.0f)
+      fprintf(out, " (split %s; us alone: fused %.1f, unfused %.1f",
+              s->ok[LT_AUTO_SPLIT] ? "possible" : "refused",
+              s->alone_us[LT_AUTO_FUSED], s->alone_us[LT_AUTO_UNFUSED]);
+    if (s->field == TUNE_FIELD_WAY && s->alone_us[LT_AUTO_FUSED] > 0.0f &&
+        s->alone_us[LT_AUTO_SPLIT] > 0.0f)
+      fprintf(out, ", split %.1f", s->alone_us[LT_AUTO_SPLIT]);
+    if (s->field == TUNE_FIELD_WAY && s->alone_us[LT_AUTO_FUSED] > 0.0f)
+      fprintf(out, ")\n");
+    else if (s->field == TUNE_FIELD_WAY)
+      fprintf(out, " (split %s)\n",
+              s->ok[LT_AUTO_SPLIT] ? "possible" : "refused");
     else if (r->from_cache)
       fprintf(out, "\n");
     else

@@ -65,7 +65,9 @@ typedef struct tune_slot {
   tune_field field;
   int count;                         /* values 0 .. count - 1 */
   unsigned char ok[TUNE_MAX_VALUES]; /* 1: may be chosen */
-  float alone_us[TUNE_MAX_VALUES];   /* the value alone; 0: not known */
+  float alone_us[TUNE_MAX_VALUES];   /* the value alone (a way: the call
+                                        gone that way, in a graph, for the
+                                        report); 0: not known */
 } tune_slot;
 
 typedef struct tune_config {
