@@ -38,7 +38,8 @@ extern "C" {
  * outputs, D, its aux and bias gradient, as the call would); LT_AUTO_FUSED
  * for a DEFAULT call, which has no other way. way_us (may be NULL),
  * indexed by lt_auto_choice: each way's time alone in us, 0 where it was
- * not timed (a DEFAULT call, a refused split). The step tuner weighs the
+ * not timed (a DEFAULT call; split, for an epilogue without that way or
+ * where cuBLASLt refused its GEMM). The step tuner weighs the
  * step with these ways against its better whole step and reports the
  * times (train/step_tune.h). Returns 0 or -1 (reason in lt_last_error). */
 int lt_matmul_auto_choice(gpu_context *ctx, int lane,

@@ -35,6 +35,24 @@ static int accepted(const tune_slot *s) {
   return n;
 }
 
+/* A way slot's note: whether the call may go split, and each way's time
+ * alone where the ways were timed (not when the choices came from the
+ * cache). */
+static void print_way(FILE *out, const tune_slot *s, const mlp_call *call) {
+  const char *split = !lt_epilogue_has_split(call->call.shape.epilogue)
+                          ? "no split"
+                      : s->ok[LT_AUTO_SPLIT] ? "split possible"
+                                             : "split refused";
+  fprintf(out, " (%s", split);
+  if (s->alone_us[LT_AUTO_FUSED] > 0.0f) {
+    fprintf(out, "; us alone: fused %.1f, unfused %.1f",
+            s->alone_us[LT_AUTO_FUSED], s->alone_us[LT_AUTO_UNFUSED]);
+    if (s->alone_us[LT_AUTO_SPLIT] > 0.0f)
+      fprintf(out, ", split %.1f", s->alone_us[LT_AUTO_SPLIT]);
+  }
+  fprintf(out, ")\n");
+}
+
 static void print_slots(FILE *out, const step_tune_report *r) {
   fprintf(out, "  %-16s %-5s %-8s %s\n", "call", "slot", "chosen",
           r->from_cache ? "(from the cache)"
@@ -46,18 +64,8 @@ static void print_slots(FILE *out, const step_tune_report *r) {
     mlp_call_label(label, sizeof label, &r->calls[s->call]);
     value_text(value, sizeof value, s, r->chosen.value[i]);
     fprintf(out, "  %-16s %-5s %-8s", label, field_name(s->field), value);
-    if (s->field == TUNE_FIELD_WAY && s->alone_us[LT_AUTO_FUSED] > 0.0f)
-      fprintf(out, " (split %s; us alone: fused %.1f, unfused %.1f",
-              s->ok[LT_AUTO_SPLIT] ? "possible" : "refused",
-              s->alone_us[LT_AUTO_FUSED], s->alone_us[LT_AUTO_UNFUSED]);
-    if (s->field == TUNE_FIELD_WAY && s->alone_us[LT_AUTO_FUSED] > 0.0f &&
-        s->alone_us[LT_AUTO_SPLIT] > 0.0f)
-      fprintf(out, ", split %.1f", s->alone_us[LT_AUTO_SPLIT]);
-    if (s->field == TUNE_FIELD_WAY && s->alone_us[LT_AUTO_FUSED] > 0.0f)
-      fprintf(out, ")\n");
-    else if (s->field == TUNE_FIELD_WAY)
-      fprintf(out, " (split %s)\n",
-              s->ok[LT_AUTO_SPLIT] ? "possible" : "refused");
+    if (s->field == TUNE_FIELD_WAY)
+      print_way(out, s, &r->calls[s->call]);
     else if (r->from_cache)
       fprintf(out, "\n");
     else

@@ -1,0 +1,176 @@
+/* test_tune_report_text.c: the step tuner's report, printed by
+ * step_tune_print, read back by tests/tune_report_text.h: slot rows of
+ * every field (a way row with its times alone and split chosen), evidence
+ * rows (won, kept, out early, refused, whole-step), the budget note; and
+ * the rule by which two processes' choices may differ. Plain C. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/test_util.h"
+#include "tests/tune_report_text.h"
+#include "train/step_tune.h"
+
+/* A report of calls data grad 2->1 (slots: algo, twin, way; DRELU_BGRAD,
+ * so it may go split) and weights 1 (algo), no comparisons yet. */
+static void make_report(step_tune_report *r) {
+  memset(r, 0, sizeof *r);
+  r->tuned = 1;
+  r->fingerprint = 0x1234abcdu;
+  r->call_count = 2;
+  r->calls[0] = (mlp_call){.kind = MLP_CALL_DATA_GRADIENT, .layer = 1};
+  r->calls[0].call.shape.epilogue = LT_EPILOGUE_DRELU_BGRAD;
+  r->calls[1] = (mlp_call){.kind = MLP_CALL_WEIGHTS, .layer = 0};
+  r->slot_count = 4;
+  tune_field fields[4] = {TUNE_FIELD_ALGO, TUNE_FIELD_PLAIN, TUNE_FIELD_WAY,
+                          TUNE_FIELD_ALGO};
+  for (int i = 0; i < 4; i++) {
+    tune_slot *s = &r->slots[i];
+    s->call = i < 3 ? 0 : 1;
+    s->field = fields[i];
+    s->count = 4;
+    for (int v = 0; v < 4; v++) {
+      s->ok[v] = 1;
+      s->alone_us[v] = 10.0f + v;
+    }
+  }
+  r->slots[2].alone_us[LT_AUTO_SPLIT] = 9.5f; /* a way row: times alone */
+  r->chosen.value[0] = 3;
+  r->chosen.value[1] = 0;
+  r->chosen.value[2] = LT_AUTO_SPLIT;
+  r->chosen.value[3] = 1;
+  tune_log_init(&r->log, 100.0);
+}
+
+static void add_record(step_tune_report *r, int slot, int from, int to,
+                       double base, double diff, double noise, int wins) {
+  tune_record *c = &r->log.record[r->log.count++];
+  r->log.comparisons++;
+  *c = (tune_record){.slot = slot, .from = from, .to = to};
+  c->verdict = (tune_verdict){.pairs = wins ? TUNE_PAIRS : TUNE_EARLY_PAIRS,
+                              .base_ms = base,
+                              .cand_ms = base + diff,
+                              .diff_ms = diff,
+                              .noise_ms = noise,
+                              .wins = wins,
+                              .early = !wins && diff >= 0};
+}
+
+/* step_tune_print's text of r, read back into t. */
+static void printed(tune_report_text *t, const step_tune_report *r, char *text,
+                    size_t size) {
+  FILE *f = fmemopen(text, size, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs("before\n", f);
+  step_tune_print(f, r);
+  fputs("after the report\n", f);
+  fclose(f);
+  ck_assert_int_eq(tune_report_text_read(t, text), 0);
+}
+
+START_TEST(every_row_reads_back) {
+  static step_tune_report r;
+  static tune_report_text t;
+  static char text[16384];
+  make_report(&r);
+  add_record(&r, 0, 0, 3, 1.0, -0.15, 0.001, 1); /* margin 1.5 */
+  add_record(&r, 3, 0, 1, 1.0, -0.5, 0.001, 1);  /* margin 5 */
+  add_record(&r, 2, LT_AUTO_FUSED, LT_AUTO_SPLIT, 1.0, -0.09, 0.001, 1);
+  add_record(&r, 3, 1, 2, 1.0, +0.01, 0.001, 0); /* out early */
+  tune_record *refused = &r.log.record[r.log.count++];
+  *refused = (tune_record){.slot = 0, .from = 3, .to = 2};
+  refused->verdict.refused = 1;
+  tune_record *whole = &r.log.record[r.log.count++];
+  *whole =
+      (tune_record){.slot = -1, .from = LT_AUTO_FUSED, .to = LT_AUTO_UNFUSED};
+  whole->verdict = (tune_verdict){.pairs = 16, .base_ms = 1, .cand_ms = 1};
+  printed(&t, &r, text, sizeof text);
+  ck_assert_str_eq(t.fingerprint, "1234abcd");
+  ck_assert_int_eq(t.slots, 4);
+  ck_assert_str_eq(t.slot[0], "data grad 2->1 algo");
+  ck_assert_str_eq(t.value[0], "#3");
+  ck_assert_str_eq(t.slot[1], "data grad 2->1 twin");
+  ck_assert_str_eq(t.slot[2], "data grad 2->1 way");
+  ck_assert_str_eq(t.value[2], "split");
+  ck_assert_str_eq(t.slot[3], "weights 1 algo");
+  ck_assert_msg(strstr(text, "(split possible; us alone: fused 11.0, unfused "
+                             "12.0, split 9.5)") != NULL,
+                "no times alone in:\n%s", text);
+  ck_assert_int_eq(t.verdicts, 4); /* the refused and whole-step rows not */
+  ck_assert_int_eq(t.whole_steps, 1);
+  ck_assert_str_eq(t.verdict[0].slot, "data grad 2->1 algo");
+  ck_assert_str_eq(t.verdict[0].from, "#0");
+  ck_assert_str_eq(t.verdict[0].to, "#3");
+  ck_assert(t.verdict[0].margin > 1.49 && t.verdict[0].margin < 1.51);
+  ck_assert(t.verdict[1].margin > 4.99 && t.verdict[1].margin < 5.01);
+  ck_assert_str_eq(t.verdict[2].slot, "data grad 2->1 way");
+  ck_assert_str_eq(t.verdict[2].from, "fused");
+  ck_assert_str_eq(t.verdict[2].to, "split");
+  /* A way's floor: 3 % (0.09 over 0.03 x 1.0). */
+  ck_assert(t.verdict[2].margin > 2.99 && t.verdict[2].margin < 3.01);
+  ck_assert(t.verdict[3].margin < 0);
+  ck_assert_int_eq(t.budget_spent, 0);
+}
+END_TEST
+
+/* Two fused-mode reports: slot 0 chose #3 in a (margin `margin_a`) and
+ * #0 in b (its comparison of #0 -> #3 at `margin_b`); slot 3 alike. */
+static int differ(double margin_a, double margin_b, int b_tried, int b_spent) {
+  static step_tune_report ra, rb;
+  static tune_report_text a, b;
+  static char text[16384];
+  char why[256];
+  make_report(&ra);
+  make_report(&rb);
+  for (step_tune_report *r = &ra; r; r = r == &ra ? &rb : NULL) {
+    r->slots[2] = r->slots[3]; /* no way slot: a fused run */
+    r->slot_count = 3;
+    r->chosen.value[2] = 1;
+  }
+  rb.chosen.value[0] = 0;
+  add_record(&ra, 0, 0, 3, 1.0, -0.1 * margin_a, 0.001, margin_a > 1);
+  if (b_tried) add_record(&rb, 0, 0, 3, 1.0, -0.1 * margin_b, 0.001, 0);
+  rb.log.budget_hit = b_spent;
+  printed(&a, &ra, text, sizeof text);
+  printed(&b, &rb, text, sizeof text);
+  int result = tune_report_text_differ(&a, &b, why, sizeof why);
+  printf("%.2f / %.2f, tried %d, spent %d: %d %s\n", margin_a, margin_b,
+         b_tried, b_spent, result, result ? why : "");
+  return result;
+}
+
+START_TEST(differences_only_near_the_line) {
+  ck_assert_int_eq(differ(1.5, 0.8, 1, 0), 0); /* both near */
+  ck_assert_int_eq(differ(3.0, 0.8, 1, 0), 0); /* b near */
+  ck_assert_int_eq(differ(3.0, 0.1, 1, 0), 1); /* both clear */
+  ck_assert_int_eq(differ(3.0, 0.0, 0, 0), 1); /* b never tried #3 */
+  ck_assert_int_eq(differ(3.0, 0.0, 0, 1), 0); /* ... its budget ran out */
+  ck_assert_int_eq(differ(3.0, 0.1, 1, 1), 1); /* it tried and lost */
+}
+END_TEST
+
+START_TEST(whole_steps_are_not_judged_by_slot) {
+  static step_tune_report r;
+  static tune_report_text a;
+  static char text[16384];
+  char why[256];
+  make_report(&r);
+  tune_record *whole = &r.log.record[r.log.count++];
+  *whole = (tune_record){.slot = -1, .from = 1, .to = 2};
+  whole->verdict = (tune_verdict){.pairs = 16, .base_ms = 1, .cand_ms = 1};
+  printed(&a, &r, text, sizeof text);
+  ck_assert_int_eq(tune_report_text_differ(&a, &a, why, sizeof why), -1);
+  ck_assert_int_eq(tune_report_text_read(&a, "no report here"), -1);
+}
+END_TEST
+
+int main(void) {
+  Suite *suite = suite_create("tune_report_text");
+  TCase *tc = tcase_create("core");
+  tcase_add_test(tc, every_row_reads_back);
+  tcase_add_test(tc, differences_only_near_the_line);
+  tcase_add_test(tc, whole_steps_are_not_judged_by_slot);
+  suite_add_tcase(suite, tc);
+  return test_run_suite(suite, 0);
+}

@@ -1,0 +1,41 @@
+/* tune_report_text.h: the step tuner's report as --show-plans prints it
+ * (train/step_tune_print.c), read back by the tests: each slot's choice and
+ * each comparison's margin over the line the rule draws, and whether two
+ * processes' choices differ only where the rule's answer depends on the
+ * process's noise. Checked against step_tune_print's own output
+ * (tests/test_tune_report_text.c). */
+#ifndef MNIST_EPILOGS_TUNE_REPORT_TEXT_H
+#define MNIST_EPILOGS_TUNE_REPORT_TEXT_H
+
+#include <stddef.h>
+
+#include "train/tune_search.h"
+
+typedef struct tune_report_text {
+  char fingerprint[9];
+  int budget_spent; /* "spent: what was not visited keeps ..." */
+  int whole_steps;  /* "the whole step" comparisons (--mode auto) */
+  int slots, verdicts;
+  char slot[TUNE_MAX_SLOTS][96];  /* "weights 2 algo": the call, its slot */
+  char value[TUNE_MAX_SLOTS][32]; /* "#2", "unfused" */
+  struct {
+    char slot[96];
+    char from[32], to[32];
+    double margin; /* gain / the rule's line (tune_rule.h): above 1 won */
+  } verdict[TUNE_MAX_RECORDS];
+} tune_report_text;
+
+/* Reads the report that starts at "step tuner: fingerprint" in `text`.
+ * Returns 0, or -1 when there is none. */
+int tune_report_text_read(tune_report_text *r, const char *text);
+
+/* 0 when a and b choose alike in every slot, or differ only where one of
+ * them decided near the rule's line (a comparison in the slot with either
+ * value on a side and a margin from 1/2 to 2) or ran out of budget before
+ * trying the other's value; else 1, with the first such slot said in why.
+ * Reports with whole-step comparisons (--mode auto, where one decision
+ * moves many slots) are not judged slot by slot: -1. */
+int tune_report_text_differ(const tune_report_text *a,
+                            const tune_report_text *b, char *why, size_t size);
+
+#endif
