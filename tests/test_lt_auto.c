@@ -153,8 +153,10 @@ END_TEST
  * 3: split with the caller's partials buffer, the bias gradient finished
  * on the side lane as under GPU_CHAIN_SIDE_PARTIALS) on `ctx`, its D and
  * bias gradient held to the oracle under test_call_check's bound (D exactly
- * 0 where the mask is 0). */
-static void check_backward_way(gpu_context *ctx, int act, int run) {
+ * 0 where the mask is 0). With `way` (may be NULL), the call's decision as
+ * lt_matmul_auto_choice returns it: *way and way_us[]. */
+static void check_backward_way(gpu_context *ctx, int act, int run, int *way,
+                               float way_us[LT_AUTO_SPLIT + 1]) {
   enum { IN = 129, OUT = 64, N = 96 };
   lt_shape s = lt_shape_activation(lt_shape_backward_data(IN, OUT, N),
                                    (lt_activation)act);
@@ -205,6 +207,10 @@ static void check_backward_way(gpu_context *ctx, int act, int run) {
                         .bias_grad = db,
                         .gelu_in = act ? x + a_count + b_count : NULL};
   test_check_call(&r, label);
+  if (way)
+    ck_assert_msg(
+        lt_matmul_auto_choice(ctx, GPU_LANE_MAIN, &call, way, way_us) == 0,
+        "%s", lt_last_error(ctx));
   if (!act) test_free(d_aux);
   test_free(d_partials);
   test_free(d_in);
@@ -220,19 +226,23 @@ static void check_backward_way(gpu_context *ctx, int act, int run) {
  * oracle under the same bound), on its own, with its bias gradient
  * finished on the side lane, and through --mode auto. */
 START_TEST(split_way_matches_the_fused_call) {
-  check_backward_way(ctx_off, _i, 0);
-  check_backward_way(ctx_off, _i, 1);
-  check_backward_way(ctx_off, _i, 3);
+  check_backward_way(ctx_off, _i, 0, NULL, NULL);
+  check_backward_way(ctx_off, _i, 1, NULL, NULL);
+  check_backward_way(ctx_off, _i, 3, NULL, NULL);
 }
 END_TEST
 
 /* Auto on DRELU_BGRAD / DGELU_BGRAD times three ways: all recorded, the
  * split time or its refusal, the choice one of the three by the rule
- * (fused unless the faster other way is 3 % faster), outputs right. */
+ * (fused unless the faster other way is 3 % faster), outputs right; and
+ * lt_matmul_auto_choice returns that record (the step tuner's report
+ * prints it: split refused as 0). */
 START_TEST(auto_chooses_among_three_ways) {
   gpu_context *ctx = test_context(GPU_AUTOTUNE_OFF, GPU_PRECISION_FP32);
   ck_assert_ptr_nonnull(ctx);
-  check_backward_way(ctx, _i, 2);
+  int way = -1;
+  float way_us[LT_AUTO_SPLIT + 1] = {-1.0f, -1.0f, -1.0f, -1.0f};
+  check_backward_way(ctx, _i, 2, &way, way_us);
   lt_epilogue e = _i ? LT_EPILOGUE_DGELU_BGRAD : LT_EPILOGUE_DRELU_BGRAD;
   lt_plan_info p = {0};
   for (int i = 0; i < lt_plan_count(ctx); i++)
@@ -251,6 +261,11 @@ START_TEST(auto_chooses_among_three_ways) {
                         : split                     ? LT_AUTO_SPLIT
                                                     : LT_AUTO_UNFUSED;
   ck_assert_int_eq(p.auto_choice, want);
+  ck_assert_int_eq(way, p.auto_choice);
+  ck_assert(way_us[LT_AUTO_FUSED] == p.fused_us &&
+            way_us[LT_AUTO_UNFUSED] == p.unfused_us);
+  ck_assert(way_us[LT_AUTO_SPLIT] ==
+            (p.split_us == LT_SPLIT_REFUSED ? 0.0f : p.split_us));
   gpu_context_destroy(ctx);
 }
 END_TEST
