@@ -9,6 +9,8 @@
  *     CUDA context of its own (the default) or in the training's
  *     (--tune-here), they choose the same in every slot their evidence
  *     decided clearly (assert_same_choices, tests/tune_report_text.h);
+ *   - choices made apart are checked in a fresh context against the first
+ *     candidates, and kept where they gain (784-100-10 FP32);
  *   - --mode auto is never behind its own fused and unfused rows in
  *     mnist_bench beyond the rows' own spread, and weighs the step whose
  *     calls go the ways they take alone against the better whole step.
@@ -26,6 +28,17 @@
 
 static const char *mnist_dir;
 static char dir[4096];
+
+/* Fails with `what` when !ok, the program's output `text` printed first:
+ * Check carries at most a few KB of message (a longer one is cut to
+ * "Message string too long"). */
+static void assert_or_show(int ok, const char *text, const char *what) {
+  if (!ok) {
+    printf("%s\n", text);
+    fflush(stdout);
+  }
+  ck_assert_msg(ok, "%s (its output is printed above)", what);
+}
 
 /* Runs `command` (output into out); returns its exit code. */
 static int run(const char *command, char *out, size_t size) {
@@ -63,7 +76,7 @@ static void train_digits(char *digits, size_t size, const char *args,
            "'%s' --data-dir '%s' --hidden 256 --epochs 2 --quiet "
            "--tune-cache off --log '%s' %s",
            MNIST_TRAIN_PATH, mnist_dir, log, args);
-  ck_assert_msg(run(command, out, sizeof out) == 0, "%s", out);
+  assert_or_show(run(command, out, sizeof out) == 0, out, "mnist_train failed");
   log_digits(digits, size, log);
 }
 
@@ -126,10 +139,11 @@ static void tuner_run(tuner_report *r, const char *args) {
   snprintf(command, sizeof command,
            "'%s' --data-dir '%s' --epochs 1 --show-plans %s", MNIST_TRAIN_PATH,
            mnist_dir, args);
-  ck_assert_msg(run(command, r->text, sizeof r->text) == 0, "%s", r->text);
+  assert_or_show(run(command, r->text, sizeof r->text) == 0, r->text,
+                 "mnist_train failed");
   const char *line = strstr(r->text, "step tuner: fingerprint ");
-  ck_assert_msg(line != NULL && tune_report_text_read(&r->parsed, line) == 0,
-                "no fingerprint in:\n%s", r->text);
+  assert_or_show(line != NULL && tune_report_text_read(&r->parsed, line) == 0,
+                 r->text, "no fingerprint");
   r->fingerprint = r->parsed.fingerprint;
   char how[16] = "";
   printf("%.*s\n", (int)strcspn(line, "\n"), line);
@@ -151,10 +165,12 @@ static void tuner_run(tuner_report *r, const char *args) {
  * ran out may not have tried the other's value); a difference is printed.
  * From the cache, a run names the tuned run's set exactly. */
 static void assert_same_choices(const tuner_report *a, const tuner_report *b) {
-  char why[512] = "";
+  char why[512] = "", what[700];
   int differ = tune_report_text_differ(&a->parsed, &b->parsed, why, sizeof why);
-  ck_assert_msg(differ == 0, "fingerprints %s and %s: %s\n%s\n%s",
-                a->fingerprint, b->fingerprint, why, a->text, b->text);
+  if (differ != 0) printf("%s\n", a->text);
+  snprintf(what, sizeof what, "fingerprints %s and %s: %s", a->fingerprint,
+           b->fingerprint, why);
+  assert_or_show(differ == 0, b->text, what);
   if (strcmp(a->fingerprint, b->fingerprint) != 0)
     printf("fingerprints %s and %s: they differ only near the rule's line or "
            "where a budget ran out\n",
@@ -217,12 +233,23 @@ START_TEST(choices_past_the_first_are_adopted) {
   ck_assert_msg(apart_run.listed == 0,
                 "adopting %d choices past the first asked for %d lists",
                 apart_run.past_first, apart_run.listed);
+  /* Checked in a fresh context against the first candidates: kept, as a
+   * 2x gain must be (margin over the rule's line above 1). */
+  char what[200];
+  snprintf(what, sizeof what,
+           "the choices made apart were not kept by the check in a fresh "
+           "context (checked %d, margin %.2f)",
+           apart_run.parsed.checked, apart_run.parsed.check_margin);
+  assert_or_show(apart_run.parsed.checked && apart_run.parsed.check_margin > 1,
+                 apart_run.text, what);
   tuner_run(&cached_run, args);
   ck_assert_msg(cached_run.cached, "the second run did not read the cache");
   ck_assert_str_eq(apart_run.fingerprint, cached_run.fingerprint);
   tuner_run(&here_run, "--hidden 100 --batch 256 --tune-cache off --tune-here");
   ck_assert_msg(!here_run.apart && !here_run.cached,
                 "--tune-here did not tune here");
+  ck_assert_msg(!here_run.parsed.checked,
+                "--tune-here checked its choices again where it chose them");
   assert_same_choices(&apart_run, &here_run);
 }
 END_TEST
@@ -266,7 +293,8 @@ START_TEST(auto_is_never_behind) {
            "'%s' --data-dir '%s' --network seed --precision fp32 "
            "--activation relu --no-layers --repeats 5 --tune-cache off",
            MNIST_BENCH_PATH, mnist_dir);
-  ck_assert_msg(run(command, text, sizeof text) == 0, "%s", text);
+  assert_or_show(run(command, text, sizeof text) == 0, text,
+                 "mnist_bench failed");
   row rows[16];
   int count = bench_rows(rows, 16, text);
   const char *suffix[2] = {"", "+pad"};
@@ -278,8 +306,7 @@ START_TEST(auto_is_never_behind) {
     const row *fr = find(rows, count, f), *ur = find(rows, count, u),
               *ar = find(rows, count, a);
     if (p == 1 && !fr && !ur && !ar) continue; /* no +pad rows here */
-    ck_assert_msg(fr && ur && ar, "rows %s/%s/%s missing in:\n%s", f, u, a,
-                  text);
+    assert_or_show(fr && ur && ar, text, "a row is missing");
     const row *best = fr->median <= ur->median ? fr : ur;
     double spread = best->hi - best->lo;
     if (ar->hi - ar->lo > spread) spread = ar->hi - ar->lo;
@@ -302,12 +329,12 @@ START_TEST(auto_weighs_the_ways_alone) {
            "--activation gelu --mode auto --epochs 1 --tune-cache off "
            "--show-plans",
            MNIST_TRAIN_PATH, mnist_dir);
-  ck_assert_msg(run(command, text, sizeof text) == 0, "%s", text);
+  assert_or_show(run(command, text, sizeof text) == 0, text,
+                 "mnist_train failed");
   const char *whole = strstr(text, "the whole step");
-  ck_assert_msg(whole != NULL, "no whole-step comparison in:\n%s", text);
+  assert_or_show(whole != NULL, text, "no whole-step comparison");
   const char *alone = strstr(whole, "-> ways alone: ");
-  ck_assert_msg(alone != NULL, "no comparison with the ways alone in:\n%s",
-                text);
+  assert_or_show(alone != NULL, text, "no comparison with the ways alone");
   printf("%.*s\n", (int)strcspn(alone, "\n"), alone);
 }
 END_TEST

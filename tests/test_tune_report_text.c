@@ -1,8 +1,9 @@
 /* test_tune_report_text.c: the step tuner's report, printed by
  * step_tune_print, read back by tests/tune_report_text.h: slot rows of
  * every field (a way row with its times alone and split chosen), evidence
- * rows (won, kept, out early, refused, whole-step), the budget note; and
- * the rule by which two processes' choices may differ. Plain C. */
+ * rows (won, kept, out early, refused, whole-step, the check in a fresh
+ * context), the budget note; and the rule by which two processes' choices
+ * may differ. Plain C. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,7 +86,20 @@ START_TEST(every_row_reads_back) {
   *whole =
       (tune_record){.slot = -1, .from = LT_AUTO_FUSED, .to = LT_AUTO_UNFUSED};
   whole->verdict = (tune_verdict){.pairs = 16, .base_ms = 1, .cand_ms = 1};
+  /* The check in a fresh context: 0.012 over 0.5 % of 1.2: margin 2; and
+   * 1.1940 - 1.1880 over 0.5 % of 1.194 before the set was loaded: 1.005. */
+  add_record(&r, -1, TUNE_UNTUNED, TUNE_CHOSEN, 1.2, -0.012, 0.0001, 1);
+  r.log.first_alone_ms = 1.194;
+  r.log.first_alone_noise_ms = 0.0001;
   printed(&t, &r, text, sizeof text);
+  ck_assert_msg(strstr(text,
+                       "    a fresh context        untuned -> chosen: "
+                       "1.2000 / 1.1880, -0.0120 +- 0.0001 (16): wins; "
+                       "before the chosen set was loaded the untuned "
+                       "step ran 1.1940 +- 0.0001: chosen set kept\n") != NULL,
+                "no check row in:\n%s", text);
+  ck_assert_int_eq(t.checked, 1);
+  ck_assert(t.check_margin > 1.00 && t.check_margin < 1.01);
   ck_assert_str_eq(t.fingerprint, "1234abcd");
   ck_assert_int_eq(t.slots, 4);
   ck_assert_str_eq(t.slot[0], "data grad 2->1 algo");
@@ -114,12 +128,20 @@ START_TEST(every_row_reads_back) {
 }
 END_TEST
 
+/* tune_report_text_differ on the printed and read-back reports ra, rb. */
+static int differ_printed(const step_tune_report *ra,
+                          const step_tune_report *rb, char *why, size_t size) {
+  static tune_report_text a, b;
+  static char text[16384];
+  printed(&a, ra, text, sizeof text);
+  printed(&b, rb, text, sizeof text);
+  return tune_report_text_differ(&a, &b, why, size);
+}
+
 /* Two fused-mode reports: slot 0 chose #3 in a (margin `margin_a`) and
  * #0 in b (its comparison of #0 -> #3 at `margin_b`); slot 3 alike. */
 static int differ(double margin_a, double margin_b, int b_tried, int b_spent) {
   static step_tune_report ra, rb;
-  static tune_report_text a, b;
-  static char text[16384];
   char why[256];
   make_report(&ra);
   make_report(&rb);
@@ -129,12 +151,12 @@ static int differ(double margin_a, double margin_b, int b_tried, int b_spent) {
     r->chosen.value[2] = 1;
   }
   rb.chosen.value[0] = 0;
-  add_record(&ra, 0, 0, 3, 1.0, -0.1 * margin_a, 0.001, margin_a > 1);
-  if (b_tried) add_record(&rb, 0, 0, 3, 1.0, -0.1 * margin_b, 0.001, 0);
+  add_record(&ra, 0, 0, 3, 1.0, -TUNE_MIN_GAIN * margin_a, 0.0001,
+             margin_a > 1);
+  if (b_tried)
+    add_record(&rb, 0, 0, 3, 1.0, -TUNE_MIN_GAIN * margin_b, 0.0001, 0);
   rb.log.budget_hit = b_spent;
-  printed(&a, &ra, text, sizeof text);
-  printed(&b, &rb, text, sizeof text);
-  int result = tune_report_text_differ(&a, &b, why, sizeof why);
+  int result = differ_printed(&ra, &rb, why, sizeof why);
   printf("%.2f / %.2f, tried %d, spent %d: %d %s\n", margin_a, margin_b,
          b_tried, b_spent, result, result ? why : "");
   return result;
@@ -147,6 +169,41 @@ START_TEST(differences_only_near_the_line) {
   ck_assert_int_eq(differ(3.0, 0.0, 0, 0), 1); /* b never tried #3 */
   ck_assert_int_eq(differ(3.0, 0.0, 0, 1), 0); /* ... its budget ran out */
   ck_assert_int_eq(differ(3.0, 0.1, 1, 1), 1); /* it tried and lost */
+}
+END_TEST
+
+/* a chose #3 in slot 0 (its search's clear win, kept by its check in a
+ * fresh context at `check_a`); b's search chose the same, its check
+ * (`check_b`) dropped it, so b runs #0. With `way_differs`, b's way slot
+ * (never compared) goes another way too. */
+static int differ_checked(double check_a, double check_b, int way_differs) {
+  static step_tune_report ra, rb;
+  char why[256];
+  make_report(&ra);
+  make_report(&rb);
+  rb.chosen.value[0] = 0;
+  rb.chosen.value[3] = 0;
+  ra.chosen.value[3] = 0;
+  if (way_differs) rb.chosen.value[2] = LT_AUTO_FUSED;
+  for (step_tune_report *r = &ra; r; r = r == &ra ? &rb : NULL) {
+    double check = r == &ra ? check_a : check_b;
+    add_record(r, 0, 0, 3, 1.0, -0.3, 0.001, 1);
+    add_record(r, -1, TUNE_UNTUNED, TUNE_CHOSEN, 1.0, -0.005 * check, 0.0001,
+               check > 1);
+    r->log.first_alone_ms = 1.0; /* the pairs' side binds */
+    r->log.first_alone_noise_ms = 0.0001;
+  }
+  int result = differ_printed(&ra, &rb, why, sizeof why);
+  printf("checks %.2f / %.2f, way differs %d: %d %s\n", check_a, check_b,
+         way_differs, result, result ? why : "");
+  return result;
+}
+
+START_TEST(a_check_near_the_line_excuses_the_algorithms) {
+  ck_assert_int_eq(differ_checked(3.0, 0.8, 0), 0); /* b's check near */
+  ck_assert_int_eq(differ_checked(1.5, 0.1, 0), 0); /* a's check near */
+  ck_assert_int_eq(differ_checked(3.0, 0.1, 0), 1); /* both clear */
+  ck_assert_int_eq(differ_checked(3.0, 0.8, 1), 1); /* not a way */
 }
 END_TEST
 
@@ -170,6 +227,7 @@ int main(void) {
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, every_row_reads_back);
   tcase_add_test(tc, differences_only_near_the_line);
+  tcase_add_test(tc, a_check_near_the_line_excuses_the_algorithms);
   tcase_add_test(tc, whole_steps_are_not_judged_by_slot);
   suite_add_tcase(suite, tc);
   return test_run_suite(suite, 0);

@@ -247,10 +247,11 @@ START_TEST(whole_step_records_are_named) {
   r.tuned = 1;
   tune_log_init(&r.log, 100.0);
   r.log.ways_alone_ms = 12.5;
-  r.log.count = 3;
+  r.log.count = 4;
   r.log.record[0] = (tune_record){-1, 1, 2, {.pairs = 16}};
   r.log.record[1] = (tune_record){-1, 1, TUNE_WAYS_ALONE, {.pairs = 16}};
   r.log.record[2] = (tune_record){-1, 0, TUNE_NEAR_WINNERS, {.pairs = 16}};
+  r.log.record[3] = (tune_record){-1, TUNE_UNTUNED, TUNE_CHOSEN, {.pairs = 16}};
   char *text = NULL;
   size_t size = 0;
   FILE *out = open_memstream(&text, &size);
@@ -262,9 +263,63 @@ START_TEST(whole_step_records_are_named) {
   ck_assert_msg(strstr(text, "fused -> ways alone: ") != NULL, "%s", text);
   ck_assert_msg(strstr(text, "incumbent -> near winners together: ") != NULL,
                 "%s", text);
+  ck_assert_msg(strstr(text, "a fresh context        untuned -> chosen: ") !=
+                    NULL,
+                "%s", text);
   ck_assert_msg(strstr(text, "12.5 ms deciding the calls' ways alone") != NULL,
                 "%s", text);
   free(text);
+}
+END_TEST
+
+/* The algorithms of the set a fresh context checks the chosen one
+ * against: every algorithm slot (own plan, twin, split) back to the first
+ * candidate, the ways left as they are; and whether anything changed. */
+START_TEST(first_algorithms_keep_the_ways) {
+  tune_slot slots[4];
+  make_slots(slots, 4, 3);
+  slots[1].field = TUNE_FIELD_PLAIN;
+  slots[2].field = TUNE_FIELD_WAY;
+  slots[3].field = TUNE_FIELD_SPLIT;
+  tune_config chosen = {{0}}, first;
+  chosen.value[2] = 2; /* unfused */
+  ck_assert_int_eq(tune_first_algorithms(&first, &chosen, slots, 4), 0);
+  ck_assert_int_eq(memcmp(&first, &chosen, sizeof first), 0);
+  chosen.value[0] = 2;
+  chosen.value[1] = 1;
+  chosen.value[3] = 1;
+  ck_assert_int_eq(tune_first_algorithms(&first, &chosen, slots, 4), 1);
+  ck_assert_int_eq(first.value[0], 0);
+  ck_assert_int_eq(first.value[1], 0);
+  ck_assert_int_eq(first.value[2], 2);
+  ck_assert_int_eq(first.value[3], 0);
+}
+END_TEST
+
+/* The check keeps a set only when it wins the pairs and also beats the
+ * untuned step as it ran before the set's kernels were loaded (on the
+ * H200 the default network's untuned step ran 0.1023 ms alone, 0.1094
+ * beside the chosen set's kernels, which ran 0.1052: the pairs said 4 %
+ * faster, the epochs 1 % slower), by TUNE_CHECK_MIN_MS at least (a set
+ * timed 1.2 us faster than the untuned one alone ran 2 % slower in its
+ * epochs). */
+START_TEST(a_check_needs_both_gains) {
+  tune_verdict v = {.pairs = TUNE_PAIRS,
+                    .base_ms = 0.1094,
+                    .cand_ms = 0.1052,
+                    .diff_ms = -0.0042,
+                    .noise_ms = 0.0003,
+                    .wins = 1};
+  ck_assert_int_eq(tune_rule_check(&v, 0.1023, 0.0001, TUNE_MIN_GAIN_STEPS), 0);
+  ck_assert_int_eq(tune_rule_check(&v, 0.1090, 0.0001, TUNE_MIN_GAIN_STEPS), 1);
+  /* 0.0064 ms faster: within the two medians' noise (4 x 0.0017). */
+  ck_assert_int_eq(tune_rule_check(&v, 0.1116, 0.0017, TUNE_MIN_GAIN_STEPS), 0);
+  /* 0.0020 ms faster: beyond the noise and 0.5 %, short of the 3 us. */
+  v.cand_ms = 0.0961;
+  ck_assert_int_eq(tune_rule_check(&v, 0.0981, 0.0001, TUNE_MIN_GAIN_STEPS), 0);
+  ck_assert_int_eq(tune_rule_check(&v, 0.0992, 0.0001, TUNE_MIN_GAIN_STEPS), 1);
+  v.wins = 0; /* lost the pairs */
+  ck_assert_int_eq(tune_rule_check(&v, 0.2000, 0.0001, TUNE_MIN_GAIN_STEPS), 0);
 }
 END_TEST
 
@@ -476,6 +531,8 @@ int main(void) {
   tcase_add_test(tc, near_winners_win_together);
   tcase_add_test(tc, a_beaten_near_winner_is_forgotten);
   tcase_add_test(tc, whole_step_records_are_named);
+  tcase_add_test(tc, first_algorithms_keep_the_ways);
+  tcase_add_test(tc, a_check_needs_both_gains);
   suite_add_tcase(suite, tc);
   return test_run_suite(suite, 0);
 }

@@ -2,6 +2,7 @@
  * tune_report_text.h). */
 #include "tests/tune_report_text.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -51,10 +52,20 @@ static void read_slot(tune_report_text *r, const char *line, size_t len) {
   r->slots++;
 }
 
+/* The gain -diff over the rule's line, max(TUNE_NOISE_K noise, floor x
+ * incumbent) (tune_rule.h): above 1 won. */
+static double margin(double base, double diff, double noise, double floor) {
+  double line_ms = TUNE_NOISE_K * noise;
+  if (floor * base > line_ms) line_ms = floor * base;
+  return line_ms > 0 ? -diff / line_ms : 0.0;
+}
+
 /* An evidence row "    weights 2 algo         #0 -> #1: 0.5825 / 0.5842,
- * +0.0019 +- 0.0004 (8): out early": its slot, values and margin, the gain
- * -diff over max(TUNE_NOISE_K noise, floor x incumbent) (tune_rule.h).
- * Refused rows (nothing timed) are skipped; whole-step rows counted. */
+ * +0.0019 +- 0.0004 (8): out early": its slot, values and margin.
+ * Refused rows (nothing timed) are skipped; whole-step rows counted; the
+ * row of the check in a fresh context ("a fresh context untuned ->
+ * chosen: ...; before the chosen set was loaded the untuned step ran
+ * ...", tune_rule_check) kept apart. */
 static void read_verdict(tune_report_text *r, const char *line, size_t len) {
   char row[256];
   snprintf(row, sizeof row, "%.*s", (int)len, line);
@@ -67,25 +78,44 @@ static void read_verdict(tune_report_text *r, const char *line, size_t len) {
     r->whole_steps++;
     return;
   }
-  char *from = strrchr(label, ' ');
   const char *colon = strstr(arrow + 4, ": ");
   double base, cand, diff, noise;
   int pairs;
-  if (!from || !colon || r->verdicts >= TUNE_MAX_RECORDS ||
-      sscanf(colon, ": %lf / %lf, %lf +- %lf (%d)", &base, &cand, &diff, &noise,
-             &pairs) != 5)
+  if (!colon || sscanf(colon, ": %lf / %lf, %lf +- %lf (%d)", &base, &cand,
+                       &diff, &noise, &pairs) != 5)
     return;
+  if (strncmp(label, "a fresh context", 15) == 0) {
+    /* Both sides of tune_rule_check: the pairs, and the chosen set's
+     * median against the first's before it was loaded. */
+    const char *before = strstr(colon, "the untuned step ran ");
+    double alone, alone_noise;
+    r->checked = 1;
+    r->check_margin = margin(base, diff, noise, TUNE_MIN_GAIN_STEPS);
+    if (before && sscanf(before, "the untuned step ran %lf +- %lf", &alone,
+                         &alone_noise) == 2) {
+      /* tune_rule_check's line: the floor, the two medians' noise, and
+       * TUNE_CHECK_MIN_MS. */
+      double line =
+          TUNE_NOISE_K * sqrt(noise * noise + alone_noise * alone_noise);
+      if (TUNE_MIN_GAIN_STEPS * alone > line)
+        line = TUNE_MIN_GAIN_STEPS * alone;
+      if (TUNE_CHECK_MIN_MS > line) line = TUNE_CHECK_MIN_MS;
+      double m = (alone - cand) / line;
+      if (m < r->check_margin) r->check_margin = m;
+    }
+    return;
+  }
+  char *from = strrchr(label, ' ');
+  if (!from || r->verdicts >= TUNE_MAX_RECORDS) return;
   *from++ = '\0';
   char slot[96];
   trimmed(slot, sizeof slot, label, strlen(label));
-  double line_ms = TUNE_NOISE_K * noise;
-  if (slot_floor(slot) * base > line_ms) line_ms = slot_floor(slot) * base;
   int v = r->verdicts++;
   snprintf(r->verdict[v].slot, sizeof r->verdict[v].slot, "%s", slot);
   snprintf(r->verdict[v].from, sizeof r->verdict[v].from, "%s", from);
   snprintf(r->verdict[v].to, sizeof r->verdict[v].to, "%.*s",
            (int)(colon - (arrow + 4)), arrow + 4);
-  r->verdict[v].margin = line_ms > 0 ? -diff / line_ms : 0.0;
+  r->verdict[v].margin = margin(base, diff, noise, slot_floor(slot));
 }
 
 int tune_report_text_read(tune_report_text *r, const char *text) {
@@ -128,6 +158,14 @@ static int near_the_line(const tune_report_text *r, const char *slot,
   return 0;
 }
 
+/* 1 when r checked its choices in a fresh context near the line: the
+ * check may have gone either way, so may every algorithm slot. */
+static int checked_near_the_line(const tune_report_text *r, const char *slot) {
+  const char *field = strrchr(slot, ' ');
+  return r->checked && !(field && strcmp(field + 1, "way") == 0) &&
+         r->check_margin >= 0.5 && r->check_margin <= 2.0;
+}
+
 /* 1 when r tried `value` in `slot` (as incumbent or challenger). */
 static int tried(const tune_report_text *r, const char *slot,
                  const char *value) {
@@ -159,7 +197,8 @@ int tune_report_text_differ(const tune_report_text *a,
       return 1;
     }
     if (strcmp(x, y) == 0 || near_the_line(a, slot, x, y) ||
-        near_the_line(b, slot, x, y) ||
+        near_the_line(b, slot, x, y) || checked_near_the_line(a, slot) ||
+        checked_near_the_line(b, slot) ||
         (a->budget_spent && !tried(a, slot, y)) ||
         (b->budget_spent && !tried(b, slot, x)))
       continue;

@@ -13,8 +13,12 @@
 
 typedef struct tune_report_text {
   char fingerprint[9];
-  int budget_spent; /* "spent: what was not visited keeps ..." */
-  int whole_steps;  /* "the whole step" comparisons (--mode auto) */
+  int budget_spent;    /* "spent: what was not visited keeps ..." */
+  int whole_steps;     /* "the whole step" comparisons (--mode auto) */
+  int checked;         /* 1: an "a fresh context" row (the chosen set
+                          checked in a fresh context, step_tune.h) */
+  double check_margin; /* its margin, as a verdict's below: the smaller
+                          of tune_rule_check's two */
   int slots, verdicts;
   char slot[TUNE_MAX_SLOTS][96];  /* "weights 2 algo": the call, its slot */
   char value[TUNE_MAX_SLOTS][32]; /* "#2", "unfused" */
@@ -31,8 +35,10 @@ int tune_report_text_read(tune_report_text *r, const char *text);
 
 /* 0 when a and b choose alike in every slot, or differ only where one of
  * them decided near the rule's line (a comparison in the slot with either
- * value on a side and a margin from 1/2 to 2) or ran out of budget before
- * trying the other's value; else 1, with the first such slot said in why.
+ * value on a side and a margin from 1/2 to 2; for an algorithm slot also
+ * the check in a fresh context, which keeps or drops every algorithm at
+ * once) or ran out of budget before trying the other's value; else 1,
+ * with the first such slot said in why.
  * Reports with whole-step comparisons (--mode auto, where one decision
  * moves many slots) are not judged slot by slot: -1. */
 int tune_report_text_differ(const tune_report_text *a,

@@ -138,6 +138,8 @@ static int weigh_ways_alone(tune_config *best, step_tune_report *r,
     return 0;
   }
   r->log.ways_alone_ms = now_ms() - started;
+  r->ways_alone = alone;
+  r->has_ways_alone = 1;
   if (!differs) return 0;
   int wins = 0;
   if (tune_compare_always(&wins, best, &alone, ops, &r->log, -1, better,
@@ -235,6 +237,110 @@ static int tune(step_tune_report *r, const step_tune_target *t,
   return status;
 }
 
+/* *out = what an untuned run of r's step runs: cuBLASLt's first
+ * candidates, and the ways of r->ways_alone where the search decided
+ * them (else r->chosen's). Returns 1 when it differs from r->chosen. */
+static int untuned_of(tune_config *out, const step_tune_report *r) {
+  tune_first_algorithms(out, &r->chosen, r->slots, r->slot_count);
+  for (int i = 0; r->has_ways_alone && i < r->slot_count; i++)
+    if (r->slots[i].field == TUNE_FIELD_WAY)
+      out->value[i] = r->ways_alone.value[i];
+  return memcmp(out, &r->chosen, sizeof *out) != 0;
+}
+
+/* The check (step_tune_options.check) in this context, a fresh one whose
+ * warm-up ran the first candidates: the untuned step timed alone, then
+ * the chosen set (its kernels loaded now) against it, interleaved
+ * (tune_rule_check); r->chosen ends as the set that wins. The network's
+ * state is put back as tune() does. Returns 0 or -1. */
+static int check(step_tune_report *r, const step_tune_target *t,
+                 const tune_config *untuned) {
+  mlp_snapshot *snapshot = NULL;
+  step_clock *clock = NULL;
+  cudaStream_t stream = t->ctx->stream;
+  if (mlp_snapshot_create(&snapshot, t->net) != 0) return -1;
+  int status = mlp_snapshot_take(snapshot, t->net, stream);
+  int taken = status == 0, wins = 0;
+  if (status == 0)
+    status = step_clock_create(&clock, t, r->calls, r->slots, r->slot_count);
+  if (status == 0) {
+    /* The untuned step against itself: 2 x TUNE_PAIRS samples of it before
+     * the chosen set's kernels are loaded. */
+    float alone[2 * TUNE_PAIRS];
+    double spent = 0.0;
+    status = step_clock_measure(clock, untuned, untuned, TUNE_PAIRS, alone,
+                                alone + TUNE_PAIRS, &spent);
+    r->log.spent_ms += spent;
+    if (status == 0) {
+      r->log.first_alone_ms = tune_median(alone, 2 * TUNE_PAIRS);
+      r->log.first_alone_noise_ms = tune_noise(alone, 2 * TUNE_PAIRS);
+      tune_ops ops = {clock, step_clock_measure};
+      status =
+          tune_compare_always(&wins, untuned, &r->chosen, &ops, &r->log, -1,
+                              TUNE_UNTUNED, TUNE_CHOSEN, TUNE_MIN_GAIN_STEPS);
+    }
+    if (status == 0 && r->log.count > 0)
+      wins = tune_rule_check(&r->log.record[r->log.count - 1].verdict,
+                             r->log.first_alone_ms, r->log.first_alone_noise_ms,
+                             TUNE_MIN_GAIN_STEPS);
+  }
+  step_clock_destroy(clock);
+  if ((taken && mlp_snapshot_restore(snapshot, t->net, stream) != 0) ||
+      cudaStreamSynchronize(stream) != cudaSuccess)
+    status = -1;
+  mlp_snapshot_destroy(snapshot);
+  if (status != 0 || !wins) r->chosen = *untuned;
+  return status;
+}
+
+/* The set the context apart chose, checked by a copy in a fresh context
+ * (step_tune.h) when it differs from the untuned one; r->chosen becomes
+ * the set the check keeps, and its comparison joins r->log. When the check
+ * cannot run, the untuned set is kept (what --autotune off runs; the note
+ * says why). */
+static void check_apart(step_tune_report *r, const step_tune_target *t,
+                        const step_tune_options *o, const char *key) {
+  tune_config untuned;
+  if (!untuned_of(&untuned, r)) return;
+  tune_cache_entry *entries = malloc(3 * sizeof *entries);
+  step_tune_report *copy = malloc(sizeof *copy);
+  int status = entries && copy ? 0 : -1;
+  if (status == 0 && (step_slots_entry(&entries[0], t->ctx, r->calls, r->slots,
+                                       r->slot_count, &r->chosen, key) != 0 ||
+                      step_slots_entry(&entries[1], t->ctx, r->calls, r->slots,
+                                       r->slot_count, &untuned, key) != 0))
+    status = -1;
+  /* The first context apart is destroyed beside nothing timed. */
+  gpu_context_settle(t->ctx);
+  if (status == 0) {
+    step_tune_check sets = {&entries[0], &entries[1]};
+    entries[2].count = -1;
+    status = o->tune_apart(o->apart_arg, &sets, copy, &entries[2]);
+  }
+  const tune_log *got = status == 0 ? &copy->log : NULL;
+  if (got && got->count > 0 && got->first_alone_ms > 0.0 &&
+      got->record[got->count - 1].to == TUNE_CHOSEN) {
+    const tune_record *c = &got->record[got->count - 1];
+    if (r->log.count < TUNE_MAX_RECORDS) r->log.record[r->log.count++] = *c;
+    r->log.comparisons++;
+    r->log.spent_ms += got->spent_ms;
+    r->log.first_alone_ms = got->first_alone_ms;
+    r->log.first_alone_noise_ms = got->first_alone_noise_ms;
+    if (!tune_rule_check(&c->verdict, got->first_alone_ms,
+                         got->first_alone_noise_ms, TUNE_MIN_GAIN_STEPS))
+      r->chosen = untuned;
+  } else {
+    r->chosen = untuned;
+    size_t at = strlen(r->cache_note);
+    snprintf(r->cache_note + at, sizeof r->cache_note - at,
+             "%snot checked in a fresh context (see above): the untuned set "
+             "kept",
+             at ? "; " : "");
+  }
+  free(copy);
+  free(entries);
+}
+
 /* The choices from the cache, when it holds this step's: 0, else 1 (the
  * note says why). */
 static int from_cache(step_tune_report *r, const step_tune_target *t,
@@ -269,7 +375,7 @@ static int from_apart(step_tune_report *r, const step_tune_target *t,
   double started = now_ms();
   if (status == 0) {
     entry->count = -1; /* written only when the copy chose (keep) */
-    status = o->tune_apart(o->apart_arg, apart, entry);
+    status = o->tune_apart(o->apart_arg, NULL, apart, entry);
   }
   r->apart_setup_ms = now_ms() - started - (status == 0 ? apart->choose_ms : 0);
   /* Its slots and evidence, over this step's calls; its choices taken as
@@ -285,6 +391,8 @@ static int from_apart(step_tune_report *r, const step_tune_target *t,
     memcpy(r->slots, apart->slots, sizeof r->slots);
     r->chosen = apart->chosen;
     r->log = apart->log;
+    r->ways_alone = apart->ways_alone; /* ways: the same in every context */
+    r->has_ways_alone = apart->has_ways_alone;
   }
   size_t at = strlen(r->cache_note);
   r->apart = status == 0;
@@ -318,6 +426,33 @@ static int keep(step_tune_report *r, const step_tune_target *t,
   return 0;
 }
 
+/* A check copy's course (step_tune_options.check): the sets the entries
+ * name, taken as they are stored (no list asked for), checked here, the
+ * winner written into the layers and into *o->entry. Returns 0 or -1. */
+static int run_check(step_tune_report *r, const step_tune_target *t,
+                     const step_tune_options *o, const char *key,
+                     double started) {
+  char why[256] = "";
+  tune_config untuned;
+  tune_log_init(&r->log, o->budget_ms);
+  r->slot_count = step_slots_build(r->slots, t, r->calls, r->call_count, 0);
+  if (r->slot_count < 0 ||
+      step_slots_from_entry(&r->chosen, t->ctx, r->calls, r->slots,
+                            r->slot_count, o->check->chosen, 1, why,
+                            sizeof why) != 0 ||
+      step_slots_from_entry(&untuned, t->ctx, r->calls, r->slots, r->slot_count,
+                            o->check->untuned, 1, why, sizeof why) != 0) {
+    fprintf(stderr, "step_tune: the sets to check do not fit this step: %s\n",
+            why[0] ? why : lt_last_error(t->ctx));
+    return -1;
+  }
+  if (check(r, t, &untuned) != 0) return -1;
+  step_slots_apply(t->net, r->calls, r->slots, r->slot_count, &r->chosen, t->n);
+  int status = keep(r, t, o, "", key);
+  r->choose_ms = now_ms() - started;
+  return status;
+}
+
 int step_tune_run(step_tune_report *r, const step_tune_target *t,
                   const step_tune_options *o) {
   double started = now_ms();
@@ -344,7 +479,9 @@ int step_tune_run(step_tune_report *r, const step_tune_target *t,
     r->from_cache = from_cache(r, t, path, key) == 0;
   else if (path[0])
     snprintf(r->cache_note, sizeof r->cache_note, "refreshed");
+  if (o->check) return run_check(r, t, o, key, started);
   int apart = !r->from_cache && o->tune_apart && from_apart(r, t, o) == 0;
+  if (apart) check_apart(r, t, o, key);
   if (!r->from_cache && !apart && tune(r, t, o) != 0) {
     /* The network keeps the warm-up's choices: cuBLASLt's first
      * candidates, and under auto every call fused. */

@@ -24,7 +24,19 @@
  * not hold is tuned by a copy of the run in a CUDA context of its own, and
  * this network takes its choices without asking cuBLASLt for candidate
  * lists, so its context loads only the kernels its step runs
- * (gpu/gpu_apart.h says what the others cost).
+ * (gpu/gpu_apart.h says what the others cost). That context has loaded
+ * every candidate, and there the same step runs at another speed, so a
+ * choice that differs from what an untuned run runs (cuBLASLt's first
+ * candidates; under auto each call's way alone) is checked by a second
+ * copy in a fresh context, which loads what the run's context will: the
+ * first candidates (its warm-up), the untuned set's, then the chosen
+ * set's (tune_rule_check); the untuned set runs where the check drops the
+ * choice. On the H200 (docs/performance.md, "Session 11"): at a 1 %
+ * algorithm floor, an algorithm 3-4 % faster in the first context lost
+ * 1-2 % in the epochs (the check dropped it), one 1.4 % faster in the big
+ * network's FP8 step gained 2 % (the check kept it); under auto, with
+ * no check of the ways, 784-1024-1024-10 TF32 ran 1.03x and 1.09x
+ * --autotune off in two calls, with it 0.95x and 0.96x.
  *
  * The choices go to the network's layers (linear_layer.picks), so each
  * network (each mnist_bench row) keeps its own, and are kept in the
@@ -47,6 +59,7 @@
 #define STEP_TUNE_BUDGET_MS 100.0
 
 struct step_tune_report;
+struct step_tune_check;
 
 typedef struct step_tune_options {
   double budget_ms;      /* GPU time in timed steps (<= 0:
@@ -63,12 +76,28 @@ typedef struct step_tune_options {
    * and returns 0; this network then takes the entry as it would the
    * cache's, so its context loads only the kernels it runs. When it
    * returns -1, or its copy's tuning failed (no entry written), the step
-   * is tuned here. NULL: tuned here. */
-  int (*tune_apart)(void *arg, struct step_tune_report *report,
-                    tune_cache_entry *entry);
+   * is tuned here. NULL: tuned here. Called again with `check` (else
+   * NULL) when the choices differ from an untuned run's: a copy in a
+   * fresh context checks them (the option `check` below). */
+  int (*tune_apart)(void *arg, const struct step_tune_check *check,
+                    struct step_tune_report *report, tune_cache_entry *entry);
   void *apart_arg;
   tune_cache_entry *entry; /* not NULL: receives the chosen set's entry */
+  /* Not NULL: no search; this step (a copy in a fresh context, whose
+   * warm-up ran the first candidates) checks the set check->chosen names
+   * against check->untuned (tune_rule_check), and keeps the one that
+   * wins. */
+  const struct step_tune_check *check;
 } step_tune_options;
+
+/* The sets a check in a fresh context weighs (step_tune_options.check):
+ * the context apart's choice, and what an untuned run of the step runs
+ * (cuBLASLt's first candidates; under --mode auto each call's way as it
+ * takes it alone, as the context apart decided them). */
+typedef struct step_tune_check {
+  const tune_cache_entry *chosen;
+  const tune_cache_entry *untuned;
+} step_tune_check;
 
 /* The step to tune: training steps of `net` on full batches of n samples
  * (d_x: the first one's inputs, for the step's calls), enqueued on
@@ -103,6 +132,10 @@ typedef struct step_tune_report {
   tune_slot slots[TUNE_MAX_SLOTS];
   tune_config chosen;
   tune_log log;
+  int has_ways_alone; /* 1: ways_alone holds, in its way slots, each
+                         call's way as it takes it alone (--mode auto,
+                         decided by the search) */
+  tune_config ways_alone;
 } step_tune_report;
 
 /* Chooses as above and writes the choices into net's layers (picks at

@@ -17,6 +17,8 @@ static const char *way_name(int way) {
          : way == LT_AUTO_SPLIT     ? "split"
          : way == TUNE_WAYS_ALONE   ? "ways alone"
          : way == TUNE_NEAR_WINNERS ? "near winners together"
+         : way == TUNE_UNTUNED      ? "untuned"
+         : way == TUNE_CHOSEN       ? "chosen"
                                     : "-";
 }
 
@@ -101,6 +103,8 @@ static void print_evidence(FILE *out, const step_tune_report *r) {
       value_text(from, sizeof from, s, c->from);
       value_text(to, sizeof to, s, c->to);
     } else {
+      if (c->from == TUNE_UNTUNED)
+        snprintf(label, sizeof label, "a fresh context");
       snprintf(from, sizeof from, "%s",
                c->to == TUNE_NEAR_WINNERS ? "incumbent" : way_name(c->from));
       snprintf(to, sizeof to, "%s", way_name(c->to));
@@ -110,12 +114,22 @@ static void print_evidence(FILE *out, const step_tune_report *r) {
               to);
       continue;
     }
-    fprintf(out, "    %-22s %s -> %s: %.4f / %.4f, %+.4f +- %.4f (%d): %s\n",
+    fprintf(out, "    %-22s %s -> %s: %.4f / %.4f, %+.4f +- %.4f (%d): %s",
             label, from, to, v->base_ms, v->cand_ms, v->diff_ms, v->noise_ms,
             v->pairs,
             v->wins    ? "wins"
             : v->early ? "out early"
                        : "kept incumbent");
+    if (c->slot < 0 && c->to == TUNE_CHOSEN)
+      fprintf(out,
+              "; before the chosen set was loaded the untuned step ran %.4f "
+              "+- %.4f: %s",
+              log->first_alone_ms, log->first_alone_noise_ms,
+              tune_rule_check(v, log->first_alone_ms, log->first_alone_noise_ms,
+                              TUNE_MIN_GAIN_STEPS)
+                  ? "chosen set kept"
+                  : "untuned set kept");
+    fprintf(out, "\n");
   }
 }
 

@@ -32,13 +32,16 @@ struct trainer {
   double *d_stats;    /* [STAT_COUNT] */
   cudaEvent_t start, stop, test_stop;
   cudaGraphExec_t train_graph, test_graph;
-  step_tune_report *tune;        /* what the step tuner chose, and why */
-  const mnist_dataset *source;   /* borrowed during trainer_create only */
-  tune_cache_entry *apart_entry; /* not NULL: this trainer is the step
-                                    tuner's copy in a context apart, which
-                                    stops after tuning (tune_apart) */
-  int steps_done;                /* optimiser steps so far (config.max_steps) */
-  int epoch_steps;               /* steps the epoch being enqueued runs */
+  step_tune_report *tune;             /* what the step tuner chose, and why */
+  const mnist_dataset *source;        /* borrowed during trainer_create only */
+  tune_cache_entry *apart_entry;      /* not NULL: this trainer is the step
+                                         tuner's copy in a context apart, which
+                                         stops after tuning (tune_apart) */
+  const step_tune_check *apart_check; /* such a copy's sets to check
+                                         (step_tune_options.check), or
+                                         NULL: it searches */
+  int steps_done;  /* optimiser steps so far (config.max_steps) */
+  int epoch_steps; /* steps the epoch being enqueued runs */
 };
 
 static int train_steps(const trainer *t) {
@@ -129,31 +132,36 @@ static int enqueue_first_steps(void *arg, int count) {
 
 static int trainer_make(trainer **out, gpu_context *ctx,
                         const mnist_dataset *data, const trainer_config *config,
-                        tune_cache_entry *apart_entry);
+                        tune_cache_entry *apart_entry,
+                        const step_tune_check *apart_check);
 
 /* tune_apart_copy: this trainer's network, data and settings set up again
- * in ctx, on part, where it tunes (it stops there), then destroyed. */
+ * in ctx, on part, where it tunes or checks (it stops there), then
+ * destroyed. */
 typedef struct copy_job {
   const trainer *t;
   tune_cache_entry *entry;
+  const step_tune_check *check;
 } copy_job;
 
 static int copy_and_tune(void *arg, gpu_context *ctx, const mnist_dataset *part,
                          step_tune_report *report) {
   const copy_job *job = arg;
   trainer *copy = NULL;
-  int status = trainer_make(&copy, ctx, part, &job->t->config, job->entry);
+  int status =
+      trainer_make(&copy, ctx, part, &job->t->config, job->entry, job->check);
   if (status == 0) *report = *copy->tune;
   trainer_destroy(copy);
   return status;
 }
 
-/* step_tune_options.tune_apart: the step tuned by a copy of this trainer
- * in a CUDA context of its own (train/tune_apart.h). */
-static int tune_apart(void *arg, step_tune_report *report,
-                      tune_cache_entry *entry) {
+/* step_tune_options.tune_apart: the step tuned, or the sets of `check`
+ * weighed, by a copy of this trainer in a CUDA context of its own
+ * (train/tune_apart.h). */
+static int tune_apart(void *arg, const step_tune_check *check,
+                      step_tune_report *report, tune_cache_entry *entry) {
   const trainer *t = arg;
-  copy_job job = {t, entry};
+  copy_job job = {t, entry, check};
   return tune_apart_run(t->ctx, t->source, t->config.batch, copy_and_tune, &job,
                         report);
 }
@@ -173,7 +181,8 @@ static int tune_step(trainer *t) {
                          .cache = t->config.tune_cache,
                          .cache_dir = t->config.tune_cache_dir,
                          .run_key = key,
-                         .entry = t->apart_entry};
+                         .entry = t->apart_entry,
+                         .check = t->apart_check};
   if (t->apart_entry) {
     o.cache = TUNE_CACHE_OFF; /* the trainer it works for reads and writes */
   } else if (t->config.tune_apart) {
@@ -251,12 +260,13 @@ static int trainer_init(trainer *t, const mnist_dataset *data) {
 
 int trainer_create(trainer **out, gpu_context *ctx, const mnist_dataset *data,
                    const trainer_config *config) {
-  return trainer_make(out, ctx, data, config, NULL);
+  return trainer_make(out, ctx, data, config, NULL, NULL);
 }
 
 static int trainer_make(trainer **out, gpu_context *ctx,
                         const mnist_dataset *data, const trainer_config *config,
-                        tune_cache_entry *apart_entry) {
+                        tune_cache_entry *apart_entry,
+                        const step_tune_check *apart_check) {
   *out = NULL;
   char err[256];
   if (trainer_config_check(config, err, sizeof err) != 0) {
@@ -272,6 +282,7 @@ static int trainer_make(trainer **out, gpu_context *ctx,
   t->config = *config;
   t->source = data;
   t->apart_entry = apart_entry;
+  t->apart_check = apart_check;
   if (trainer_init(t, data) != 0) {
     trainer_destroy(t);
     return -1;

@@ -24,21 +24,28 @@ static void differences(float *d, const float *base, const float *cand,
     d[i] = cand[i] - base[i];
 }
 
+double tune_noise(const float *x, int count) {
+  float spread[TUNE_RULE_MAX];
+  if (count > TUNE_RULE_MAX) count = TUNE_RULE_MAX;
+  if (count < 1) return 0.0;
+  double median = tune_median(x, count);
+  for (int i = 0; i < count; i++)
+    spread[i] = (float)fabs(x[i] - median);
+  return 1.2533 * 1.4826 * tune_median(spread, count) / sqrt((double)count);
+}
+
 void tune_rule_judge(tune_verdict *out, const float *base, const float *cand,
                      int pairs, double floor) {
-  float d[TUNE_RULE_MAX], spread[TUNE_RULE_MAX];
+  float d[TUNE_RULE_MAX];
   if (pairs > TUNE_RULE_MAX) pairs = TUNE_RULE_MAX;
   differences(d, base, cand, pairs);
   double diff = tune_median(d, pairs);
-  for (int i = 0; i < pairs; i++)
-    spread[i] = (float)fabs(d[i] - diff);
-  double mad = tune_median(spread, pairs);
   memset(out, 0, sizeof *out);
   out->pairs = pairs;
   out->base_ms = tune_median(base, pairs);
   out->cand_ms = tune_median(cand, pairs);
   out->diff_ms = diff;
-  out->noise_ms = 1.2533 * 1.4826 * mad / sqrt((double)pairs);
+  out->noise_ms = tune_noise(d, pairs);
   out->wins =
       diff < -TUNE_NOISE_K * out->noise_ms && -diff > floor * out->base_ms;
 }
@@ -48,4 +55,15 @@ int tune_rule_out_early(const float *base, const float *cand, int pairs) {
   if (pairs > TUNE_RULE_MAX) pairs = TUNE_RULE_MAX;
   differences(d, base, cand, pairs);
   return tune_median(d, pairs) >= 0.0;
+}
+
+int tune_rule_check(const tune_verdict *v, double first_alone_ms,
+                    double first_alone_noise_ms, double floor) {
+  double gain = first_alone_ms - v->cand_ms;
+  double line =
+      TUNE_NOISE_K * sqrt(v->noise_ms * v->noise_ms +
+                          first_alone_noise_ms * first_alone_noise_ms);
+  if (floor * first_alone_ms > line) line = floor * first_alone_ms;
+  if (TUNE_CHECK_MIN_MS > line) line = TUNE_CHECK_MIN_MS;
+  return v->wins && gain > line;
 }

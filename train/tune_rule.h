@@ -64,7 +64,16 @@
  * ones 1.4 % slower than --autotune off, and the unfused ones chose
  * differently from process to process (session 5's call D, three processes
  * each); the one algorithm the big network's FP8 step gains by (its second
- * forward GEMM, 1.2 % of the step) stays below even 2 %.
+ * forward GEMM, 1.2 % of the step) stays below even 2 %. Session 11 tried
+ * 1 % with the check in a fresh context (step_tune.h, tune_rule_check)
+ * behind it: the FP8 step took its gain (8.64-8.65 against off's
+ * 8.82-8.85 ms an epoch), but the default network's unfused step kept a
+ * set the check timed 1.2 % faster and ran 2 % slower (46.7 against 45.9),
+ * two processes chose different algorithms in one slot of 784-100-10
+ * (each never tried the other's: test_step_tune failed twice), and every
+ * first run of the default network paid the check (1.25-1.43 s of wall
+ * clock, against 1.21-1.22 at 10 %). So the floor stays at 10 %, and the check
+ * guards what it lets through (docs/performance.md, "Session 11").
  *
  * A comparison of the default network (four steps of ~0.1 ms per sample)
  * costs ~14 ms. A challenger whose first TUNE_EARLY_PAIRS pairs
@@ -81,6 +90,9 @@ enum { TUNE_PAIRS = 16, TUNE_EARLY_PAIRS = 8 };
 #define TUNE_MIN_GAIN 0.10
 #define TUNE_MIN_GAIN_WAY 0.03
 #define TUNE_MIN_GAIN_STEPS 0.005
+/* The least gain, in ms a step, a check in a fresh context keeps a set
+ * for (tune_rule_check). */
+#define TUNE_CHECK_MIN_MS 0.003
 
 /* The evidence of one comparison, as --show-plans prints it. */
 typedef struct tune_verdict {
@@ -107,5 +119,30 @@ void tune_rule_judge(tune_verdict *out, const float *base, const float *cand,
 /* 1 when, after its first pairs, the challenger is already out: median(d)
  * >= 0. */
 int tune_rule_out_early(const float *base, const float *cand, int pairs);
+
+/* The noise of the median of x[0 .. count): 1.2533 x 1.4826 x MAD /
+ * sqrt(count), as above. */
+double tune_noise(const float *x, int count);
+
+/* The check in a fresh context (train/step_tune.h), which has loaded the
+ * first candidates, the untuned set's and then the chosen set's kernels,
+ * as the run's context will when it takes the set: `v` judges the chosen
+ * set (the challenger) against the untuned one, interleaved, by `floor`;
+ * first_alone_ms (noise first_alone_noise_ms) is the untuned step timed
+ * there before the chosen set's kernels were loaded, as the run's context
+ * runs it when it drops the set. Loading a kernel can move the same step
+ * by a few per cent either way (on the H200 the default network's untuned
+ * step ran 2.7-7 % slower beside one more data-gradient kernel:
+ * docs/performance.md, "Judged by the step"), so the set is kept only
+ * when it also beats first_alone_ms: by floor x first_alone_ms, by
+ * TUNE_NOISE_K times the two medians' noise together, and by
+ * TUNE_CHECK_MIN_MS. That last floor is the timed step's own error: on the
+ * H200 a default-network set timed 1.2 us a step faster than the untuned
+ * one ran 2 % slower in its epochs (0.0961 ms a step timed, 0.0996 in the
+ * epochs: 3.5 us apart), while the big network's FP8 set that ran 2 %
+ * faster in its epochs timed 3.7-5.5 us faster (docs/performance.md,
+ * "Session 11"). Returns 1 to keep it. */
+int tune_rule_check(const tune_verdict *v, double first_alone_ms,
+                    double first_alone_noise_ms, double floor);
 
 #endif

@@ -233,3 +233,15 @@ int tune_search(tune_config *incumbent, const tune_slot *slots,
   }
   return try_near_winners(incumbent, near, near_count, ops, log);
 }
+
+int tune_first_algorithms(tune_config *out, const tune_config *c,
+                          const tune_slot *slots, int count) {
+  int differs = 0;
+  *out = *c;
+  for (int i = 0; i < count && i < TUNE_MAX_SLOTS; i++) {
+    if (slots[i].field == TUNE_FIELD_WAY) continue;
+    differs |= out->value[i] != 0;
+    out->value[i] = 0;
+  }
+  return differs;
+}

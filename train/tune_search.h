@@ -46,8 +46,15 @@ enum {
  * ways they take alone (train/step_tune.h), or the incumbent with its near
  * winners together (tune_search, from 0: the incumbent); the other values
  * of a whole-step record are ways (every call fused, every call unfused),
- * all below TUNE_WAYS_ALONE (step_tune.c asserts it). */
-enum { TUNE_WAYS_ALONE = 4, TUNE_NEAR_WINNERS = 5 };
+ * all below TUNE_WAYS_ALONE (step_tune.c asserts it). The check in a
+ * fresh context (step_tune.h) records TUNE_UNTUNED (what an untuned run
+ * of the step runs) -> TUNE_CHOSEN. */
+enum {
+  TUNE_WAYS_ALONE = 4,
+  TUNE_NEAR_WINNERS = 5,
+  TUNE_UNTUNED = 6,
+  TUNE_CHOSEN = 7
+};
 
 /* What a slot chooses. Algorithm values are candidate indices in the
  * heuristic's order (0: its first); way values are lt_auto_choice values
@@ -95,14 +102,19 @@ typedef struct tune_record {
 
 typedef struct tune_log {
   tune_record record[TUNE_MAX_RECORDS];
-  int count;            /* records kept (at most TUNE_MAX_RECORDS) */
-  int comparisons;      /* comparisons made */
-  double spent_ms;      /* GPU time in timed steps */
-  double budget_ms;     /* the most spent_ms may reach before a comparison */
-  int budget_hit;       /* 1: a comparison was left out for the budget */
-  double ways_alone_ms; /* wall clock of deciding the calls' ways alone
-                           (--mode auto, step_tune.c), outside the budget;
-                           0 when not decided */
+  int count;             /* records kept (at most TUNE_MAX_RECORDS) */
+  int comparisons;       /* comparisons made */
+  double spent_ms;       /* GPU time in timed steps */
+  double budget_ms;      /* the most spent_ms may reach before a comparison */
+  int budget_hit;        /* 1: a comparison was left out for the budget */
+  double ways_alone_ms;  /* wall clock of deciding the calls' ways alone
+                            (--mode auto, step_tune.c), outside the budget;
+                            0 when not decided */
+  double first_alone_ms; /* the check in a fresh context (step_tune.h):
+                            the first algorithms' step, ms, timed before
+                            the chosen set's kernels were loaded; 0: no
+                            check */
+  double first_alone_noise_ms; /* its noise (tune_noise) */
 } tune_log;
 
 /* A log with this budget, nothing spent. */
@@ -140,5 +152,11 @@ int tune_search(tune_config *incumbent, const tune_slot *slots,
 /* The challengers of slot `s` against value `current`, in the order they
  * are tried: out[0 .. returned count), at most TUNE_PER_SLOT. */
 int tune_challengers(int *out, const tune_slot *s, int current);
+
+/* *out = c with cuBLASLt's first candidate (value 0) in every algorithm
+ * slot (own plan, twin, split) and c's ways: the step an untuned run of
+ * the same ways runs. Returns 1 when *out differs from c, else 0. */
+int tune_first_algorithms(tune_config *out, const tune_config *c,
+                          const tune_slot *slots, int count);
 
 #endif
