@@ -89,8 +89,8 @@ START_TEST(every_row_reads_back) {
   /* The check in a fresh context: 0.012 over 0.5 % of 1.2: margin 2; and
    * 1.1940 - 1.1880 over 0.5 % of 1.194 before the set was loaded: 1.005. */
   add_record(&r, -1, TUNE_UNTUNED, TUNE_CHOSEN, 1.2, -0.012, 0.0001, 1);
-  r.log.first_alone_ms = 1.194;
-  r.log.first_alone_noise_ms = 0.0001;
+  r.log.untuned_alone_ms = 1.194;
+  r.log.untuned_alone_noise_ms = 0.0001;
   printed(&t, &r, text, sizeof text);
   ck_assert_msg(strstr(text,
                        "    a fresh context        untuned -> chosen: "
@@ -175,8 +175,10 @@ END_TEST
 /* a chose #3 in slot 0 (its search's clear win, kept by its check in a
  * fresh context at `check_a`); b's search chose the same, its check
  * (`check_b`) dropped it, so b runs #0. With `way_differs`, b's way slot
- * (never compared) goes another way too. */
-static int differ_checked(double check_a, double check_b, int way_differs) {
+ * (never compared) goes another way too; with `b_value`, b's slot 0 runs
+ * that value instead (its search's other clear winner, kept). */
+static int differ_checked(double check_a, double check_b, int way_differs,
+                          int b_value) {
   static step_tune_report ra, rb;
   char why[256];
   make_report(&ra);
@@ -185,13 +187,14 @@ static int differ_checked(double check_a, double check_b, int way_differs) {
   rb.chosen.value[3] = 0;
   ra.chosen.value[3] = 0;
   if (way_differs) rb.chosen.value[2] = LT_AUTO_FUSED;
+  if (b_value) rb.chosen.value[0] = (unsigned char)b_value;
   for (step_tune_report *r = &ra; r; r = r == &ra ? &rb : NULL) {
     double check = r == &ra ? check_a : check_b;
     add_record(r, 0, 0, 3, 1.0, -0.3, 0.001, 1);
     add_record(r, -1, TUNE_UNTUNED, TUNE_CHOSEN, 1.0, -0.005 * check, 0.0001,
                check > 1);
-    r->log.first_alone_ms = 1.0; /* the pairs' side binds */
-    r->log.first_alone_noise_ms = 0.0001;
+    r->log.untuned_alone_ms = 1.0; /* the pairs' side binds */
+    r->log.untuned_alone_noise_ms = 0.0001;
   }
   int result = differ_printed(&ra, &rb, why, sizeof why);
   printf("checks %.2f / %.2f, way differs %d: %d %s\n", check_a, check_b,
@@ -200,10 +203,12 @@ static int differ_checked(double check_a, double check_b, int way_differs) {
 }
 
 START_TEST(a_check_near_the_line_excuses_the_algorithms) {
-  ck_assert_int_eq(differ_checked(3.0, 0.8, 0), 0); /* b's check near */
-  ck_assert_int_eq(differ_checked(1.5, 0.1, 0), 0); /* a's check near */
-  ck_assert_int_eq(differ_checked(3.0, 0.1, 0), 1); /* both clear */
-  ck_assert_int_eq(differ_checked(3.0, 0.8, 1), 1); /* not a way */
+  ck_assert_int_eq(differ_checked(3.0, 0.8, 0, 0), 0); /* b's check near */
+  ck_assert_int_eq(differ_checked(1.5, 0.1, 0, 0), 0); /* a's check near */
+  ck_assert_int_eq(differ_checked(3.0, 0.1, 0, 0), 1); /* both clear */
+  ck_assert_int_eq(differ_checked(3.0, 0.8, 1, 0), 1); /* not a way */
+  /* #3 against #2: no check makes that (session 11's #1 against #5). */
+  ck_assert_int_eq(differ_checked(1.5, 0.8, 0, 2), 1);
 }
 END_TEST
 

@@ -158,11 +158,13 @@ static int near_the_line(const tune_report_text *r, const char *slot,
   return 0;
 }
 
-/* 1 when r checked its choices in a fresh context near the line: the
- * check may have gone either way, so may every algorithm slot. */
-static int checked_near_the_line(const tune_report_text *r, const char *slot) {
-  const char *field = strrchr(slot, ' ');
-  return r->checked && !(field && strcmp(field + 1, "way") == 0) &&
+/* 1 when r checked its choices in a fresh context near the line and one
+ * of x, y is the untuned value of an algorithm slot ("#0"): the check
+ * takes every algorithm slot back to #0 or leaves it, so near its line
+ * one process may have done either (it cannot turn #3 into #5). */
+static int checked_near_the_line(const tune_report_text *r, const char *x,
+                                 const char *y) {
+  return r->checked && (strcmp(x, "#0") == 0 || strcmp(y, "#0") == 0) &&
          r->check_margin >= 0.5 && r->check_margin <= 2.0;
 }
 
@@ -197,8 +199,8 @@ int tune_report_text_differ(const tune_report_text *a,
       return 1;
     }
     if (strcmp(x, y) == 0 || near_the_line(a, slot, x, y) ||
-        near_the_line(b, slot, x, y) || checked_near_the_line(a, slot) ||
-        checked_near_the_line(b, slot) ||
+        near_the_line(b, slot, x, y) || checked_near_the_line(a, x, y) ||
+        checked_near_the_line(b, x, y) ||
         (a->budget_spent && !tried(a, slot, y)) ||
         (b->budget_spent && !tried(b, slot, x)))
       continue;

@@ -35,12 +35,12 @@ int tune_report_text_read(tune_report_text *r, const char *text);
 
 /* 0 when a and b choose alike in every slot, or differ only where one of
  * them decided near the rule's line (a comparison in the slot with either
- * value on a side and a margin from 1/2 to 2; for an algorithm slot also
- * the check in a fresh context, which keeps or drops every algorithm at
- * once) or ran out of budget before trying the other's value; else 1,
- * with the first such slot said in why.
- * Reports with whole-step comparisons (--mode auto, where one decision
- * moves many slots) are not judged slot by slot: -1. */
+ * value on a side and a margin from 1/2 to 2; where one value is #0, also
+ * the check in a fresh context, which keeps the chosen set or takes every
+ * algorithm back to #0 at once) or ran out of budget before trying the other's
+ * value; else 1, with the first such slot said in why. Reports with whole-step
+ * comparisons (--mode auto, where one decision moves many slots) are not judged
+ * slot by slot: -1. */
 int tune_report_text_differ(const tune_report_text *a,
                             const tune_report_text *b, char *why, size_t size);
 

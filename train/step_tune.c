@@ -33,7 +33,7 @@ static void make_key(char *key, size_t size, const step_tune_target *t,
   gpu_chain_format(chain, sizeof chain, ctx->options.chain);
   size_t at = (size_t)snprintf(
       key, size,
-      "rule 5; %s; gpu %s; sms %d; driver %d; cublaslt %zu; chain %s; "
+      "rule 6; %s; gpu %s; sms %d; driver %d; cublaslt %zu; chain %s; "
       "autotune %s; workspace %zu; align",
       o->run_key ? o->run_key : "", ctx->device_name, ctx->sm_count, driver,
       cublasLtGetVersion(), chain, gpu_autotune_name(ctx->options.autotune),
@@ -270,19 +270,24 @@ static int check(step_tune_report *r, const step_tune_target *t,
     double spent = 0.0;
     status = step_clock_measure(clock, untuned, untuned, TUNE_PAIRS, alone,
                                 alone + TUNE_PAIRS, &spent);
+    if (status > 0) {
+      fprintf(stderr, "step_tune: the untuned step was refused in the fresh "
+                      "context (expected it to run, as the run's does)\n");
+      status = -1;
+    }
     r->log.spent_ms += spent;
     if (status == 0) {
-      r->log.first_alone_ms = tune_median(alone, 2 * TUNE_PAIRS);
-      r->log.first_alone_noise_ms = tune_noise(alone, 2 * TUNE_PAIRS);
+      r->log.untuned_alone_ms = tune_median(alone, 2 * TUNE_PAIRS);
+      r->log.untuned_alone_noise_ms = tune_noise(alone, 2 * TUNE_PAIRS);
       tune_ops ops = {clock, step_clock_measure};
       status =
           tune_compare_always(&wins, untuned, &r->chosen, &ops, &r->log, -1,
                               TUNE_UNTUNED, TUNE_CHOSEN, TUNE_MIN_GAIN_STEPS);
     }
     if (status == 0 && r->log.count > 0)
-      wins = tune_rule_check(&r->log.record[r->log.count - 1].verdict,
-                             r->log.first_alone_ms, r->log.first_alone_noise_ms,
-                             TUNE_MIN_GAIN_STEPS);
+      wins = tune_rule_check(
+          &r->log.record[r->log.count - 1].verdict, r->log.untuned_alone_ms,
+          r->log.untuned_alone_noise_ms, TUNE_MIN_GAIN_STEPS);
   }
   step_clock_destroy(clock);
   if ((taken && mlp_snapshot_restore(snapshot, t->net, stream) != 0) ||
@@ -295,16 +300,20 @@ static int check(step_tune_report *r, const step_tune_target *t,
 
 /* The set the context apart chose, checked by a copy in a fresh context
  * (step_tune.h) when it differs from the untuned one; r->chosen becomes
- * the set the check keeps, and its comparison joins r->log. When the check
- * cannot run, the untuned set is kept (what --autotune off runs; the note
- * says why). */
-static void check_apart(step_tune_report *r, const step_tune_target *t,
-                        const step_tune_options *o, const char *key) {
+ * the set the check keeps, and its comparison joins r->log (as its last
+ * record, over the search's last when the log is full). Returns 0, or 1
+ * when the check could not run: the untuned set is then kept for this run
+ * (what an untuned run runs), said on stderr, and not cached. */
+static int check_apart(step_tune_report *r, const step_tune_target *t,
+                       const step_tune_options *o, const char *key) {
   tune_config untuned;
-  if (!untuned_of(&untuned, r)) return;
+  if (!untuned_of(&untuned, r)) return 0;
+  /* The chosen set's entry, the untuned set's, and the copy's (which a
+   * check leaves unwritten: trainer.c reads it as "a copy"). */
   tune_cache_entry *entries = malloc(3 * sizeof *entries);
   step_tune_report *copy = malloc(sizeof *copy);
   int status = entries && copy ? 0 : -1;
+  if (status != 0) fprintf(stderr, "step_tune: out of host memory\n");
   if (status == 0 && (step_slots_entry(&entries[0], t->ctx, r->calls, r->slots,
                                        r->slot_count, &r->chosen, key) != 0 ||
                       step_slots_entry(&entries[1], t->ctx, r->calls, r->slots,
@@ -318,27 +327,28 @@ static void check_apart(step_tune_report *r, const step_tune_target *t,
     status = o->tune_apart(o->apart_arg, &sets, copy, &entries[2]);
   }
   const tune_log *got = status == 0 ? &copy->log : NULL;
-  if (got && got->count > 0 && got->first_alone_ms > 0.0 &&
+  if (got && got->count > 0 && got->untuned_alone_ms > 0.0 &&
       got->record[got->count - 1].to == TUNE_CHOSEN) {
     const tune_record *c = &got->record[got->count - 1];
-    if (r->log.count < TUNE_MAX_RECORDS) r->log.record[r->log.count++] = *c;
+    if (r->log.count == TUNE_MAX_RECORDS) r->log.count--;
+    r->log.record[r->log.count++] = *c;
     r->log.comparisons++;
     r->log.spent_ms += got->spent_ms;
-    r->log.first_alone_ms = got->first_alone_ms;
-    r->log.first_alone_noise_ms = got->first_alone_noise_ms;
-    if (!tune_rule_check(&c->verdict, got->first_alone_ms,
-                         got->first_alone_noise_ms, TUNE_MIN_GAIN_STEPS))
+    r->log.untuned_alone_ms = got->untuned_alone_ms;
+    r->log.untuned_alone_noise_ms = got->untuned_alone_noise_ms;
+    if (!tune_rule_check(&c->verdict, got->untuned_alone_ms,
+                         got->untuned_alone_noise_ms, TUNE_MIN_GAIN_STEPS))
       r->chosen = untuned;
   } else {
     r->chosen = untuned;
-    size_t at = strlen(r->cache_note);
-    snprintf(r->cache_note + at, sizeof r->cache_note - at,
-             "%snot checked in a fresh context (see above): the untuned set "
-             "kept",
-             at ? "; " : "");
+    status = 1;
+    fprintf(stderr, "step_tune: note: the chosen set could not be checked in "
+                    "a fresh context (see above); this run takes the untuned "
+                    "set and caches nothing\n");
   }
   free(copy);
   free(entries);
+  return status == 0 ? 0 : 1;
 }
 
 /* The choices from the cache, when it holds this step's: 0, else 1 (the
@@ -391,7 +401,9 @@ static int from_apart(step_tune_report *r, const step_tune_target *t,
     memcpy(r->slots, apart->slots, sizeof r->slots);
     r->chosen = apart->chosen;
     r->log = apart->log;
-    r->ways_alone = apart->ways_alone; /* ways: the same in every context */
+    /* Way values name the same ways in every context (the times that
+     * decided them are the context apart's). */
+    r->ways_alone = apart->ways_alone;
     r->has_ways_alone = apart->has_ways_alone;
   }
   size_t at = strlen(r->cache_note);
@@ -428,10 +440,10 @@ static int keep(step_tune_report *r, const step_tune_target *t,
 
 /* A check copy's course (step_tune_options.check): the sets the entries
  * name, taken as they are stored (no list asked for), checked here, the
- * winner written into the layers and into *o->entry. Returns 0 or -1. */
+ * winner written into the layers (*o->entry is left as it is: the caller
+ * reads the check's record). Returns 0 or -1. */
 static int run_check(step_tune_report *r, const step_tune_target *t,
-                     const step_tune_options *o, const char *key,
-                     double started) {
+                     const step_tune_options *o, double started) {
   char why[256] = "";
   tune_config untuned;
   tune_log_init(&r->log, o->budget_ms);
@@ -448,9 +460,8 @@ static int run_check(step_tune_report *r, const step_tune_target *t,
   }
   if (check(r, t, &untuned) != 0) return -1;
   step_slots_apply(t->net, r->calls, r->slots, r->slot_count, &r->chosen, t->n);
-  int status = keep(r, t, o, "", key);
   r->choose_ms = now_ms() - started;
-  return status;
+  return 0;
 }
 
 int step_tune_run(step_tune_report *r, const step_tune_target *t,
@@ -479,9 +490,16 @@ int step_tune_run(step_tune_report *r, const step_tune_target *t,
     r->from_cache = from_cache(r, t, path, key) == 0;
   else if (path[0])
     snprintf(r->cache_note, sizeof r->cache_note, "refreshed");
-  if (o->check) return run_check(r, t, o, key, started);
+  if (o->check) return run_check(r, t, o, started);
   int apart = !r->from_cache && o->tune_apart && from_apart(r, t, o) == 0;
-  if (apart) check_apart(r, t, o, key);
+  int unchecked = apart && check_apart(r, t, o, key) != 0;
+  if (unchecked && path[0]) {
+    size_t at = strlen(r->cache_note);
+    snprintf(r->cache_note + at, sizeof r->cache_note - at,
+             "%snot written: the check in a fresh context did not run",
+             at ? "; " : "");
+    path[0] = '\0';
+  }
   if (!r->from_cache && !apart && tune(r, t, o) != 0) {
     /* The network keeps the warm-up's choices: cuBLASLt's first
      * candidates, and under auto every call fused. */

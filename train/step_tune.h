@@ -28,15 +28,19 @@
  * every candidate, and there the same step runs at another speed, so a
  * choice that differs from what an untuned run runs (cuBLASLt's first
  * candidates; under auto each call's way alone) is checked by a second
- * copy in a fresh context, which loads what the run's context will: the
- * first candidates (its warm-up), the untuned set's, then the chosen
- * set's (tune_rule_check); the untuned set runs where the check drops the
- * choice. On the H200 (docs/performance.md, "Session 11"): at a 1 %
+ * copy in a fresh context. Its warm-up loads the first candidates, as the
+ * run's does; it times the untuned step (under auto loading the twins its
+ * ways alone run), then loads the chosen set's kernels and times the two
+ * interleaved (tune_rule_check). So the chosen set is timed beside the
+ * kernels the run's context will hold, and beside the untuned set's twins
+ * too, which that context will not. The untuned set runs where the check
+ * drops the choice. On the H200 (docs/performance.md, "Session 11"): at a 1 %
  * algorithm floor, an algorithm 3-4 % faster in the first context lost
  * 1-2 % in the epochs (the check dropped it), one 1.4 % faster in the big
  * network's FP8 step gained 2 % (the check kept it); under auto, with
- * no check of the ways, 784-1024-1024-10 TF32 ran 1.03x and 1.09x
- * --autotune off in two calls, with it 0.95x and 0.96x.
+ * no check of the ways, 784-1024-1024-10 TF32 ReLU ran 1.031x and 1.094x
+ * --autotune off (session 10's call E, session 11's call B), with it
+ * 0.945x and 0.962x (calls C and D).
  *
  * The choices go to the network's layers (linear_layer.picks), so each
  * network (each mnist_bench row) keeps its own, and are kept in the

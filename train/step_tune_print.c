@@ -124,9 +124,9 @@ static void print_evidence(FILE *out, const step_tune_report *r) {
       fprintf(out,
               "; before the chosen set was loaded the untuned step ran %.4f "
               "+- %.4f: %s",
-              log->first_alone_ms, log->first_alone_noise_ms,
-              tune_rule_check(v, log->first_alone_ms, log->first_alone_noise_ms,
-                              TUNE_MIN_GAIN_STEPS)
+              log->untuned_alone_ms, log->untuned_alone_noise_ms,
+              tune_rule_check(v, log->untuned_alone_ms,
+                              log->untuned_alone_noise_ms, TUNE_MIN_GAIN_STEPS)
                   ? "chosen set kept"
                   : "untuned set kept");
     fprintf(out, "\n");

@@ -57,13 +57,13 @@ int tune_rule_out_early(const float *base, const float *cand, int pairs) {
   return tune_median(d, pairs) >= 0.0;
 }
 
-int tune_rule_check(const tune_verdict *v, double first_alone_ms,
-                    double first_alone_noise_ms, double floor) {
-  double gain = first_alone_ms - v->cand_ms;
+int tune_rule_check(const tune_verdict *v, double untuned_alone_ms,
+                    double untuned_alone_noise_ms, double floor) {
+  double gain = untuned_alone_ms - v->cand_ms;
   double line =
       TUNE_NOISE_K * sqrt(v->noise_ms * v->noise_ms +
-                          first_alone_noise_ms * first_alone_noise_ms);
-  if (floor * first_alone_ms > line) line = floor * first_alone_ms;
+                          untuned_alone_noise_ms * untuned_alone_noise_ms);
+  if (floor * untuned_alone_ms > line) line = floor * untuned_alone_ms;
   if (TUNE_CHECK_MIN_MS > line) line = TUNE_CHECK_MIN_MS;
   return v->wins && gain > line;
 }

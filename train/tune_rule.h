@@ -70,10 +70,11 @@
  * 8.82-8.85 ms an epoch), but the default network's unfused step kept a
  * set the check timed 1.2 % faster and ran 2 % slower (46.7 against 45.9),
  * two processes chose different algorithms in one slot of 784-100-10
- * (each never tried the other's: test_step_tune failed twice), and every
- * first run of the default network paid the check (1.25-1.43 s of wall
- * clock, against 1.21-1.22 at 10 %). So the floor stays at 10 %, and the check
- * guards what it lets through (docs/performance.md, "Session 11").
+ * (each never tried the other's: test_step_tune failed in three of four
+ * runs), and every first run of the default network paid the check
+ * (1.25-1.43 s of wall clock, against 1.21-1.22 at 10 %). So the floor
+ * stays at 10 %, and the check guards what it lets through
+ * (docs/performance.md, "Session 11").
  *
  * A comparison of the default network (four steps of ~0.1 ms per sample)
  * costs ~14 ms. A challenger whose first TUNE_EARLY_PAIRS pairs
@@ -125,16 +126,18 @@ int tune_rule_out_early(const float *base, const float *cand, int pairs);
 double tune_noise(const float *x, int count);
 
 /* The check in a fresh context (train/step_tune.h), which has loaded the
- * first candidates, the untuned set's and then the chosen set's kernels,
- * as the run's context will when it takes the set: `v` judges the chosen
+ * first candidates, the untuned set's and then the chosen set's kernels
+ * (the run's context holds the first and the chosen set's when it takes
+ * the set): `v` judges the chosen
  * set (the challenger) against the untuned one, interleaved, by `floor`;
- * first_alone_ms (noise first_alone_noise_ms) is the untuned step timed
+ * untuned_alone_ms (noise untuned_alone_noise_ms) is the untuned step timed
  * there before the chosen set's kernels were loaded, as the run's context
  * runs it when it drops the set. Loading a kernel can move the same step
- * by a few per cent either way (on the H200 the default network's untuned
- * step ran 2.7-7 % slower beside one more data-gradient kernel:
- * docs/performance.md, "Judged by the step"), so the set is kept only
- * when it also beats first_alone_ms: by floor x first_alone_ms, by
+ * by a few per cent (on the H200 the default network's untuned step ran
+ * 2.8-6.9 % slower in the check's timed steps beside one more
+ * data-gradient kernel, 3.7 % in a run's epochs: docs/performance.md,
+ * "Session 11"), so the set is kept only
+ * when it also beats untuned_alone_ms: by floor x untuned_alone_ms, by
  * TUNE_NOISE_K times the two medians' noise together, and by
  * TUNE_CHECK_MIN_MS. That last floor is the timed step's own error: on the
  * H200 a default-network set timed 1.2 us a step faster than the untuned
@@ -142,7 +145,7 @@ double tune_noise(const float *x, int count);
  * epochs: 3.5 us apart), while the big network's FP8 set that ran 2 %
  * faster in its epochs timed 3.7-5.5 us faster (docs/performance.md,
  * "Session 11"). Returns 1 to keep it. */
-int tune_rule_check(const tune_verdict *v, double first_alone_ms,
-                    double first_alone_noise_ms, double floor);
+int tune_rule_check(const tune_verdict *v, double untuned_alone_ms,
+                    double untuned_alone_noise_ms, double floor);
 
 #endif

@@ -102,19 +102,19 @@ typedef struct tune_record {
 
 typedef struct tune_log {
   tune_record record[TUNE_MAX_RECORDS];
-  int count;             /* records kept (at most TUNE_MAX_RECORDS) */
-  int comparisons;       /* comparisons made */
-  double spent_ms;       /* GPU time in timed steps */
-  double budget_ms;      /* the most spent_ms may reach before a comparison */
-  int budget_hit;        /* 1: a comparison was left out for the budget */
-  double ways_alone_ms;  /* wall clock of deciding the calls' ways alone
-                            (--mode auto, step_tune.c), outside the budget;
-                            0 when not decided */
-  double first_alone_ms; /* the check in a fresh context (step_tune.h):
-                            the first algorithms' step, ms, timed before
-                            the chosen set's kernels were loaded; 0: no
-                            check */
-  double first_alone_noise_ms; /* its noise (tune_noise) */
+  int count;               /* records kept (at most TUNE_MAX_RECORDS) */
+  int comparisons;         /* comparisons made */
+  double spent_ms;         /* GPU time in timed steps */
+  double budget_ms;        /* the most spent_ms may reach before a comparison */
+  int budget_hit;          /* 1: a comparison was left out for the budget */
+  double ways_alone_ms;    /* wall clock of deciding the calls' ways alone
+                              (--mode auto, step_tune.c), outside the budget;
+                              0 when not decided */
+  double untuned_alone_ms; /* the check in a fresh context (step_tune.h):
+                              the untuned step, ms, timed before the
+                              chosen set's kernels were loaded; 0: no
+                              check */
+  double untuned_alone_noise_ms; /* its noise (tune_noise) */
 } tune_log;
 
 /* A log with this budget, nothing spent. */
