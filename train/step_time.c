@@ -7,6 +7,7 @@
 
 #include "gpu/gpu_check.h"
 #include "gpu/gpu_graph.h"
+#include "layers/mlp_snapshot.h"
 #include "train/step_slots.h"
 
 enum { CLOCK_EVENTS = 2 * TUNE_PAIRS + 1 };
@@ -55,6 +56,21 @@ void step_clock_destroy(step_clock *k) {
   for (int i = 0; i < CLOCK_EVENTS; i++)
     if (k->ev[i]) cudaEventDestroy(k->ev[i]);
   free(k);
+}
+
+int step_time_kept(const step_tune_target *target, int (*work)(void *arg),
+                   void *arg) {
+  mlp_snapshot *snapshot = NULL;
+  cudaStream_t stream = target->ctx->stream;
+  if (mlp_snapshot_create(&snapshot, target->net) != 0) return -1;
+  int status = mlp_snapshot_take(snapshot, target->net, stream);
+  int taken = status == 0;
+  if (status == 0) status = work(arg);
+  if ((taken && mlp_snapshot_restore(snapshot, target->net, stream) != 0) ||
+      cudaStreamSynchronize(stream) != cudaSuccess)
+    status = -1;
+  mlp_snapshot_destroy(snapshot);
+  return status;
 }
 
 /* STEP_TIME_STEPS steps, as the graph holds them. */

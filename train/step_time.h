@@ -28,6 +28,14 @@ int step_clock_create(step_clock **out, const step_tune_target *target,
 /* Destroys its graphs and events; a no-op on NULL. */
 void step_clock_destroy(step_clock *clock);
 
+/* Runs work(arg) with `target`'s network state taken before and put back
+ * after (layers/mlp_snapshot.h: timed steps train the network; a
+ * candidate's run writes an FP8 D's amax into the scaling state), the
+ * stream synchronized. A failed take is not put back over the network.
+ * Returns work's status, or -1. */
+int step_time_kept(const step_tune_target *target, int (*work)(void *arg),
+                   void *arg);
+
 /* tune_ops.measure (tune_search.h) for a step_clock `self`. The first call
  * also picks the replays per sample from the step's time. */
 int step_clock_measure(void *self, const tune_config *a, const tune_config *b,

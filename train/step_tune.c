@@ -1,5 +1,6 @@
 /* step_tune.c: the step tuner's course (step_tune.h): the slots, the cache,
- * the search in its phases, the network put back, the choices applied. */
+ * the search in its phases, the network put back, the choices applied
+ * (the check in a fresh context: step_check.c). */
 #include "train/step_tune.h"
 
 #include <stdint.h>
@@ -8,8 +9,8 @@
 #include <time.h>
 
 #include "gpu/gpu_check.h"
-#include "layers/mlp_snapshot.h"
 #include "lt/lt_auto.h"
+#include "train/step_check.h"
 #include "train/step_slots.h"
 #include "train/step_time.h"
 #include "train/tune_apart.h"
@@ -210,145 +211,35 @@ static int search(tune_config *best, step_tune_report *r,
   return status;
 }
 
+/* tune()'s work, between the network's state kept and put back. */
+typedef struct tune_job {
+  step_tune_report *r;
+  const step_tune_target *t;
+} tune_job;
+
+static int tune_kept(void *arg) {
+  tune_job *job = arg;
+  step_tune_report *r = job->r;
+  step_clock *clock = NULL;
+  r->slot_count =
+      step_slots_build(r->slots, job->t, r->calls, r->call_count, 1);
+  int status = r->slot_count < 0 ? -1 : 0;
+  if (status == 0)
+    status =
+        step_clock_create(&clock, job->t, r->calls, r->slots, r->slot_count);
+  if (status == 0) status = search(&r->chosen, r, job->t, clock);
+  step_clock_destroy(clock);
+  return status;
+}
+
 /* Checks the slots' candidates and searches, with the network's state
  * kept before the first candidate runs and put back after the last step
- * (a candidate's run writes an FP8 D's amax into the scaling state). */
+ * (step_time_kept). */
 static int tune(step_tune_report *r, const step_tune_target *t,
                 const step_tune_options *o) {
-  mlp_snapshot *snapshot = NULL;
-  step_clock *clock = NULL;
-  cudaStream_t stream = t->ctx->stream;
   tune_log_init(&r->log, o->budget_ms > 0 ? o->budget_ms : STEP_TUNE_BUDGET_MS);
-  if (mlp_snapshot_create(&snapshot, t->net) != 0) return -1;
-  int status = mlp_snapshot_take(snapshot, t->net, stream);
-  int taken = status == 0; /* a failed take is not put back over the net */
-  if (status == 0) {
-    r->slot_count = step_slots_build(r->slots, t, r->calls, r->call_count, 1);
-    status = r->slot_count < 0 ? -1 : 0;
-  }
-  if (status == 0)
-    status = step_clock_create(&clock, t, r->calls, r->slots, r->slot_count);
-  if (status == 0) status = search(&r->chosen, r, t, clock);
-  step_clock_destroy(clock);
-  if ((taken && mlp_snapshot_restore(snapshot, t->net, stream) != 0) ||
-      cudaStreamSynchronize(stream) != cudaSuccess)
-    status = -1;
-  mlp_snapshot_destroy(snapshot);
-  return status;
-}
-
-/* *out = what an untuned run of r's step runs: cuBLASLt's first
- * candidates, and the ways of r->ways_alone where the search decided
- * them (else r->chosen's). Returns 1 when it differs from r->chosen. */
-static int untuned_of(tune_config *out, const step_tune_report *r) {
-  tune_first_algorithms(out, &r->chosen, r->slots, r->slot_count);
-  for (int i = 0; r->has_ways_alone && i < r->slot_count; i++)
-    if (r->slots[i].field == TUNE_FIELD_WAY)
-      out->value[i] = r->ways_alone.value[i];
-  return memcmp(out, &r->chosen, sizeof *out) != 0;
-}
-
-/* The check (step_tune_options.check) in this context, a fresh one whose
- * warm-up ran the first candidates: the untuned step timed alone, then
- * the chosen set (its kernels loaded now) against it, interleaved
- * (tune_rule_check); r->chosen ends as the set that wins. The network's
- * state is put back as tune() does. Returns 0 or -1. */
-static int check(step_tune_report *r, const step_tune_target *t,
-                 const tune_config *untuned) {
-  mlp_snapshot *snapshot = NULL;
-  step_clock *clock = NULL;
-  cudaStream_t stream = t->ctx->stream;
-  if (mlp_snapshot_create(&snapshot, t->net) != 0) return -1;
-  int status = mlp_snapshot_take(snapshot, t->net, stream);
-  int taken = status == 0, wins = 0;
-  if (status == 0)
-    status = step_clock_create(&clock, t, r->calls, r->slots, r->slot_count);
-  if (status == 0) {
-    /* The untuned step against itself: 2 x TUNE_PAIRS samples of it before
-     * the chosen set's kernels are loaded. */
-    float alone[2 * TUNE_PAIRS];
-    double spent = 0.0;
-    status = step_clock_measure(clock, untuned, untuned, TUNE_PAIRS, alone,
-                                alone + TUNE_PAIRS, &spent);
-    if (status > 0) {
-      fprintf(stderr, "step_tune: the untuned step was refused in the fresh "
-                      "context (expected it to run, as the run's does)\n");
-      status = -1;
-    }
-    r->log.spent_ms += spent;
-    if (status == 0) {
-      r->log.untuned_alone_ms = tune_median(alone, 2 * TUNE_PAIRS);
-      r->log.untuned_alone_noise_ms = tune_noise(alone, 2 * TUNE_PAIRS);
-      tune_ops ops = {clock, step_clock_measure};
-      status =
-          tune_compare_always(&wins, untuned, &r->chosen, &ops, &r->log, -1,
-                              TUNE_UNTUNED, TUNE_CHOSEN, TUNE_MIN_GAIN_STEPS);
-    }
-    if (status == 0 && r->log.count > 0)
-      wins = tune_rule_check(
-          &r->log.record[r->log.count - 1].verdict, r->log.untuned_alone_ms,
-          r->log.untuned_alone_noise_ms, TUNE_MIN_GAIN_STEPS);
-  }
-  step_clock_destroy(clock);
-  if ((taken && mlp_snapshot_restore(snapshot, t->net, stream) != 0) ||
-      cudaStreamSynchronize(stream) != cudaSuccess)
-    status = -1;
-  mlp_snapshot_destroy(snapshot);
-  if (status != 0 || !wins) r->chosen = *untuned;
-  return status;
-}
-
-/* The set the context apart chose, checked by a copy in a fresh context
- * (step_tune.h) when it differs from the untuned one; r->chosen becomes
- * the set the check keeps, and its comparison joins r->log (as its last
- * record, over the search's last when the log is full). Returns 0, or 1
- * when the check could not run: the untuned set is then kept for this run
- * (what an untuned run runs), said on stderr, and not cached. */
-static int check_apart(step_tune_report *r, const step_tune_target *t,
-                       const step_tune_options *o, const char *key) {
-  tune_config untuned;
-  if (!untuned_of(&untuned, r)) return 0;
-  /* The chosen set's entry, the untuned set's, and the copy's (which a
-   * check leaves unwritten: trainer.c reads it as "a copy"). */
-  tune_cache_entry *entries = malloc(3 * sizeof *entries);
-  step_tune_report *copy = malloc(sizeof *copy);
-  int status = entries && copy ? 0 : -1;
-  if (status != 0) fprintf(stderr, "step_tune: out of host memory\n");
-  if (status == 0 && (step_slots_entry(&entries[0], t->ctx, r->calls, r->slots,
-                                       r->slot_count, &r->chosen, key) != 0 ||
-                      step_slots_entry(&entries[1], t->ctx, r->calls, r->slots,
-                                       r->slot_count, &untuned, key) != 0))
-    status = -1;
-  /* The first context apart is destroyed beside nothing timed. */
-  gpu_context_settle(t->ctx);
-  if (status == 0) {
-    step_tune_check sets = {&entries[0], &entries[1]};
-    entries[2].count = -1;
-    status = o->tune_apart(o->apart_arg, &sets, copy, &entries[2]);
-  }
-  const tune_log *got = status == 0 ? &copy->log : NULL;
-  if (got && got->count > 0 && got->untuned_alone_ms > 0.0 &&
-      got->record[got->count - 1].to == TUNE_CHOSEN) {
-    const tune_record *c = &got->record[got->count - 1];
-    if (r->log.count == TUNE_MAX_RECORDS) r->log.count--;
-    r->log.record[r->log.count++] = *c;
-    r->log.comparisons++;
-    r->log.spent_ms += got->spent_ms;
-    r->log.untuned_alone_ms = got->untuned_alone_ms;
-    r->log.untuned_alone_noise_ms = got->untuned_alone_noise_ms;
-    if (!tune_rule_check(&c->verdict, got->untuned_alone_ms,
-                         got->untuned_alone_noise_ms, TUNE_MIN_GAIN_STEPS))
-      r->chosen = untuned;
-  } else {
-    r->chosen = untuned;
-    status = 1;
-    fprintf(stderr, "step_tune: note: the chosen set could not be checked in "
-                    "a fresh context (see above); this run takes the untuned "
-                    "set and caches nothing\n");
-  }
-  free(copy);
-  free(entries);
-  return status == 0 ? 0 : 1;
+  tune_job job = {r, t};
+  return step_time_kept(t, tune_kept, &job);
 }
 
 /* The choices from the cache, when it holds this step's: 0, else 1 (the
@@ -438,32 +329,6 @@ static int keep(step_tune_report *r, const step_tune_target *t,
   return 0;
 }
 
-/* A check copy's course (step_tune_options.check): the sets the entries
- * name, taken as they are stored (no list asked for), checked here, the
- * winner written into the layers (*o->entry is left as it is: the caller
- * reads the check's record). Returns 0 or -1. */
-static int run_check(step_tune_report *r, const step_tune_target *t,
-                     const step_tune_options *o, double started) {
-  char why[256] = "";
-  tune_config untuned;
-  tune_log_init(&r->log, o->budget_ms);
-  r->slot_count = step_slots_build(r->slots, t, r->calls, r->call_count, 0);
-  if (r->slot_count < 0 ||
-      step_slots_from_entry(&r->chosen, t->ctx, r->calls, r->slots,
-                            r->slot_count, o->check->chosen, 1, why,
-                            sizeof why) != 0 ||
-      step_slots_from_entry(&untuned, t->ctx, r->calls, r->slots, r->slot_count,
-                            o->check->untuned, 1, why, sizeof why) != 0) {
-    fprintf(stderr, "step_tune: the sets to check do not fit this step: %s\n",
-            why[0] ? why : lt_last_error(t->ctx));
-    return -1;
-  }
-  if (check(r, t, &untuned) != 0) return -1;
-  step_slots_apply(t->net, r->calls, r->slots, r->slot_count, &r->chosen, t->n);
-  r->choose_ms = now_ms() - started;
-  return 0;
-}
-
 int step_tune_run(step_tune_report *r, const step_tune_target *t,
                   const step_tune_options *o) {
   double started = now_ms();
@@ -490,9 +355,13 @@ int step_tune_run(step_tune_report *r, const step_tune_target *t,
     r->from_cache = from_cache(r, t, path, key) == 0;
   else if (path[0])
     snprintf(r->cache_note, sizeof r->cache_note, "refreshed");
-  if (o->check) return run_check(r, t, o, started);
+  if (o->check) {
+    int status = step_check_run(r, t, o);
+    r->choose_ms = now_ms() - started;
+    return status;
+  }
   int apart = !r->from_cache && o->tune_apart && from_apart(r, t, o) == 0;
-  int unchecked = apart && check_apart(r, t, o, key) != 0;
+  int unchecked = apart && step_check_apart(r, t, o, key) != 0;
   if (unchecked && path[0]) {
     size_t at = strlen(r->cache_note);
     snprintf(r->cache_note + at, sizeof r->cache_note - at,

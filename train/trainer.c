@@ -9,61 +9,19 @@
 #include "gpu/gpu_graph.h"
 #include "train/epoch_data.h"
 #include "train/step_tune.h"
+#include "train/trainer_state.h"
 #include "train/tune_apart.h"
-
-enum {
-  STAT_TRAIN_LOSS,
-  STAT_TRAIN_CORRECT,
-  STAT_TEST_LOSS,
-  STAT_TEST_CORRECT,
-  STAT_COUNT
-};
 
 /* Past this many steps per epoch (batches under 8 samples) one graph
  * would hold over 100 000 nodes; such epochs launch from the host. */
 enum { TRAINER_MAX_GRAPH_STEPS = 8192 };
-
-struct trainer {
-  gpu_context *ctx; /* borrowed */
-  trainer_config config;
-  mlp *net;
-  epoch_data *data;
-  float *h_lr, *d_lr; /* pinned / device: one lr per step of an epoch */
-  double *d_stats;    /* [STAT_COUNT] */
-  cudaEvent_t start, stop, test_stop;
-  cudaGraphExec_t train_graph, test_graph;
-  step_tune_report *tune;             /* what the step tuner chose, and why */
-  const mnist_dataset *source;        /* borrowed during trainer_create only */
-  tune_cache_entry *apart_entry;      /* not NULL: this trainer is the step
-                                         tuner's copy in a context apart, which
-                                         stops after tuning (tune_apart) */
-  const step_tune_check *apart_check; /* such a copy's sets to check
-                                         (step_tune_options.check), or
-                                         NULL: it searches */
-  int steps_done;  /* optimiser steps so far (config.max_steps) */
-  int epoch_steps; /* steps the epoch being enqueued runs */
-};
-
-static int train_steps(const trainer *t) {
-  return epoch_data_steps(t->data, &t->data->train);
-}
-
-/* Enqueues training step s of the epoch (no sync). */
-static int enqueue_step(trainer *t, int s) {
-  const epoch_data *d = t->data;
-  const trainer_config *c = &t->config;
-  return mlp_train_step(t->net, t->ctx, epoch_data_x(d, &d->train, s),
-                        epoch_data_y(d, &d->train, s),
-                        epoch_data_batch_size(d, &d->train, s), c->mode,
-                        t->d_lr + s, c->momentum, t->d_stats + STAT_TRAIN_LOSS);
-}
 
 /* Enqueues one epoch: the shuffle, then its training steps (all of them,
  * or up to config.max_steps in all) (no sync). */
 static int enqueue_train(trainer *t) {
   if (epoch_data_gather(t->data, &t->data->train) != 0) return -1;
   for (int s = 0; s < t->epoch_steps; s++)
-    if (enqueue_step(t, s) != 0) return -1;
+    if (trainer_enqueue_step(t, s) != 0) return -1;
   return 0;
 }
 
@@ -86,7 +44,7 @@ static int enqueue_test(trainer *t) {
 static int warm_up(trainer *t) {
   const epoch_data *d = t->data;
   if (t->config.mode == MLP_MODE_AUTO) mlp_set_ways(t->net, LT_AUTO_FUSED);
-  int steps[2] = {0, train_steps(t) - 1};
+  int steps[2] = {0, trainer_train_steps(t) - 1};
   if (epoch_data_gather(t->data, &d->train) != 0) return -1;
   for (int i = 0; i < 2; i++) {
     const void *x = epoch_data_x(d, &d->train, steps[i]);
@@ -112,7 +70,7 @@ static int enqueue_test_graph(void *t) {
 
 /* h_lr[s] for each step s of `epoch`. */
 static void schedule_fill(trainer *t, int epoch) {
-  int steps = train_steps(t);
+  int steps = trainer_train_steps(t);
   for (int s = 0; s < steps; s++)
     t->h_lr[s] = trainer_config_lr(&t->config, (double)epoch * steps + s,
                                    (double)steps * t->config.epochs);
@@ -126,7 +84,7 @@ static int enqueue_first_steps(void *arg, int count) {
   int full = t->data->train.count / t->config.batch;
   if (count > full) count = full > 0 ? full : 1;
   for (int s = 0; s < count; s++)
-    if (enqueue_step(t, s) != 0) return -1;
+    if (trainer_enqueue_step(t, s) != 0) return -1;
   return count;
 }
 
@@ -209,7 +167,7 @@ static int trainer_init(trainer *t, const mnist_dataset *data) {
   if (epoch_data_create(&t->data, data, c->batch, type, fp8, scale, shift,
                         t->ctx->stream) != 0)
     return -1;
-  int steps = train_steps(t);
+  int steps = trainer_train_steps(t);
   CUDA_CHECK(cudaMallocHost((void **)&t->h_lr, (size_t)steps * sizeof(float)));
   CUDA_CHECK(cudaMalloc((void **)&t->d_lr, (size_t)steps * sizeof(float)));
   CUDA_CHECK(cudaMalloc((void **)&t->d_stats, STAT_COUNT * sizeof(double)));
@@ -312,7 +270,7 @@ void trainer_destroy(trainer *t) {
 int trainer_run_epoch(trainer *t, int epoch, epoch_stats *stats) {
   cudaStream_t stream = t->ctx->stream;
   const trainer_config *c = &t->config;
-  t->epoch_steps = train_steps(t);
+  t->epoch_steps = trainer_train_steps(t);
   if (c->max_steps > 0 && t->steps_done + t->epoch_steps > c->max_steps)
     t->epoch_steps = c->max_steps - t->steps_done;
   /* The previous epoch ended with a sync, so the pinned buffers are free. */
@@ -320,7 +278,7 @@ int trainer_run_epoch(trainer *t, int epoch, epoch_stats *stats) {
     return -1;
   schedule_fill(t, epoch);
   CUDA_CHECK(cudaMemcpyAsync(t->d_lr, t->h_lr,
-                             (size_t)train_steps(t) * sizeof(float),
+                             (size_t)trainer_train_steps(t) * sizeof(float),
                              cudaMemcpyHostToDevice, stream));
   CUDA_CHECK(
       cudaMemsetAsync(t->d_stats, 0, STAT_COUNT * sizeof(double), stream));
@@ -344,7 +302,8 @@ int trainer_run_epoch(trainer *t, int epoch, epoch_stats *stats) {
   CUDA_CHECK(cudaEventElapsedTime(&s.test_ms, t->stop, t->test_stop));
   /* The samples this epoch trained on (all, unless max_steps ended it). */
   double trained = (double)t->epoch_steps * c->batch;
-  if (trained > t->data->train.count || t->epoch_steps == train_steps(t))
+  if (trained > t->data->train.count ||
+      t->epoch_steps == trainer_train_steps(t))
     trained = t->data->train.count;
   t->steps_done += t->epoch_steps;
   s.train_loss = t->epoch_steps ? h_stats[STAT_TRAIN_LOSS] / trained : 0.0;
@@ -354,56 +313,4 @@ int trainer_run_epoch(trainer *t, int epoch, epoch_stats *stats) {
   s.test_accuracy = h_stats[STAT_TEST_CORRECT] / t->data->test.count;
   *stats = s;
   return isfinite(s.train_loss) ? 0 : 1;
-}
-
-/* The first batch of the epoch: n is its real size, which is the whole
- * training split when that is smaller than a batch. */
-static int enqueue_one_step(trainer *t) {
-  return enqueue_step(t, 0);
-}
-
-static int enqueue_one_step_graph(void *t) {
-  return enqueue_one_step(t);
-}
-
-int trainer_step_once(trainer *t) {
-  if (enqueue_one_step(t) != 0) return -1;
-  CUDA_CHECK(cudaStreamSynchronize(t->ctx->stream));
-  return 0;
-}
-
-int trainer_capture_step(trainer *t, cudaGraph_t *graph) {
-  return gpu_graph_capture(graph, t->ctx->stream, enqueue_one_step_graph, t);
-}
-
-int trainer_steps_per_epoch(const trainer *t) {
-  return train_steps(t);
-}
-
-const mlp *trainer_network(const trainer *t) {
-  return t->net;
-}
-
-int trainer_step_calls(const trainer *t, mlp_call calls[MLP_MAX_STEP_CALLS]) {
-  const epoch_data *d = t->data;
-  return mlp_step_calls(t->net, epoch_data_x(d, &d->train, 0),
-                        epoch_data_batch_size(d, &d->train, 0),
-                        t->ctx->options.chain, calls);
-}
-
-const step_tune_report *trainer_tune_report(const trainer *t) {
-  return t->tune;
-}
-
-int trainer_steps_done(const trainer *t) {
-  return t->steps_done;
-}
-
-int trainer_get_params(const trainer *t, float *h_slab) {
-  return mlp_get_params(t->net, t->ctx, h_slab);
-}
-
-void trainer_pixel_transform(const trainer *t, float *scale, float *shift) {
-  *scale = t->data->pixel_scale;
-  *shift = t->data->pixel_shift;
 }

@@ -1,0 +1,147 @@
+/* step_check.c: the check in a fresh context of a set the step tuner
+ * chose apart (step_check.h). */
+#include "train/step_check.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu/gpu_context.h"
+#include "train/step_slots.h"
+#include "train/step_time.h"
+
+/* *out = what an untuned run of r's step runs: cuBLASLt's first
+ * candidates, and the ways of r->ways_alone where the search decided
+ * them (else r->chosen's). Returns 1 when it differs from r->chosen. */
+static int untuned_of(tune_config *out, const step_tune_report *r) {
+  tune_first_algorithms(out, &r->chosen, r->slots, r->slot_count);
+  for (int i = 0; r->has_ways_alone && i < r->slot_count; i++)
+    if (r->slots[i].field == TUNE_FIELD_WAY)
+      out->value[i] = r->ways_alone.value[i];
+  return memcmp(out, &r->chosen, sizeof *out) != 0;
+}
+
+/* check()'s work, between the network's state kept and put back. */
+typedef struct check_job {
+  step_tune_report *r;
+  const step_tune_target *t;
+  const tune_config *untuned;
+  int wins;
+} check_job;
+
+static int check_kept(void *arg) {
+  check_job *job = arg;
+  step_tune_report *r = job->r;
+  step_clock *clock = NULL;
+  int status =
+      step_clock_create(&clock, job->t, r->calls, r->slots, r->slot_count);
+  if (status == 0) {
+    /* The untuned step against itself: 2 x TUNE_PAIRS samples of it before
+     * the chosen set's kernels are loaded. */
+    float alone[2 * TUNE_PAIRS];
+    double spent = 0.0;
+    status = step_clock_measure(clock, job->untuned, job->untuned, TUNE_PAIRS,
+                                alone, alone + TUNE_PAIRS, &spent);
+    if (status > 0) {
+      fprintf(stderr, "step_tune: the untuned step was refused in the fresh "
+                      "context (expected it to run, as the run's does)\n");
+      status = -1;
+    }
+    r->log.spent_ms += spent;
+    if (status == 0) {
+      r->log.untuned_alone_ms = tune_median(alone, 2 * TUNE_PAIRS);
+      r->log.untuned_alone_noise_ms = tune_noise(alone, 2 * TUNE_PAIRS);
+      tune_ops ops = {clock, step_clock_measure};
+      status = tune_compare_always(&job->wins, job->untuned, &r->chosen, &ops,
+                                   &r->log, -1, TUNE_UNTUNED, TUNE_CHOSEN,
+                                   TUNE_MIN_GAIN_STEPS);
+    }
+    if (status == 0 && r->log.count > 0)
+      job->wins = tune_rule_check(
+          &r->log.record[r->log.count - 1].verdict, r->log.untuned_alone_ms,
+          r->log.untuned_alone_noise_ms, TUNE_MIN_GAIN_STEPS);
+  }
+  step_clock_destroy(clock);
+  return status;
+}
+
+/* The check (step_tune_options.check) in this context, a fresh one whose
+ * warm-up ran the first candidates: the untuned step timed alone, then
+ * the chosen set (its kernels loaded now) against it, interleaved
+ * (tune_rule_check), the network put back (step_time_kept); r->chosen
+ * ends as the set that wins. Returns 0 or -1. */
+static int check(step_tune_report *r, const step_tune_target *t,
+                 const tune_config *untuned) {
+  check_job job = {r, t, untuned, 0};
+  int status = step_time_kept(t, check_kept, &job);
+  if (status != 0 || !job.wins) r->chosen = *untuned;
+  return status;
+}
+
+int step_check_apart(step_tune_report *r, const step_tune_target *t,
+                     const step_tune_options *o, const char *key) {
+  tune_config untuned;
+  if (!untuned_of(&untuned, r)) return 0;
+  /* The chosen set's entry, the untuned set's, and the copy's (which a
+   * check leaves unwritten: trainer.c reads it as "a copy"). */
+  tune_cache_entry *entries = malloc(3 * sizeof *entries);
+  step_tune_report *copy = malloc(sizeof *copy);
+  int status = entries && copy ? 0 : -1;
+  if (status != 0) fprintf(stderr, "step_tune: out of host memory\n");
+  if (status == 0 && (step_slots_entry(&entries[0], t->ctx, r->calls, r->slots,
+                                       r->slot_count, &r->chosen, key) != 0 ||
+                      step_slots_entry(&entries[1], t->ctx, r->calls, r->slots,
+                                       r->slot_count, &untuned, key) != 0))
+    status = -1;
+  /* The first context apart is destroyed beside nothing timed. */
+  gpu_context_settle(t->ctx);
+  if (status == 0) {
+    step_tune_check sets = {&entries[0], &entries[1]};
+    entries[2].count = -1;
+    status = o->tune_apart(o->apart_arg, &sets, copy, &entries[2]);
+  }
+  const tune_log *got = status == 0 ? &copy->log : NULL;
+  if (got && got->count > 0 && got->untuned_alone_ms > 0.0 &&
+      got->record[got->count - 1].to == TUNE_CHOSEN) {
+    const tune_record *c = &got->record[got->count - 1];
+    if (r->log.count == TUNE_MAX_RECORDS) r->log.count--;
+    r->log.record[r->log.count++] = *c;
+    r->log.comparisons++;
+    r->log.spent_ms += got->spent_ms;
+    r->log.untuned_alone_ms = got->untuned_alone_ms;
+    r->log.untuned_alone_noise_ms = got->untuned_alone_noise_ms;
+    if (!tune_rule_check(&c->verdict, got->untuned_alone_ms,
+                         got->untuned_alone_noise_ms, TUNE_MIN_GAIN_STEPS))
+      r->chosen = untuned;
+  } else {
+    r->chosen = untuned;
+    status = 1;
+    fprintf(stderr, "step_tune: note: the chosen set could not be checked in "
+                    "a fresh context (see above); this run takes the untuned "
+                    "set and caches nothing\n");
+  }
+  free(copy);
+  free(entries);
+  return status == 0 ? 0 : 1;
+}
+
+int step_check_run(step_tune_report *r, const step_tune_target *t,
+                   const step_tune_options *o) {
+  char why[256] = "";
+  tune_config untuned;
+  tune_log_init(&r->log, o->budget_ms);
+  r->slot_count = step_slots_build(r->slots, t, r->calls, r->call_count, 0);
+  if (r->slot_count < 0 ||
+      step_slots_from_entry(&r->chosen, t->ctx, r->calls, r->slots,
+                            r->slot_count, o->check->chosen, 1, why,
+                            sizeof why) != 0 ||
+      step_slots_from_entry(&untuned, t->ctx, r->calls, r->slots, r->slot_count,
+                            o->check->untuned, 1, why, sizeof why) != 0) {
+    fprintf(stderr, "step_tune: the sets to check do not fit this step: %s\n",
+            why[0] ? why : lt_last_error(t->ctx));
+    return -1;
+  }
+  if (check(r, t, &untuned) != 0) return -1;
+  step_slots_apply(t->net, r->calls, r->slots, r->slot_count, &r->chosen, t->n);
+  return 0;
+}
