@@ -8,7 +8,8 @@
  * For an FP8 network each batch is its FP8 input instead (mlp_fp8.h's
  * batch: the scale record, X8 and X8T, E4M3 with the pixels' scale), cast
  * here so that no step casts its input. The training split is re-gathered
- * in a fresh order once per epoch (one kernel, and for FP8 one transpose);
+ * in a fresh order once per epoch (one kernel; for FP8 it writes X8 and
+ * X8T);
  * the test split is gathered once, in file order.
  */
 #ifndef MNIST_EPILOGS_EPOCH_DATA_H
@@ -62,8 +63,8 @@ void epoch_data_destroy(epoch_data *d);
  * epoch). Returns 0 or -1. */
 int epoch_data_shuffle(epoch_data *d, unsigned long long seed, int epoch);
 
-/* Enqueues the gather of `split` into batch order: one kernel (FP8: and
- * the transposes of its batches). */
+/* Enqueues the gather of `split` into batch order: one kernel (FP8: X8
+ * and X8T of every batch). */
 int epoch_data_gather(epoch_data *d, const epoch_split *split);
 
 /* Batches of a split, the samples in batch `step` (the last may be
