@@ -75,8 +75,8 @@ START_TEST(every_row_reads_back) {
   static tune_report_text t;
   static char text[16384];
   make_report(&r);
-  add_record(&r, 0, 0, 3, 1.0, -0.15, 0.001, 1); /* margin 1.5 */
-  add_record(&r, 3, 0, 1, 1.0, -0.5, 0.001, 1);  /* margin 5 */
+  add_record(&r, 0, 0, 3, 1.0, -0.015, 0.001, 1); /* margin 1.5 */
+  add_record(&r, 3, 0, 1, 1.0, -0.05, 0.001, 1);  /* margin 5 */
   add_record(&r, 2, LT_AUTO_FUSED, LT_AUTO_SPLIT, 1.0, -0.09, 0.001, 1);
   add_record(&r, 3, 1, 2, 1.0, +0.01, 0.001, 0); /* out early */
   tune_record *refused = &r.log.record[r.log.count++];
@@ -128,6 +128,28 @@ START_TEST(every_row_reads_back) {
 }
 END_TEST
 
+/* A check of sets that differ in ways only (tune_rule_check): the row
+ * says so and its margin is the pairs' alone, though the chosen set beat
+ * the untuned step alone by less than TUNE_CHECK_MIN_MS. */
+START_TEST(a_ways_only_check_reads_back) {
+  static step_tune_report r;
+  static tune_report_text t;
+  static char text[16384];
+  make_report(&r);
+  /* 0.0045 over 4 x its noise 0.0002: margin 5.6. */
+  add_record(&r, -1, TUNE_UNTUNED, TUNE_CHOSEN, 0.0943, -0.0045, 0.0002, 1);
+  r.log.untuned_alone_ms = 0.0926;
+  r.log.untuned_alone_noise_ms = 0.0001;
+  r.log.check_ways_only = 1;
+  printed(&t, &r, text, sizeof text);
+  ck_assert_msg(strstr(text, "untuned step ran 0.0926 +- 0.0001 (ways only: "
+                             "the pairs decide): chosen set kept\n") != NULL,
+                "no ways-only check row in:\n%s", text);
+  ck_assert_int_eq(t.checked, 1);
+  ck_assert(t.check_margin > 5.6 && t.check_margin < 5.7);
+}
+END_TEST
+
 /* tune_report_text_differ on the printed and read-back reports ra, rb. */
 static int differ_printed(const step_tune_report *ra,
                           const step_tune_report *rb, char *why, size_t size) {
@@ -151,10 +173,11 @@ static int differ(double margin_a, double margin_b, int b_tried, int b_spent) {
     r->chosen.value[2] = 1;
   }
   rb.chosen.value[0] = 0;
-  add_record(&ra, 0, 0, 3, 1.0, -TUNE_MIN_GAIN * margin_a, 0.0001,
-             margin_a > 1);
+  add_record(&ra, 0, 0, 3, 1.0, -tune_floor_ms(TUNE_FLOOR_ALGO, 1.0) * margin_a,
+             0.0001, margin_a > 1);
   if (b_tried)
-    add_record(&rb, 0, 0, 3, 1.0, -TUNE_MIN_GAIN * margin_b, 0.0001, 0);
+    add_record(&rb, 0, 0, 3, 1.0,
+               -tune_floor_ms(TUNE_FLOOR_ALGO, 1.0) * margin_b, 0.0001, 0);
   rb.log.budget_hit = b_spent;
   int result = differ_printed(&ra, &rb, why, sizeof why);
   printf("%.2f / %.2f, tried %d, spent %d: %d %s\n", margin_a, margin_b,
@@ -231,6 +254,7 @@ int main(void) {
   Suite *suite = suite_create("tune_report_text");
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, every_row_reads_back);
+  tcase_add_test(tc, a_ways_only_check_reads_back);
   tcase_add_test(tc, differences_only_near_the_line);
   tcase_add_test(tc, a_check_near_the_line_excuses_the_algorithms);
   tcase_add_test(tc, whole_steps_are_not_judged_by_slot);

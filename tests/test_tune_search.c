@@ -133,13 +133,14 @@ START_TEST(a_real_gain_wins) {
 }
 END_TEST
 
-/* A 5 % gain, below a slot's floor (TUNE_MIN_GAIN: the timed step and the
- * epoch disagree by more): the first stays even without noise. */
+/* A 5 % gain of a 0.1 ms step, below an algorithm's floor
+ * (TUNE_MIN_GAIN_MS, 6 us: the timed step and the epoch disagree by more):
+ * the first stays even without noise. */
 START_TEST(gain_below_the_floor_stays) {
   tune_slot slots[1];
   make_slots(slots, 1, 2);
-  fake_step f = fake_step_make(1, 1.0, 0.0, 3);
-  f.cost[0][1] = -0.05;
+  fake_step f = fake_step_make(1, 0.1, 0.0, 3);
+  f.cost[0][1] = -0.005;
   tune_config c;
   tune_log log;
   ck_assert_int_eq(search(&f, &c, slots, &log, 1e9), 0);
@@ -150,46 +151,57 @@ START_TEST(gain_below_the_floor_stays) {
 END_TEST
 
 /* The value the search leaves in a two-value slot of `field` whose
- * second value is `gain` faster, without noise. */
-static int searched(tune_field field, double gain) {
+ * second value is `gain` (a fraction of a step of step_ms) faster, without
+ * noise. */
+static int searched(tune_field field, double step_ms, double gain) {
   tune_slot slots[1];
   make_slots(slots, 1, 2);
   slots[0].field = field;
-  fake_step f = fake_step_make(1, 1.0, 0.0, 1);
-  f.cost[0][1] = -gain;
+  fake_step f = fake_step_make(1, step_ms, 0.0, 1);
+  f.cost[0][1] = -gain * step_ms;
   tune_config c;
   tune_log log;
   ck_assert_int_eq(search(&f, &c, slots, &log, 1e9), 0);
   return c.value[0];
 }
 
-/* Each slot is judged by its field's floor (tune_slot_floor): 5 %: a way
- * wins, an algorithm stays; 2 %: neither. */
+/* Each slot is judged by its field's floor (tune_slot_floor). A 0.1 ms
+ * step, 5 %: a way wins, an algorithm stays (5 us); 2 %: neither. A 1 ms
+ * step, 2 %: an algorithm wins (20 us), a way stays. */
 START_TEST(a_slot_is_judged_by_its_fields_floor) {
-  ck_assert(tune_slot_floor(&(tune_slot){.field = TUNE_FIELD_WAY}) ==
-            TUNE_MIN_GAIN_WAY);
-  ck_assert(tune_slot_floor(&(tune_slot){.field = TUNE_FIELD_ALGO}) ==
-            TUNE_MIN_GAIN);
-  ck_assert(tune_slot_floor(&(tune_slot){.field = TUNE_FIELD_PLAIN}) ==
-            TUNE_MIN_GAIN);
-  ck_assert_int_eq(searched(TUNE_FIELD_WAY, 0.05), 1);
-  ck_assert_int_eq(searched(TUNE_FIELD_ALGO, 0.05), 0);
-  ck_assert_int_eq(searched(TUNE_FIELD_WAY, 0.02), 0);
+  tune_floor way = tune_slot_floor(&(tune_slot){.field = TUNE_FIELD_WAY});
+  tune_floor algo = tune_slot_floor(&(tune_slot){.field = TUNE_FIELD_ALGO});
+  tune_floor plain = tune_slot_floor(&(tune_slot){.field = TUNE_FIELD_PLAIN});
+  ck_assert(way.fraction == TUNE_MIN_GAIN_WAY && way.ms == 0.0 &&
+            way.ample == TUNE_MIN_GAIN_WAY);
+  ck_assert(algo.fraction == TUNE_MIN_GAIN && algo.ms == TUNE_MIN_GAIN_MS &&
+            algo.ample == TUNE_MIN_GAIN_AMPLE);
+  ck_assert(plain.fraction == algo.fraction && plain.ms == algo.ms &&
+            plain.ample == algo.ample);
+  ck_assert_int_eq(searched(TUNE_FIELD_WAY, 0.1, 0.05), 1);
+  ck_assert_int_eq(searched(TUNE_FIELD_ALGO, 0.1, 0.05), 0);
+  ck_assert_int_eq(searched(TUNE_FIELD_WAY, 0.1, 0.02), 0);
+  ck_assert_int_eq(searched(TUNE_FIELD_ALGO, 0.1, 0.02), 0);
+  ck_assert_int_eq(searched(TUNE_FIELD_ALGO, 1.0, 0.02), 1);
+  ck_assert_int_eq(searched(TUNE_FIELD_WAY, 1.0, 0.02), 0);
 }
 END_TEST
 
 /* Ways each 2 % faster (beyond the noise, under the 3 % way floor): one
  * alone stays; two are tried together after the visits and win (4 %),
- * judged as one challenger; an algorithm's near gains are never combined
- * (its floor guards against the timed step and the epoch disagreeing). */
-static int near_winners_taken(tune_field field, int slot_count) {
+ * judged as one challenger; an algorithm's near gains (5 us of a 0.1 ms
+ * step, under its 6 us floor) are never combined (its floor guards against
+ * the timed step and the epoch disagreeing). Each slot's second value is
+ * `gain` of a step of step_ms faster, the noise 0.1 % of the step. */
+static int near_winners_taken(tune_field field, int slot_count, double step_ms,
+                              double gain) {
   tune_slot slots[3];
   make_slots(slots, slot_count, 2);
   for (int s = 0; s < slot_count; s++)
     slots[s].field = field;
-  fake_step f = fake_step_make(slot_count, 1.0, 0.001, 11);
+  fake_step f = fake_step_make(slot_count, step_ms, 0.001 * step_ms, 11);
   for (int s = 0; s < slot_count; s++)
-    f.cost[s][1] = -0.02;
+    f.cost[s][1] = -gain * step_ms;
   tune_config c;
   tune_log log;
   ck_assert_int_eq(search(&f, &c, slots, &log, 1e9), 0);
@@ -200,10 +212,10 @@ static int near_winners_taken(tune_field field, int slot_count) {
 }
 
 START_TEST(near_winners_win_together) {
-  ck_assert_int_eq(near_winners_taken(TUNE_FIELD_WAY, 1), 0);
-  ck_assert_int_eq(near_winners_taken(TUNE_FIELD_WAY, 2), 2);
-  ck_assert_int_eq(near_winners_taken(TUNE_FIELD_WAY, 3), 3);
-  ck_assert_int_eq(near_winners_taken(TUNE_FIELD_ALGO, 3), 0);
+  ck_assert_int_eq(near_winners_taken(TUNE_FIELD_WAY, 1, 1.0, 0.02), 0);
+  ck_assert_int_eq(near_winners_taken(TUNE_FIELD_WAY, 2, 1.0, 0.02), 2);
+  ck_assert_int_eq(near_winners_taken(TUNE_FIELD_WAY, 3, 1.0, 0.02), 3);
+  ck_assert_int_eq(near_winners_taken(TUNE_FIELD_ALGO, 3, 0.1, 0.05), 0);
 }
 END_TEST
 
@@ -293,33 +305,6 @@ START_TEST(first_algorithms_keep_the_ways) {
   ck_assert_int_eq(first.value[1], 0);
   ck_assert_int_eq(first.value[2], 2);
   ck_assert_int_eq(first.value[3], 0);
-}
-END_TEST
-
-/* The check keeps a set only when it wins the pairs and also beats the
- * untuned step as it ran before the set's kernels were loaded (on the
- * H200 the default network's untuned step ran 0.1023 ms alone, 0.1094
- * beside the chosen set's kernels, which ran 0.1052: the pairs said 4 %
- * faster, the epochs 1 % slower), by TUNE_CHECK_MIN_MS at least (a set
- * timed 1.2 us faster than the untuned one alone ran 2 % slower in its
- * epochs). */
-START_TEST(a_check_needs_both_gains) {
-  tune_verdict v = {.pairs = TUNE_PAIRS,
-                    .base_ms = 0.1094,
-                    .cand_ms = 0.1052,
-                    .diff_ms = -0.0042,
-                    .noise_ms = 0.0003,
-                    .wins = 1};
-  ck_assert_int_eq(tune_rule_check(&v, 0.1023, 0.0001, TUNE_MIN_GAIN_STEPS), 0);
-  ck_assert_int_eq(tune_rule_check(&v, 0.1090, 0.0001, TUNE_MIN_GAIN_STEPS), 1);
-  /* 0.0064 ms faster: within the two medians' noise (4 x 0.0017). */
-  ck_assert_int_eq(tune_rule_check(&v, 0.1116, 0.0017, TUNE_MIN_GAIN_STEPS), 0);
-  /* 0.0020 ms faster: beyond the noise and 0.5 %, short of the 3 us. */
-  v.cand_ms = 0.0961;
-  ck_assert_int_eq(tune_rule_check(&v, 0.0981, 0.0001, TUNE_MIN_GAIN_STEPS), 0);
-  ck_assert_int_eq(tune_rule_check(&v, 0.0992, 0.0001, TUNE_MIN_GAIN_STEPS), 1);
-  v.wins = 0; /* lost the pairs */
-  ck_assert_int_eq(tune_rule_check(&v, 0.2000, 0.0001, TUNE_MIN_GAIN_STEPS), 0);
 }
 END_TEST
 
@@ -452,11 +437,11 @@ START_TEST(compare_always_ignores_the_budget) {
   tune_config a = {{0}}, b = {{1}};
   int wins = -1;
   ck_assert_int_eq(
-      tune_compare(&wins, &a, &b, &ops, &log, -1, 1, 2, TUNE_MIN_GAIN), 1);
+      tune_compare(&wins, &a, &b, &ops, &log, -1, 1, 2, TUNE_FLOOR_ALGO), 1);
   ck_assert_int_eq(wins, 0);
   ck_assert_int_eq(f.measures, 0);
   ck_assert_int_eq(tune_compare_always(&wins, &a, &b, &ops, &log, -1, 1, 2,
-                                       TUNE_MIN_GAIN_STEPS),
+                                       TUNE_FLOOR_STEPS),
                    0);
   ck_assert_int_eq(wins, 1);
   ck_assert_int_eq(log.comparisons, 1);
@@ -532,7 +517,6 @@ int main(void) {
   tcase_add_test(tc, a_beaten_near_winner_is_forgotten);
   tcase_add_test(tc, whole_step_records_are_named);
   tcase_add_test(tc, first_algorithms_keep_the_ways);
-  tcase_add_test(tc, a_check_needs_both_gains);
   suite_add_tcase(suite, tc);
   return test_run_suite(suite, 0);
 }

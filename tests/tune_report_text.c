@@ -10,10 +10,10 @@
 
 /* The floor tune_rule.h holds a slot's challengers to (its field: the
  * last word of "weights 2 algo"; tune_slot_floor). */
-static double slot_floor(const char *slot) {
+static tune_floor slot_floor(const char *slot) {
   const char *field = strrchr(slot, ' ');
-  return field && strcmp(field + 1, "way") == 0 ? TUNE_MIN_GAIN_WAY
-                                                : TUNE_MIN_GAIN;
+  return field && strcmp(field + 1, "way") == 0 ? TUNE_FLOOR_WAY
+                                                : TUNE_FLOOR_ALGO;
 }
 
 /* line[0 .. len) without its leading and trailing blanks, into out. */
@@ -52,11 +52,12 @@ static void read_slot(tune_report_text *r, const char *line, size_t len) {
   r->slots++;
 }
 
-/* The gain -diff over the rule's line, max(TUNE_NOISE_K noise, floor x
- * incumbent) (tune_rule.h): above 1 won. */
-static double margin(double base, double diff, double noise, double floor) {
+/* The gain -diff over the rule's line, max(TUNE_NOISE_K noise, the
+ * floor's least gain for the incumbent) (tune_rule.h): above 1 won. */
+static double margin(double base, double diff, double noise, tune_floor floor) {
   double line_ms = TUNE_NOISE_K * noise;
-  if (floor * base > line_ms) line_ms = floor * base;
+  if (tune_floor_ms(floor, base) > line_ms)
+    line_ms = tune_floor_ms(floor, base);
   return line_ms > 0 ? -diff / line_ms : 0.0;
 }
 
@@ -90,9 +91,10 @@ static void read_verdict(tune_report_text *r, const char *line, size_t len) {
     const char *before = strstr(colon, "the untuned step ran ");
     double alone, alone_noise;
     r->checked = 1;
-    r->check_margin = margin(base, diff, noise, TUNE_MIN_GAIN_STEPS);
-    if (before && sscanf(before, "the untuned step ran %lf +- %lf", &alone,
-                         &alone_noise) == 2) {
+    r->check_margin = margin(base, diff, noise, TUNE_FLOOR_STEPS);
+    if (before && !strstr(before, "(ways only") &&
+        sscanf(before, "the untuned step ran %lf +- %lf", &alone,
+               &alone_noise) == 2) {
       /* tune_rule_check's line: the floor, the two medians' noise, and
        * TUNE_CHECK_MIN_MS. */
       double line =

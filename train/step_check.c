@@ -21,6 +21,17 @@ static int untuned_of(tune_config *out, const step_tune_report *r) {
   return memcmp(out, &r->chosen, sizeof *out) != 0;
 }
 
+/* 1 when `chosen` differs from `untuned` in the calls' ways only: every
+ * other slot holds the same value, cuBLASLt's first (tune_rule_check). */
+static int ways_only(const step_tune_report *r, const tune_config *chosen,
+                     const tune_config *untuned) {
+  for (int i = 0; i < r->slot_count; i++)
+    if (r->slots[i].field != TUNE_FIELD_WAY &&
+        chosen->value[i] != untuned->value[i])
+      return 0;
+  return 1;
+}
+
 /* check()'s work, between the network's state kept and put back. */
 typedef struct check_job {
   step_tune_report *r;
@@ -54,12 +65,14 @@ static int check_kept(void *arg) {
       tune_ops ops = {clock, step_clock_measure};
       status = tune_compare_always(&job->wins, job->untuned, &r->chosen, &ops,
                                    &r->log, -1, TUNE_UNTUNED, TUNE_CHOSEN,
-                                   TUNE_MIN_GAIN_STEPS);
+                                   TUNE_FLOOR_STEPS);
     }
+    r->log.check_ways_only = ways_only(r, &r->chosen, job->untuned);
     if (status == 0 && r->log.count > 0)
-      job->wins = tune_rule_check(
-          &r->log.record[r->log.count - 1].verdict, r->log.untuned_alone_ms,
-          r->log.untuned_alone_noise_ms, TUNE_MIN_GAIN_STEPS);
+      job->wins = tune_rule_check(&r->log.record[r->log.count - 1].verdict,
+                                  r->log.untuned_alone_ms,
+                                  r->log.untuned_alone_noise_ms,
+                                  TUNE_MIN_GAIN_STEPS, r->log.check_ways_only);
   }
   step_clock_destroy(clock);
   return status;
@@ -110,8 +123,10 @@ int step_check_apart(step_tune_report *r, const step_tune_target *t,
     r->log.spent_ms += got->spent_ms;
     r->log.untuned_alone_ms = got->untuned_alone_ms;
     r->log.untuned_alone_noise_ms = got->untuned_alone_noise_ms;
+    r->log.check_ways_only = ways_only(r, &r->chosen, &untuned);
     if (!tune_rule_check(&c->verdict, got->untuned_alone_ms,
-                         got->untuned_alone_noise_ms, TUNE_MIN_GAIN_STEPS))
+                         got->untuned_alone_noise_ms, TUNE_MIN_GAIN_STEPS,
+                         r->log.check_ways_only))
       r->chosen = untuned;
   } else {
     r->chosen = untuned;

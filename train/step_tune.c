@@ -34,7 +34,7 @@ static void make_key(char *key, size_t size, const step_tune_target *t,
   gpu_chain_format(chain, sizeof chain, ctx->options.chain);
   size_t at = (size_t)snprintf(
       key, size,
-      "rule 6; %s; gpu %s; sms %d; driver %d; cublaslt %zu; chain %s; "
+      "rule 7; %s; gpu %s; sms %d; driver %d; cublaslt %zu; chain %s; "
       "autotune %s; workspace %zu; align",
       o->run_key ? o->run_key : "", ctx->device_name, ctx->sm_count, driver,
       cublasLtGetVersion(), chain, gpu_autotune_name(ctx->options.autotune),
@@ -144,7 +144,7 @@ static int weigh_ways_alone(tune_config *best, step_tune_report *r,
   if (!differs) return 0;
   int wins = 0;
   if (tune_compare_always(&wins, best, &alone, ops, &r->log, -1, better,
-                          TUNE_WAYS_ALONE, TUNE_MIN_GAIN_WAY) != 0)
+                          TUNE_WAYS_ALONE, TUNE_FLOOR_WAY) != 0)
     return -1;
   if (wins) *best = alone;
   return 0;
@@ -182,8 +182,7 @@ static int search(tune_config *best, step_tune_report *r,
   if (tune_search(&unfused, r->slots, visit, n, &ops, &r->log) != 0) return -1;
   int wins = 0;
   if (tune_compare_always(&wins, &fused, &unfused, &ops, &r->log, -1,
-                          LT_AUTO_FUSED, LT_AUTO_UNFUSED,
-                          TUNE_MIN_GAIN_STEPS) < 0)
+                          LT_AUTO_FUSED, LT_AUTO_UNFUSED, TUNE_FLOOR_STEPS) < 0)
     return -1;
   /* The better step, with the other's tuned algorithms where a call may
    * switch to its way: the twins' when fused won, the epilogue calls'

@@ -40,7 +40,10 @@
  * network's FP8 step gained 2 % (the check kept it); under auto, with
  * no check of the ways, 784-1024-1024-10 TF32 ReLU ran 1.031x and 1.094x
  * --autotune off (session 10's call E, session 11's call B), with it
- * 0.945x and 0.962x (calls C and D).
+ * 0.945x and 0.962x (calls C and D). A choice that differs from the
+ * untuned set in the calls' ways only is kept when it wins the pairs
+ * (session 12: the guard against the untuned step alone dropped way-only
+ * sets that ran 3.5-7 % faster; tune_rule_check).
  *
  * The choices go to the network's layers (linear_layer.picks), so each
  * network (each mnist_bench row) keeps its own, and are kept in the

@@ -123,10 +123,12 @@ static void print_evidence(FILE *out, const step_tune_report *r) {
     if (c->slot < 0 && c->to == TUNE_CHOSEN)
       fprintf(out,
               "; before the chosen set was loaded the untuned step ran %.4f "
-              "+- %.4f: %s",
+              "+- %.4f%s: %s",
               log->untuned_alone_ms, log->untuned_alone_noise_ms,
+              log->check_ways_only ? " (ways only: the pairs decide)" : "",
               tune_rule_check(v, log->untuned_alone_ms,
-                              log->untuned_alone_noise_ms, TUNE_MIN_GAIN_STEPS)
+                              log->untuned_alone_noise_ms, TUNE_MIN_GAIN_STEPS,
+                              log->check_ways_only)
                   ? "chosen set kept"
                   : "untuned set kept");
     fprintf(out, "\n");

@@ -35,7 +35,7 @@ double tune_noise(const float *x, int count) {
 }
 
 void tune_rule_judge(tune_verdict *out, const float *base, const float *cand,
-                     int pairs, double floor) {
+                     int pairs, tune_floor floor) {
   float d[TUNE_RULE_MAX];
   if (pairs > TUNE_RULE_MAX) pairs = TUNE_RULE_MAX;
   differences(d, base, cand, pairs);
@@ -46,8 +46,8 @@ void tune_rule_judge(tune_verdict *out, const float *base, const float *cand,
   out->cand_ms = tune_median(cand, pairs);
   out->diff_ms = diff;
   out->noise_ms = tune_noise(d, pairs);
-  out->wins =
-      diff < -TUNE_NOISE_K * out->noise_ms && -diff > floor * out->base_ms;
+  out->wins = diff < -TUNE_NOISE_K * out->noise_ms &&
+              -diff > tune_floor_ms(floor, out->base_ms);
 }
 
 int tune_rule_out_early(const float *base, const float *cand, int pairs) {
@@ -58,7 +58,9 @@ int tune_rule_out_early(const float *base, const float *cand, int pairs) {
 }
 
 int tune_rule_check(const tune_verdict *v, double untuned_alone_ms,
-                    double untuned_alone_noise_ms, double floor) {
+                    double untuned_alone_noise_ms, double floor,
+                    int ways_only) {
+  if (ways_only) return v->wins;
   double gain = untuned_alone_ms - v->cand_ms;
   double line =
       TUNE_NOISE_K * sqrt(v->noise_ms * v->noise_ms +

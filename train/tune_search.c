@@ -23,7 +23,7 @@ static void log_add(tune_log *log, int slot, int from, int to,
  * verdict (zero when nothing was judged). */
 static int compare(int *wins, const tune_config *a, const tune_config *b,
                    const tune_ops *ops, tune_log *log, int slot, int from,
-                   int to, int budgeted, double floor, tune_verdict *out) {
+                   int to, int budgeted, tune_floor floor, tune_verdict *out) {
   float base[TUNE_PAIRS], cand[TUNE_PAIRS];
   double spent = 0.0;
   tune_verdict v;
@@ -62,18 +62,18 @@ static int compare(int *wins, const tune_config *a, const tune_config *b,
 
 int tune_compare(int *wins, const tune_config *a, const tune_config *b,
                  const tune_ops *ops, tune_log *log, int slot, int from, int to,
-                 double floor) {
+                 tune_floor floor) {
   return compare(wins, a, b, ops, log, slot, from, to, 1, floor, NULL);
 }
 
 int tune_compare_always(int *wins, const tune_config *a, const tune_config *b,
                         const tune_ops *ops, tune_log *log, int slot, int from,
-                        int to, double floor) {
+                        int to, tune_floor floor) {
   return compare(wins, a, b, ops, log, slot, from, to, 0, floor, NULL);
 }
 
-double tune_slot_floor(const tune_slot *s) {
-  return s->field == TUNE_FIELD_WAY ? TUNE_MIN_GAIN_WAY : TUNE_MIN_GAIN;
+tune_floor tune_slot_floor(const tune_slot *s) {
+  return s->field == TUNE_FIELD_WAY ? TUNE_FLOOR_WAY : TUNE_FLOOR_ALGO;
 }
 
 /* tune_challengers, the values marked in `tried` (may be NULL) left out. */
@@ -187,7 +187,7 @@ static int try_near_winners(tune_config *incumbent, const near_winner *near,
     trial.value[near[i].slot] = (unsigned char)near[i].value;
   int wins = 0;
   if (tune_compare_always(&wins, incumbent, &trial, ops, log, -1, 0,
-                          TUNE_NEAR_WINNERS, TUNE_MIN_GAIN_WAY) != 0)
+                          TUNE_NEAR_WINNERS, TUNE_FLOOR_WAY) != 0)
     return -1;
   if (wins) *incumbent = trial;
   return 0;

@@ -115,14 +115,16 @@ typedef struct tune_log {
                               chosen set's kernels were loaded; 0: no
                               check */
   double untuned_alone_noise_ms; /* its noise (tune_noise) */
+  int check_ways_only;           /* 1: the checked sets differ in ways only
+                                    (tune_rule_check) */
 } tune_log;
 
 /* A log with this budget, nothing spent. */
 void tune_log_init(tune_log *log, double budget_ms);
 
 /* The floor a challenger in slot s must gain (tune_rule.h):
- * TUNE_MIN_GAIN_WAY for a call's way, TUNE_MIN_GAIN for an algorithm. */
-double tune_slot_floor(const tune_slot *s);
+ * TUNE_FLOOR_WAY for a call's way, TUNE_FLOOR_ALGO for an algorithm. */
+tune_floor tune_slot_floor(const tune_slot *s);
 
 /* Compares b with a in the step (two stages, tune_rule.h) and logs it
  * under `slot`, `from`, `to`; b must gain `floor` (tune_slot_floor for a
@@ -131,16 +133,16 @@ double tune_slot_floor(const tune_slot *s);
  * when measure failed. */
 int tune_compare(int *wins, const tune_config *a, const tune_config *b,
                  const tune_ops *ops, tune_log *log, int slot, int from, int to,
-                 double floor);
+                 tune_floor floor);
 
 /* tune_compare whatever the budget (its time counted in it all the same),
  * for a comparison the run cannot do without: --mode auto's tuned fused
- * against tuned unfused step (floor TUNE_MIN_GAIN_STEPS), the better one
+ * against tuned unfused step (floor TUNE_FLOOR_STEPS), the better one
  * against its calls' ways alone, and a search's near winners together
- * (TUNE_MIN_GAIN_WAY: several calls' ways changed at once). */
+ * (TUNE_FLOOR_WAY: several calls' ways changed at once). */
 int tune_compare_always(int *wins, const tune_config *a, const tune_config *b,
                         const tune_ops *ops, tune_log *log, int slot, int from,
-                        int to, double floor);
+                        int to, tune_floor floor);
 
 /* Visits slots visit[0 .. visit_count) as above, from *incumbent, which
  * ends as the best configuration found. Returns 0 (budget spent or not:
