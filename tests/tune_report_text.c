@@ -2,7 +2,6 @@
  * tune_report_text.h). */
 #include "tests/tune_report_text.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -52,12 +51,9 @@ static void read_slot(tune_report_text *r, const char *line, size_t len) {
   r->slots++;
 }
 
-/* The gain -diff over the rule's line, max(TUNE_NOISE_K noise, the
- * floor's least gain for the incumbent) (tune_rule.h): above 1 won. */
+/* The gain -diff over the rule's line (tune_judge_line_ms): above 1 won. */
 static double margin(double base, double diff, double noise, tune_floor floor) {
-  double line_ms = TUNE_NOISE_K * noise;
-  if (tune_floor_ms(floor, base) > line_ms)
-    line_ms = tune_floor_ms(floor, base);
+  double line_ms = tune_judge_line_ms(noise, floor, base);
   return line_ms > 0 ? -diff / line_ms : 0.0;
 }
 
@@ -95,14 +91,8 @@ static void read_verdict(tune_report_text *r, const char *line, size_t len) {
     if (before && !strstr(before, "(ways only") &&
         sscanf(before, "the untuned step ran %lf +- %lf", &alone,
                &alone_noise) == 2) {
-      /* tune_rule_check's line: the floor, the two medians' noise, and
-       * TUNE_CHECK_MIN_MS. */
-      double line =
-          TUNE_NOISE_K * sqrt(noise * noise + alone_noise * alone_noise);
-      if (TUNE_MIN_GAIN_STEPS * alone > line)
-        line = TUNE_MIN_GAIN_STEPS * alone;
-      if (TUNE_CHECK_MIN_MS > line) line = TUNE_CHECK_MIN_MS;
-      double m = (alone - cand) / line;
+      double m = (alone - cand) / tune_check_line_ms(noise, alone, alone_noise,
+                                                     TUNE_MIN_GAIN_STEPS);
       if (m < r->check_margin) r->check_margin = m;
     }
     return;

@@ -69,10 +69,8 @@ static int check_kept(void *arg) {
     }
     r->log.check_ways_only = ways_only(r, &r->chosen, job->untuned);
     if (status == 0 && r->log.count > 0)
-      job->wins = tune_rule_check(&r->log.record[r->log.count - 1].verdict,
-                                  r->log.untuned_alone_ms,
-                                  r->log.untuned_alone_noise_ms,
-                                  TUNE_MIN_GAIN_STEPS, r->log.check_ways_only);
+      job->wins = tune_log_check_keeps(
+          &r->log, &r->log.record[r->log.count - 1].verdict);
   }
   step_clock_destroy(clock);
   return status;
@@ -124,10 +122,7 @@ int step_check_apart(step_tune_report *r, const step_tune_target *t,
     r->log.untuned_alone_ms = got->untuned_alone_ms;
     r->log.untuned_alone_noise_ms = got->untuned_alone_noise_ms;
     r->log.check_ways_only = ways_only(r, &r->chosen, &untuned);
-    if (!tune_rule_check(&c->verdict, got->untuned_alone_ms,
-                         got->untuned_alone_noise_ms, TUNE_MIN_GAIN_STEPS,
-                         r->log.check_ways_only))
-      r->chosen = untuned;
+    if (!tune_log_check_keeps(&r->log, &c->verdict)) r->chosen = untuned;
   } else {
     r->chosen = untuned;
     status = 1;

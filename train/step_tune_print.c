@@ -126,11 +126,8 @@ static void print_evidence(FILE *out, const step_tune_report *r) {
               "+- %.4f%s: %s",
               log->untuned_alone_ms, log->untuned_alone_noise_ms,
               log->check_ways_only ? " (ways only: the pairs decide)" : "",
-              tune_rule_check(v, log->untuned_alone_ms,
-                              log->untuned_alone_noise_ms, TUNE_MIN_GAIN_STEPS,
-                              log->check_ways_only)
-                  ? "chosen set kept"
-                  : "untuned set kept");
+              tune_log_check_keeps(log, v) ? "chosen set kept"
+                                           : "untuned set kept");
     fprintf(out, "\n");
   }
 }

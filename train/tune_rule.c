@@ -46,8 +46,7 @@ void tune_rule_judge(tune_verdict *out, const float *base, const float *cand,
   out->cand_ms = tune_median(cand, pairs);
   out->diff_ms = diff;
   out->noise_ms = tune_noise(d, pairs);
-  out->wins = diff < -TUNE_NOISE_K * out->noise_ms &&
-              -diff > tune_floor_ms(floor, out->base_ms);
+  out->wins = -diff > tune_judge_line_ms(out->noise_ms, floor, out->base_ms);
 }
 
 int tune_rule_out_early(const float *base, const float *cand, int pairs) {
@@ -61,11 +60,7 @@ int tune_rule_check(const tune_verdict *v, double untuned_alone_ms,
                     double untuned_alone_noise_ms, double floor,
                     int ways_only) {
   if (ways_only) return v->wins;
-  double gain = untuned_alone_ms - v->cand_ms;
-  double line =
-      TUNE_NOISE_K * sqrt(v->noise_ms * v->noise_ms +
-                          untuned_alone_noise_ms * untuned_alone_noise_ms);
-  if (floor * untuned_alone_ms > line) line = floor * untuned_alone_ms;
-  if (TUNE_CHECK_MIN_MS > line) line = TUNE_CHECK_MIN_MS;
-  return v->wins && gain > line;
+  return v->wins && untuned_alone_ms - v->cand_ms >
+                        tune_check_line_ms(v->noise_ms, untuned_alone_ms,
+                                           untuned_alone_noise_ms, floor);
 }

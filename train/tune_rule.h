@@ -96,6 +96,8 @@
 #ifndef MNIST_EPILOGS_TUNE_RULE_H
 #define MNIST_EPILOGS_TUNE_RULE_H
 
+#include <math.h>
+
 enum { TUNE_PAIRS = 16, TUNE_EARLY_PAIRS = 8 };
 #define TUNE_NOISE_K 4.0
 /* The floors (above): an algorithm (10 % of the step, or 1 % and 6 us a
@@ -125,6 +127,17 @@ static inline double tune_floor_ms(tune_floor floor, double base_ms) {
   double line = floor.fraction * base_ms;
   if (floor.ms > line) line = floor.ms;
   return floor.ample * base_ms < line ? floor.ample * base_ms : line;
+}
+
+/* The gain, ms a step, a challenger must exceed (tune_rule_judge):
+ * TUNE_NOISE_K times the noise of its pairs' median difference, and the
+ * floor's least gain. Inline, as tune_floor_ms: tests/tune_report_text.c
+ * reads margins back against it. */
+static inline double tune_judge_line_ms(double noise_ms, tune_floor floor,
+                                        double base_ms) {
+  double line = TUNE_NOISE_K * noise_ms;
+  double least = tune_floor_ms(floor, base_ms);
+  return least > line ? least : line;
 }
 /* The least gain, in ms a step, a check in a fresh context keeps a set
  * for (tune_rule_check). */
@@ -187,5 +200,20 @@ double tune_noise(const float *x, int count);
  * docs/performance.md, "Session 12"). Returns 1 to keep the chosen set. */
 int tune_rule_check(const tune_verdict *v, double untuned_alone_ms,
                     double untuned_alone_noise_ms, double floor, int ways_only);
+
+/* The gain, ms a step, over the untuned step alone that tune_rule_check
+ * asks of a chosen set whose pairs had noise noise_ms: floor x
+ * untuned_alone_ms, TUNE_NOISE_K times the two medians' noise together,
+ * and TUNE_CHECK_MIN_MS. */
+static inline double tune_check_line_ms(double noise_ms,
+                                        double untuned_alone_ms,
+                                        double untuned_alone_noise_ms,
+                                        double floor) {
+  double line =
+      TUNE_NOISE_K * sqrt(noise_ms * noise_ms +
+                          untuned_alone_noise_ms * untuned_alone_noise_ms);
+  if (floor * untuned_alone_ms > line) line = floor * untuned_alone_ms;
+  return TUNE_CHECK_MIN_MS > line ? TUNE_CHECK_MIN_MS : line;
+}
 
 #endif

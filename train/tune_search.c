@@ -8,6 +8,11 @@ void tune_log_init(tune_log *log, double budget_ms) {
   log->budget_ms = budget_ms;
 }
 
+int tune_log_check_keeps(const tune_log *log, const tune_verdict *v) {
+  return tune_rule_check(v, log->untuned_alone_ms, log->untuned_alone_noise_ms,
+                         TUNE_MIN_GAIN_STEPS, log->check_ways_only);
+}
+
 static void log_add(tune_log *log, int slot, int from, int to,
                     const tune_verdict *v) {
   log->comparisons++;

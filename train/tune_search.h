@@ -122,6 +122,11 @@ typedef struct tune_log {
 /* A log with this budget, nothing spent. */
 void tune_log_init(tune_log *log, double budget_ms);
 
+/* Whether the check in a fresh context whose verdict is v (the chosen set
+ * against the untuned one) keeps the chosen set: tune_rule_check on the
+ * log's untuned step alone and check_ways_only, at TUNE_MIN_GAIN_STEPS. */
+int tune_log_check_keeps(const tune_log *log, const tune_verdict *v);
+
 /* The floor a challenger in slot s must gain (tune_rule.h):
  * TUNE_FLOOR_WAY for a call's way, TUNE_FLOOR_ALGO for an algorithm. */
 tune_floor tune_slot_floor(const tune_slot *s);
