@@ -91,12 +91,13 @@ START_TEST(every_row_reads_back) {
   add_record(&r, -1, TUNE_UNTUNED, TUNE_CHOSEN, 1.2, -0.012, 0.0001, 1);
   r.log.untuned_alone_ms = 1.194;
   r.log.untuned_alone_noise_ms = 0.0001;
+  r.log.untuned_first_ms = 1.1875;
   printed(&t, &r, text, sizeof text);
-  ck_assert_msg(strstr(text,
-                       "    a fresh context        untuned -> chosen: "
-                       "1.2000 / 1.1880, -0.0120 +- 0.0001 (16): wins; "
-                       "before the chosen set was loaded the untuned "
-                       "step ran 1.1940 +- 0.0001: chosen set kept\n") != NULL,
+  ck_assert_msg(strstr(text, "    a fresh context        untuned -> chosen: "
+                             "1.2000 / 1.1880, -0.0120 +- 0.0001 (16): wins; "
+                             "before the chosen set was loaded the untuned "
+                             "step ran 1.1940 +- 0.0001 (a first round "
+                             "1.1875): chosen set kept\n") != NULL,
                 "no check row in:\n%s", text);
   ck_assert_int_eq(t.checked, 1);
   ck_assert(t.check_margin > 1.00 && t.check_margin < 1.01);
@@ -142,11 +143,38 @@ START_TEST(a_ways_only_check_reads_back) {
   r.log.untuned_alone_noise_ms = 0.0001;
   r.log.check_ways_only = 1;
   printed(&t, &r, text, sizeof text);
-  ck_assert_msg(strstr(text, "untuned step ran 0.0926 +- 0.0001 (ways only: "
-                             "the pairs decide): chosen set kept\n") != NULL,
+  ck_assert_msg(strstr(text, "untuned step ran 0.0926 +- 0.0001 (a first "
+                             "round 0.0000) (ways only: the pairs decide): "
+                             "chosen set kept\n") != NULL,
                 "no ways-only check row in:\n%s", text);
   ck_assert_int_eq(t.checked, 1);
   ck_assert(t.check_margin > 5.6 && t.check_margin < 5.7);
+}
+END_TEST
+
+/* Under --mode auto the check defends the start (the ways the way search
+ * started from): the row names it, and a chosen set that loses keeps the
+ * start, read back with the margin of both sides. */
+START_TEST(an_auto_check_names_the_start) {
+  static step_tune_report r;
+  static tune_report_text t;
+  static char text[16384];
+  make_report(&r);
+  /* The pairs: 0.0010 over 0.5 % of 0.1: margin 2. Against the start
+   * alone, 0.0992 - 0.0990 over TUNE_CHECK_MIN_MS: 0.067. */
+  add_record(&r, -1, TUNE_START, TUNE_CHOSEN, 0.1, -0.0010, 0.0001, 1);
+  r.log.untuned_alone_ms = 0.0992;
+  r.log.untuned_alone_noise_ms = 0.0001;
+  r.log.untuned_first_ms = 0.0990;
+  printed(&t, &r, text, sizeof text);
+  ck_assert_msg(strstr(text, "    a fresh context        start -> chosen: "
+                             "0.1000 / 0.0990, -0.0010 +- 0.0001 (16): wins; "
+                             "before the chosen set was loaded the start "
+                             "step ran 0.0992 +- 0.0001 (a first round "
+                             "0.0990): start set kept\n") != NULL,
+                "no check row of the start in:\n%s", text);
+  ck_assert_int_eq(t.checked, 1);
+  ck_assert(t.check_margin > 0.06 && t.check_margin < 0.07);
 }
 END_TEST
 
@@ -255,6 +283,7 @@ int main(void) {
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, every_row_reads_back);
   tcase_add_test(tc, a_ways_only_check_reads_back);
+  tcase_add_test(tc, an_auto_check_names_the_start);
   tcase_add_test(tc, differences_only_near_the_line);
   tcase_add_test(tc, a_check_near_the_line_excuses_the_algorithms);
   tcase_add_test(tc, whole_steps_are_not_judged_by_slot);

@@ -62,7 +62,7 @@ static double margin(double base, double diff, double noise, tune_floor floor) {
  * Refused rows (nothing timed) are skipped; whole-step rows counted; the
  * row of the check in a fresh context ("a fresh context untuned ->
  * chosen: ...; before the chosen set was loaded the untuned step ran
- * ...", tune_rule_check) kept apart. */
+ * ...", under auto "start" for "untuned", tune_rule_check) kept apart. */
 static void read_verdict(tune_report_text *r, const char *line, size_t len) {
   char row[256];
   snprintf(row, sizeof row, "%.*s", (int)len, line);
@@ -84,13 +84,12 @@ static void read_verdict(tune_report_text *r, const char *line, size_t len) {
   if (strncmp(label, "a fresh context", 15) == 0) {
     /* Both sides of tune_rule_check: the pairs, and the chosen set's
      * median against the first's before it was loaded. */
-    const char *before = strstr(colon, "the untuned step ran ");
+    const char *before = strstr(colon, " step ran ");
     double alone, alone_noise;
     r->checked = 1;
     r->check_margin = margin(base, diff, noise, TUNE_FLOOR_STEPS);
     if (before && !strstr(before, "(ways only") &&
-        sscanf(before, "the untuned step ran %lf +- %lf", &alone,
-               &alone_noise) == 2) {
+        sscanf(before, " step ran %lf +- %lf", &alone, &alone_noise) == 2) {
       double m = (alone - cand) / tune_check_line_ms(noise, alone, alone_noise,
                                                      TUNE_MIN_GAIN_STEPS);
       if (m < r->check_margin) r->check_margin = m;

@@ -139,8 +139,6 @@ static int weigh_ways_alone(tune_config *best, step_tune_report *r,
     return 0;
   }
   r->log.ways_alone_ms = now_ms() - started;
-  r->ways_alone = alone;
-  r->has_ways_alone = 1;
   if (!differs) return 0;
   int wins = 0;
   if (tune_compare_always(&wins, best, &alone, ops, &r->log, -1, better,
@@ -197,6 +195,8 @@ static int search(tune_config *best, step_tune_report *r,
   if (weigh_ways_alone(best, r, t, &ops,
                        wins ? LT_AUTO_UNFUSED : LT_AUTO_FUSED) != 0)
     return -1;
+  r->start = *best;
+  r->has_start = 1;
   /* The ways get what is left of 1.5 budgets, and at least a budget of
    * their own: with what the algorithms left over (half a budget), a 30 us
    * step's way search ended after a few calls, 15 % behind the search
@@ -293,8 +293,8 @@ static int from_apart(step_tune_report *r, const step_tune_target *t,
     r->log = apart->log;
     /* Way values name the same ways in every context (the times that
      * decided them are the context apart's). */
-    r->ways_alone = apart->ways_alone;
-    r->has_ways_alone = apart->has_ways_alone;
+    r->start = apart->start;
+    r->has_start = apart->has_start;
   }
   size_t at = strlen(r->cache_note);
   r->apart = status == 0;

@@ -19,6 +19,7 @@ static const char *way_name(int way) {
          : way == TUNE_NEAR_WINNERS ? "near winners together"
          : way == TUNE_UNTUNED      ? "untuned"
          : way == TUNE_CHOSEN       ? "chosen"
+         : way == TUNE_START        ? "start"
                                     : "-";
 }
 
@@ -103,7 +104,7 @@ static void print_evidence(FILE *out, const step_tune_report *r) {
       value_text(from, sizeof from, s, c->from);
       value_text(to, sizeof to, s, c->to);
     } else {
-      if (c->from == TUNE_UNTUNED)
+      if (c->to == TUNE_CHOSEN)
         snprintf(label, sizeof label, "a fresh context");
       snprintf(from, sizeof from, "%s",
                c->to == TUNE_NEAR_WINNERS ? "incumbent" : way_name(c->from));
@@ -122,12 +123,12 @@ static void print_evidence(FILE *out, const step_tune_report *r) {
                        : "kept incumbent");
     if (c->slot < 0 && c->to == TUNE_CHOSEN)
       fprintf(out,
-              "; before the chosen set was loaded the untuned step ran %.4f "
-              "+- %.4f%s: %s",
-              log->untuned_alone_ms, log->untuned_alone_noise_ms,
+              "; before the chosen set was loaded the %s step ran %.4f +- "
+              "%.4f (a first round %.4f)%s: %s set kept",
+              from, log->untuned_alone_ms, log->untuned_alone_noise_ms,
+              log->untuned_first_ms,
               log->check_ways_only ? " (ways only: the pairs decide)" : "",
-              tune_log_check_keeps(log, v) ? "chosen set kept"
-                                           : "untuned set kept");
+              tune_log_check_keeps(log, v) ? "chosen" : from);
     fprintf(out, "\n");
   }
 }

@@ -100,6 +100,9 @@
 
 enum { TUNE_PAIRS = 16, TUNE_EARLY_PAIRS = 8 };
 #define TUNE_NOISE_K 4.0
+/* The noise multiple past which a way short of its floor is a near winner
+ * (tune_search.h: nominated, not judged). */
+#define TUNE_NEAR_K 2.0
 /* The floors (above): an algorithm (10 % of the step, or 1 % and 6 us a
  * step); a call's way; one whole configuration against another. */
 #define TUNE_MIN_GAIN_AMPLE 0.10

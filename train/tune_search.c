@@ -147,12 +147,12 @@ typedef struct near_winner {
 } near_winner;
 
 /* Records v's challenger (slot, value) in near[] when it is a near winner
- * of a way slot: fully measured, faster beyond TUNE_NOISE_K times the
+ * of a way slot: fully measured, faster beyond TUNE_NEAR_K times the
  * noise, short of the floor. One per slot, the largest gain. */
 static void note_near(near_winner *near, int *count, const tune_slot *s,
                       int slot, int value, const tune_verdict *v) {
   if (s->field != TUNE_FIELD_WAY || v->wins || v->early || v->refused ||
-      v->pairs == 0 || !(v->diff_ms < -TUNE_NOISE_K * v->noise_ms))
+      v->pairs == 0 || !(v->diff_ms < -TUNE_NEAR_K * v->noise_ms))
     return;
   for (int i = 0; i < *count; i++)
     if (near[i].slot == slot) {

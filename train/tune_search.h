@@ -18,12 +18,19 @@
  * gets up to TUNE_PER_SLOT challengers of its own, chosen the same way
  * among the values not yet tried in the slot (so a value third in the
  * order is reached when the first wins; each value is tried once). Ways
- * that were faster beyond the noise but short of their floor (near
- * winners: on the H200, 784-1024-1024-10 TF32 auto's first and second
- * forward unfused gained 1.3-4.2 % each, and crossed the 3 % floor in one
- * process of three) are tried together after the visits (or when the
- * budget ends them), as one challenger judged by the way floor, whatever
- * the budget (when there are two or more). The
+ * that were faster beyond TUNE_NEAR_K times the noise but short of their
+ * floor (near winners: on the H200, 784-1024-1024-10 TF32 auto's first and
+ * second forward unfused gained 1.3-4.2 % each, and crossed the 3 % floor
+ * in one process of three) are tried together after the visits (or when
+ * the budget ends them), as one challenger judged by the way floor,
+ * whatever the budget (when there are two or more). The nomination asks
+ * half the rule's margin (TUNE_NEAR_K 2, the rule's k 4): it only picks
+ * what the one comparison together tries, and that comparison is judged
+ * by the whole rule. At k 4 the same row nominated its second forward
+ * alone (-2.4 +- 0.2 us), not its first (-1.8 +- 0.5) or its second data
+ * gradient (-1.0 +- 0.3), so nothing was tried together, and it ran
+ * 19.78 ms an epoch all fused against 18.18 for --autotune off's mix
+ * (docs/performance.md, "Session 13"). The
  * search stops when the budget (GPU time spent in timed steps) is spent,
  * and says so: what was not visited keeps the heuristic's choice.
  */
@@ -48,12 +55,15 @@ enum {
  * of a whole-step record are ways (every call fused, every call unfused),
  * all below TUNE_WAYS_ALONE (step_tune.c asserts it). The check in a
  * fresh context (step_tune.h) records TUNE_UNTUNED (what an untuned run
- * of the step runs) -> TUNE_CHOSEN. */
+ * of the step runs) -> TUNE_CHOSEN, or under --mode auto TUNE_START (the
+ * step the way search started from, cuBLASLt's first candidates in every
+ * algorithm slot) -> TUNE_CHOSEN. */
 enum {
   TUNE_WAYS_ALONE = 4,
   TUNE_NEAR_WINNERS = 5,
   TUNE_UNTUNED = 6,
-  TUNE_CHOSEN = 7
+  TUNE_CHOSEN = 7,
+  TUNE_START = 8
 };
 
 /* What a slot chooses. Algorithm values are candidate indices in the
@@ -111,10 +121,13 @@ typedef struct tune_log {
                               (--mode auto, step_tune.c), outside the budget;
                               0 when not decided */
   double untuned_alone_ms; /* the check in a fresh context (step_tune.h):
-                              the untuned step, ms, timed before the
-                              chosen set's kernels were loaded; 0: no
+                              the untuned step (under auto the start),
+                              ms, timed before the chosen set's kernels
+                              were loaded, in a second round; 0: no
                               check */
   double untuned_alone_noise_ms; /* its noise (tune_noise) */
+  double untuned_first_ms;       /* its median in the first round (step_check.c:
+                                    discarded, the GPU's clocks still settling) */
   int check_ways_only;           /* 1: the checked sets differ in ways only
                                     (tune_rule_check) */
 } tune_log;
