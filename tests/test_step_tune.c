@@ -321,7 +321,8 @@ END_TEST
 /* 784-100-10 FP16 GELU batch 256 under auto, where the calls alone go
  * different ways (a72cb34's auto ran 13 kernels a step there, all fused
  * 9, all unfused 14): the step with those ways is weighed against the
- * better whole step, whatever the budget. */
+ * better whole step, whatever the budget; a check in a fresh context, if
+ * the chosen set needs one, defends the start (its row names it). */
 START_TEST(auto_weighs_the_ways_alone) {
   char command[8192], text[65536];
   snprintf(command, sizeof command,
@@ -336,6 +337,13 @@ START_TEST(auto_weighs_the_ways_alone) {
   const char *alone = strstr(whole, "-> ways alone: ");
   assert_or_show(alone != NULL, text, "no comparison with the ways alone");
   printf("%.*s\n", (int)strcspn(alone, "\n"), alone);
+  const char *checked = strstr(text, "a fresh context ");
+  if (checked) {
+    assert_or_show(strncmp(checked + strspn(checked + 15, " ") + 15,
+                           "start -> chosen: ", 17) == 0,
+                   text, "auto's check does not defend the start");
+    printf("%.*s\n", (int)strcspn(checked, "\n"), checked);
+  }
 }
 END_TEST
 

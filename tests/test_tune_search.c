@@ -277,6 +277,36 @@ START_TEST(a_beaten_near_winner_is_forgotten) {
 }
 END_TEST
 
+/* The set a check in a fresh context defends (tune_defended): every
+ * algorithm slot back to cuBLASLt's first; the ways the chosen set's, or
+ * under auto the start's. Slots: an algorithm, a twin, a way, a way. */
+START_TEST(the_check_defends_the_start) {
+  tune_slot slots[4];
+  make_slots(slots, 4, 4);
+  slots[1].field = TUNE_FIELD_PLAIN;
+  slots[2].field = slots[3].field = TUNE_FIELD_WAY;
+  tune_config chosen = {{2, 3, LT_AUTO_UNFUSED, LT_AUTO_SPLIT}};
+  tune_config start = {{1, 1, LT_AUTO_FUSED, LT_AUTO_SPLIT}};
+  tune_config out;
+  /* Not auto: the chosen ways, the first algorithms. */
+  ck_assert_int_eq(tune_defended(&out, &chosen, NULL, slots, 4), 1);
+  ck_assert_int_eq(out.value[0], 0);
+  ck_assert_int_eq(out.value[1], 0);
+  ck_assert_int_eq(out.value[2], LT_AUTO_UNFUSED);
+  ck_assert_int_eq(out.value[3], LT_AUTO_SPLIT);
+  /* Auto: the start's ways (its algorithms are not taken). */
+  ck_assert_int_eq(tune_defended(&out, &chosen, &start, slots, 4), 1);
+  ck_assert_int_eq(out.value[0], 0);
+  ck_assert_int_eq(out.value[1], 0);
+  ck_assert_int_eq(out.value[2], LT_AUTO_FUSED);
+  ck_assert_int_eq(out.value[3], LT_AUTO_SPLIT);
+  /* A chosen set that is the start with the first algorithms: nothing to
+   * check. */
+  tune_config same = {{0, 0, LT_AUTO_FUSED, LT_AUTO_SPLIT}};
+  ck_assert_int_eq(tune_defended(&out, &same, &start, slots, 4), 0);
+}
+END_TEST
+
 /* --show-plans' evidence names the whole-step comparisons by the steps
  * they weigh (a near-winners record once printed another record's `to`),
  * and the time spent deciding the ways alone. */
@@ -286,11 +316,12 @@ START_TEST(whole_step_records_are_named) {
   r.tuned = 1;
   tune_log_init(&r.log, 100.0);
   r.log.ways_alone_ms = 12.5;
-  r.log.count = 4;
+  r.log.count = 5;
   r.log.record[0] = (tune_record){-1, 1, 2, {.pairs = 16}};
   r.log.record[1] = (tune_record){-1, 1, TUNE_WAYS_ALONE, {.pairs = 16}};
   r.log.record[2] = (tune_record){-1, 0, TUNE_NEAR_WINNERS, {.pairs = 16}};
   r.log.record[3] = (tune_record){-1, TUNE_UNTUNED, TUNE_CHOSEN, {.pairs = 16}};
+  r.log.record[4] = (tune_record){-1, TUNE_START, TUNE_CHOSEN, {.pairs = 16}};
   char *text = NULL;
   size_t size = 0;
   FILE *out = open_memstream(&text, &size);
@@ -303,6 +334,9 @@ START_TEST(whole_step_records_are_named) {
   ck_assert_msg(strstr(text, "incumbent -> near winners together: ") != NULL,
                 "%s", text);
   ck_assert_msg(strstr(text, "a fresh context        untuned -> chosen: ") !=
+                    NULL,
+                "%s", text);
+  ck_assert_msg(strstr(text, "a fresh context        start -> chosen: ") !=
                     NULL,
                 "%s", text);
   ck_assert_msg(strstr(text, "12.5 ms deciding the calls' ways alone") != NULL,
@@ -541,6 +575,7 @@ int main(void) {
   tcase_add_test(tc, compare_always_ignores_the_budget);
   tcase_add_test(tc, a_winner_gets_challengers_of_its_own);
   tcase_add_test(tc, near_winners_win_together);
+  tcase_add_test(tc, the_check_defends_the_start);
   tcase_add_test(tc, near_winners_are_nominated_at_half_the_margin);
   tcase_add_test(tc, a_beaten_near_winner_is_forgotten);
   tcase_add_test(tc, whole_step_records_are_named);

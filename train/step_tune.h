@@ -26,16 +26,19 @@
  * lists, so its context loads only the kernels its step runs
  * (gpu/gpu_apart.h says what the others cost). That context has loaded
  * every candidate, and there the same step runs at another speed, so a
- * choice that differs from what an untuned run runs (cuBLASLt's first
- * candidates; under auto the start: those candidates with the ways the
- * way search started from, the better whole step or the ways alone where
- * they beat it) is checked by a second copy in a fresh context. Its
+ * choice that differs from the set the check defends is checked by a
+ * second copy in a fresh context. That set is what an untuned run runs,
+ * cuBLASLt's first candidates, or under auto the start: those candidates
+ * with the ways the way search started from (the better whole step, or
+ * the ways alone where they beat it; ways chosen beside the tuned
+ * algorithms, so the start is neither a set the search timed nor what an
+ * untuned auto run runs, its ways alone: tune_defended). The copy's
  * warm-up loads the first candidates, as the run's does; it times the
- * untuned step (under auto loading the twins its ways run) in two rounds,
- * the first discarded, then loads the chosen set's kernels and times the
+ * defended step (under auto loading the twins its ways run) in two rounds,
+ * the first only printed, then loads the chosen set's kernels and times the
  * two interleaved (tune_rule_check). So the chosen set is timed beside the
- * kernels the run's context will hold, and beside the untuned set's twins
- * too, which that context will not. The untuned set runs where the check
+ * kernels the run's context will hold, and beside the defended set's twins
+ * too, which that context will not. The defended set runs where the check
  * drops the choice. Under auto the start, not the ways alone, is what the
  * check defends: at the default network (session 12) the tuned all-unfused
  * step tied the ways alone in the check and lost to them there, and ran 2 %
@@ -90,26 +93,29 @@ typedef struct step_tune_options {
    * cache's, so its context loads only the kernels it runs. When it
    * returns -1, or its copy's tuning failed (no entry written), the step
    * is tuned here. NULL: tuned here. Called again with `check` (else
-   * NULL) when the choices differ from an untuned run's: a copy in a
-   * fresh context checks them (the option `check` below). */
+   * NULL) when the choices differ from the set the check defends
+   * (tune_defended): a copy in a fresh context checks them (the option
+   * `check` below). */
   int (*tune_apart)(void *arg, const struct step_tune_check *check,
                     struct step_tune_report *report, tune_cache_entry *entry);
   void *apart_arg;
   tune_cache_entry *entry; /* not NULL: receives the chosen set's entry */
   /* Not NULL: no search; this step (a copy in a fresh context, whose
    * warm-up ran the first candidates) checks the set check->chosen names
-   * against check->untuned (tune_rule_check), and keeps the one that
+   * against check->defended (tune_rule_check), and keeps the one that
    * wins. */
   const struct step_tune_check *check;
 } step_tune_options;
 
 /* The sets a check in a fresh context weighs (step_tune_options.check):
- * the context apart's choice, and what an untuned run of the step runs
- * (cuBLASLt's first candidates; under --mode auto with the ways the way
- * search started from, as the context apart decided them: the start). */
+ * the context apart's choice, and the set the check defends (cuBLASLt's
+ * first candidates; under --mode auto with the ways the way search
+ * started from, as the context apart decided them: the start,
+ * tune_defended), with the defended set's name in the report. */
 typedef struct step_tune_check {
   const tune_cache_entry *chosen;
-  const tune_cache_entry *untuned;
+  const tune_cache_entry *defended;
+  int from; /* TUNE_UNTUNED, or TUNE_START for the start */
 } step_tune_check;
 
 /* The step to tune: training steps of `net` on full batches of n samples

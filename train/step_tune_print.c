@@ -121,14 +121,18 @@ static void print_evidence(FILE *out, const step_tune_report *r) {
             v->wins    ? "wins"
             : v->early ? "out early"
                        : "kept incumbent");
-    if (c->slot < 0 && c->to == TUNE_CHOSEN)
+    if (c->slot < 0 && c->to == TUNE_CHOSEN) {
+      char first[48] = "";
+      if (log->untuned_first_ms > 0.0)
+        snprintf(first, sizeof first, " (a first round %.4f)",
+                 log->untuned_first_ms);
       fprintf(out,
               "; before the chosen set was loaded the %s step ran %.4f +- "
-              "%.4f (a first round %.4f)%s: %s set kept",
-              from, log->untuned_alone_ms, log->untuned_alone_noise_ms,
-              log->untuned_first_ms,
+              "%.4f%s%s: %s set kept",
+              from, log->untuned_alone_ms, log->untuned_alone_noise_ms, first,
               log->check_ways_only ? " (ways only: the pairs decide)" : "",
               tune_log_check_keeps(log, v) ? "chosen" : from);
+    }
     fprintf(out, "\n");
   }
 }

@@ -175,8 +175,10 @@ int tune_rule_out_early(const float *base, const float *cand, int pairs);
  * sqrt(count), as above. */
 double tune_noise(const float *x, int count);
 
-/* The check in a fresh context (train/step_tune.h), which has loaded the
- * first candidates, the untuned set's and then the chosen set's kernels
+/* The check in a fresh context (train/step_tune.h; "untuned" below is
+ * the set it defends: under --mode auto the start, tune_defended), which
+ * has loaded the first candidates, the untuned set's and then the chosen
+ * set's kernels
  * (the run's context holds the first and the chosen set's when it takes
  * the set): `v` judges the chosen
  * set (the challenger) against the untuned one, interleaved, by `floor`;

@@ -239,6 +239,14 @@ int tune_search(tune_config *incumbent, const tune_slot *slots,
   return try_near_winners(incumbent, near, near_count, ops, log);
 }
 
+int tune_defended(tune_config *out, const tune_config *chosen,
+                  const tune_config *start, const tune_slot *slots, int count) {
+  tune_first_algorithms(out, chosen, slots, count);
+  for (int i = 0; start && i < count && i < TUNE_MAX_SLOTS; i++)
+    if (slots[i].field == TUNE_FIELD_WAY) out->value[i] = start->value[i];
+  return memcmp(out, chosen, sizeof *out) != 0;
+}
+
 int tune_first_algorithms(tune_config *out, const tune_config *c,
                           const tune_slot *slots, int count) {
   int differs = 0;

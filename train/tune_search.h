@@ -121,13 +121,13 @@ typedef struct tune_log {
                               (--mode auto, step_tune.c), outside the budget;
                               0 when not decided */
   double untuned_alone_ms; /* the check in a fresh context (step_tune.h):
-                              the untuned step (under auto the start),
-                              ms, timed before the chosen set's kernels
-                              were loaded, in a second round; 0: no
-                              check */
+                              the defended step (untuned; under auto the
+                              start), ms, timed before the chosen set's
+                              kernels were loaded, in a second round; 0:
+                              no check */
   double untuned_alone_noise_ms; /* its noise (tune_noise) */
   double untuned_first_ms;       /* its median in the first round (step_check.c:
-                                    discarded, the GPU's clocks still settling) */
+                                    printed, not judged) */
   int check_ways_only;           /* 1: the checked sets differ in ways only
                                     (tune_rule_check) */
 } tune_log;
@@ -178,5 +178,15 @@ int tune_challengers(int *out, const tune_slot *s, int current);
  * the same ways runs. Returns 1 when *out differs from c, else 0. */
 int tune_first_algorithms(tune_config *out, const tune_config *c,
                           const tune_slot *slots, int count);
+
+/* *out = the set a check in a fresh context defends against `chosen`
+ * (train/step_check.h): cuBLASLt's first candidate in every algorithm
+ * slot, and the ways of `start` when not NULL (--mode auto: the ways the
+ * way search started from, chosen beside the tuned algorithms, so this
+ * set is neither one the search timed nor what an untuned auto run runs:
+ * its ways alone), else chosen's. Returns 1 when *out differs from
+ * chosen, else 0. */
+int tune_defended(tune_config *out, const tune_config *chosen,
+                  const tune_config *start, const tune_slot *slots, int count);
 
 #endif

@@ -1,4 +1,4 @@
-"""Session 11 (since session 13 also reading the check's "start set kept", --mode auto's): every mnist_bench row of a tuned process (new-NET.json) against --autotune off (off-NET.json),
+"""Session 11: every mnist_bench row of a tuned process (new-NET.json) against --autotune off (off-NET.json),
 for the networks whose files are in the folder given (default: .); a row over 1.01x off is marked, with
 whether its tuner chose the untuned set (then the difference is the process's, not the choice's: the tuned
 text's --show-plans report says so per row). Also auto against min(fused, unfused) of the same process."""
@@ -23,7 +23,7 @@ def untuned_rows(text_path):
         body = m.group(5)
         wins = [l for l in body.splitlines() if l.rstrip().endswith(': wins') or ': wins;' in l]
         whole = [l for l in wins if 'the whole step' in l]
-        if ('untuned set kept' in body or 'start set kept' in body or not wins or
+        if ('untuned set kept' in body or not wins or
                 (len(whole) == len(wins) and '-> ways alone' in whole[-1])):
             found.add((m.group(2), m.group(3), m.group(4) is None))
     return found
