@@ -41,7 +41,9 @@ typedef struct epoch_data {
   float pixel_scale, pixel_shift; /* as created */
   int *h_order;                   /* pinned [max(train, test count)]: the order
                                      being uploaded */
-  cudaStream_t stream;            /* borrowed: uploads and gathers run here */
+  cudaEvent_t order_sent; /* recorded after each upload from h_order, which
+                             is not written again before it has passed */
+  cudaStream_t stream;    /* borrowed: uploads and gathers run here */
 } epoch_data;
 
 /* Uploads both splits (a split of count 0 is left empty: an inference
