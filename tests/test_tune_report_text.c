@@ -58,6 +58,19 @@ static void add_record(step_tune_report *r, int slot, int from, int to,
                               .early = !wins && diff >= 0};
 }
 
+/* The check in a fresh context's record (from: TUNE_UNTUNED or
+ * TUNE_START) and the defended step alone as its log keeps it: alone_ms
+ * (noise 0.0001) in the second round, first_ms in the first (0: not
+ * timed). */
+static void add_check(step_tune_report *r, int from, double base, double diff,
+                      double noise, int wins, double alone_ms,
+                      double first_ms) {
+  add_record(r, -1, from, TUNE_CHOSEN, base, diff, noise, wins);
+  r->log.untuned_alone_ms = alone_ms;
+  r->log.untuned_alone_noise_ms = 0.0001;
+  r->log.untuned_first_ms = first_ms;
+}
+
 /* step_tune_print's text of r, read back into t. */
 static void printed(tune_report_text *t, const step_tune_report *r, char *text,
                     size_t size) {
@@ -88,10 +101,7 @@ START_TEST(every_row_reads_back) {
   whole->verdict = (tune_verdict){.pairs = 16, .base_ms = 1, .cand_ms = 1};
   /* The check in a fresh context: 0.012 over 0.5 % of 1.2: margin 2; and
    * 1.1940 - 1.1880 over 0.5 % of 1.194 before the set was loaded: 1.005. */
-  add_record(&r, -1, TUNE_UNTUNED, TUNE_CHOSEN, 1.2, -0.012, 0.0001, 1);
-  r.log.untuned_alone_ms = 1.194;
-  r.log.untuned_alone_noise_ms = 0.0001;
-  r.log.untuned_first_ms = 1.1875;
+  add_check(&r, TUNE_UNTUNED, 1.2, -0.012, 0.0001, 1, 1.194, 1.1875);
   printed(&t, &r, text, sizeof text);
   ck_assert_msg(strstr(text, "    a fresh context        untuned -> chosen: "
                              "1.2000 / 1.1880, -0.0120 +- 0.0001 (16): wins; "
@@ -138,9 +148,7 @@ START_TEST(a_ways_only_check_reads_back) {
   static char text[16384];
   make_report(&r);
   /* 0.0045 over 4 x its noise 0.0002: margin 5.6. */
-  add_record(&r, -1, TUNE_UNTUNED, TUNE_CHOSEN, 0.0943, -0.0045, 0.0002, 1);
-  r.log.untuned_alone_ms = 0.0926;
-  r.log.untuned_alone_noise_ms = 0.0001;
+  add_check(&r, TUNE_UNTUNED, 0.0943, -0.0045, 0.0002, 1, 0.0926, 0.0);
   r.log.check_ways_only = 1;
   printed(&t, &r, text, sizeof text);
   ck_assert_msg(strstr(text, "untuned step ran 0.0926 +- 0.0001 (ways only: "
@@ -161,10 +169,7 @@ START_TEST(an_auto_check_names_the_start) {
   make_report(&r);
   /* The pairs: 0.0010 over 0.5 % of 0.1: margin 2. Against the start
    * alone, 0.0992 - 0.0990 over TUNE_CHECK_MIN_MS: 0.067. */
-  add_record(&r, -1, TUNE_START, TUNE_CHOSEN, 0.1, -0.0010, 0.0001, 1);
-  r.log.untuned_alone_ms = 0.0992;
-  r.log.untuned_alone_noise_ms = 0.0001;
-  r.log.untuned_first_ms = 0.0990;
+  add_check(&r, TUNE_START, 0.1, -0.0010, 0.0001, 1, 0.0992, 0.0990);
   printed(&t, &r, text, sizeof text);
   ck_assert_msg(strstr(text, "    a fresh context        start -> chosen: "
                              "0.1000 / 0.0990, -0.0010 +- 0.0001 (16): wins; "
@@ -241,10 +246,9 @@ static int differ_checked(double check_a, double check_b, int way_differs,
   for (step_tune_report *r = &ra; r; r = r == &ra ? &rb : NULL) {
     double check = r == &ra ? check_a : check_b;
     add_record(r, 0, 0, 3, 1.0, -0.3, 0.001, 1);
-    add_record(r, -1, TUNE_UNTUNED, TUNE_CHOSEN, 1.0, -0.005 * check, 0.0001,
-               check > 1);
-    r->log.untuned_alone_ms = 1.0; /* the pairs' side binds */
-    r->log.untuned_alone_noise_ms = 0.0001;
+    /* Alone 1.0: the pairs' side binds. */
+    add_check(r, TUNE_UNTUNED, 1.0, -0.005 * check, 0.0001, check > 1, 1.0,
+              0.0);
   }
   int result = differ_printed(&ra, &rb, why, sizeof why);
   printf("checks %.2f / %.2f, way differs %d: %d %s\n", check_a, check_b,
