@@ -18,6 +18,7 @@ void bench_options_usage(FILE *out) {
       "                   [--autotune MODE] [--no-layers] [--chain LIST]\n"
       "                   [--tune-cache MODE] [--tune-cache-dir DIR]\n"
       "                   [--tune-budget MS] [--show-plans]\n"
+      "                   [--no-context-cycle]\n"
       "                   [--network NET] [--pad-to N] [--fp8-format F]\n"
       "                   [--fp8-scaling S] [--fp8-fast-accum G]\n"
       "                   [--profile-step | --trace-step | --alternatives]\n"
@@ -37,6 +38,10 @@ void bench_options_usage(FILE *out) {
       "after a network's rows, each row's step tuner report (fingerprint,\n"
       "each call's choice, the evidence), the tuner's part of mnist_train\n"
       "--show-plans.\n"
+      "--no-context-cycle: no CUDA context made and destroyed after each\n"
+      "row's warm-up (mnist_train --context-cycle; here on by default, so\n"
+      "a row that reads its set from the tuning cache runs as fast as one\n"
+      "that tuned it: on the H200 it ran 0.6-0.9 %% slower without).\n"
       "--fp8-format F, --fp8-scaling S, --fp8-fast-accum G: the fp8 rows'\n"
       "recipe (see mnist_train --help).\n"
       "--chain LIST: how the step's kernels are chained (none, all, or\n"
@@ -58,10 +63,11 @@ void bench_options_usage(FILE *out) {
       "21's shapes in P (default bf16), relu and gelu or only A, with the\n"
       "kernels each ran; reads no data\n"
       "Each mode refuses the flags it would ignore: --repeats, --no-layers,\n"
-      "--show-plans and --json are the timed rows' only, --pad-to theirs and\n"
-      "--trace-step's; --alternatives reads no --network, --chain,\n"
-      "--data-dir or --fp8-* and refuses --precision fp8; the --fp8-* flags\n"
-      "need fp8 rows (--precision fp8, or every precision in the rows' run).\n"
+      "--show-plans, --no-context-cycle and --json are the timed rows' only,\n"
+      "--pad-to theirs and --trace-step's; --alternatives reads no\n"
+      "--network, --chain, --data-dir or --fp8-* and refuses --precision\n"
+      "fp8; the --fp8-* flags need fp8 rows (--precision fp8, or every\n"
+      "precision in the rows' run).\n"
       "--check-flags: check the other flags and the --json path, say what\n"
       "would run and exit (0 when they pass, else 2); reads no data, needs\n"
       "no GPU, leaves no file.\n"
@@ -106,17 +112,12 @@ static const struct {
   const char *name;
   int modes;
 } mode_flags[] = {
-    {"repeats", MODE_ROWS},
-    {"no-layers", MODE_ROWS},
-    {"show-plans", MODE_ROWS},
-    {"json", MODE_ROWS},
-    {"pad-to", MODE_ROWS | MODE_TRACE},
-    {"network", MODE_STEPS},
-    {"chain", MODE_STEPS},
-    {"data-dir", MODE_STEPS},
-    {"fp8-format", MODE_STEPS},
-    {"fp8-scaling", MODE_STEPS},
-    {"fp8-fast-accum", MODE_STEPS},
+    {"repeats", MODE_ROWS},      {"no-layers", MODE_ROWS},
+    {"show-plans", MODE_ROWS},   {"no-context-cycle", MODE_ROWS},
+    {"json", MODE_ROWS},         {"pad-to", MODE_ROWS | MODE_TRACE},
+    {"network", MODE_STEPS},     {"chain", MODE_STEPS},
+    {"data-dir", MODE_STEPS},    {"fp8-format", MODE_STEPS},
+    {"fp8-scaling", MODE_STEPS}, {"fp8-fast-accum", MODE_STEPS},
 };
 
 static int given_by_name(const cli_flag *flags, int count, const char *name) {
@@ -270,6 +271,10 @@ int bench_options_parse(bench_options *out, int argc, char **argv, char *err,
        .kind = CLI_SWITCH,
        .target = &out->show_plans,
        .switch_value = 1},
+      {.name = "no-context-cycle",
+       .kind = CLI_SWITCH,
+       .target = &out->no_context_cycle,
+       .switch_value = 1},
       {.name = "profile-step",
        .kind = CLI_SWITCH,
        .target = &out->profile,
@@ -348,6 +353,8 @@ void bench_options_describe(FILE *out, const bench_options *o) {
   if (!o->profile) /* the profiled steps are not padded */
     fprintf(out, "; +pad to %d", o->pad_multiple ? o->pad_multiple : 8);
   fprintf(out, "; chain %s", chain);
+  if (!o->profile && !o->trace && !o->alternatives)
+    fprintf(out, "; context cycle %s", o->no_context_cycle ? "off" : "on");
   fprintf(out, "; data from %s; device %d\n",
           o->data_dir ? o->data_dir : "$MNIST_DIR, else data/mnist", o->device);
 }

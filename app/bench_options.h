@@ -16,6 +16,8 @@ typedef struct bench_options {
   int device;
   int skip_layers;      /* --no-layers */
   int show_plans;       /* --show-plans: each row's step tuner report */
+  int no_context_cycle; /* --no-context-cycle: trainer_config.context_cycle
+                           off (on by default here) */
   int precision;        /* a gpu_precision, or -1: all of them */
   int activation;       /* an lt_activation, or -1: both */
   int autotune;         /* a gpu_autotune (default exact) */

@@ -150,6 +150,7 @@ static int run_bench(const bench_options *o, const mnist_dataset *data) {
                    .tune_cache = o->tune_cache,
                    .tune_cache_dir = o->tune_cache_dir,
                    .show_plans = o->show_plans,
+                   .context_cycle = !o->no_context_cycle,
                    .fp8 = o->fp8,
                    .selection = {.only_network = o->network,
                                  .precision = o->precision,

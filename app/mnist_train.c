@@ -245,6 +245,10 @@ static int train(const train_options *o, const mnist_dataset *data,
     if (o->show_plans) {
       train_report_plans(ctx);
       step_tune_print(stdout, trainer_tune_report(t));
+      if (trainer_cycle_ms(t) > 0.0)
+        printf("context cycle: a CUDA context made and destroyed after the "
+               "warm-up in %.1f ms\n",
+               trainer_cycle_ms(t));
     }
     /* What the FP8 casts lost is part of the summary: --quiet too. */
     if (train_report_fp8(ctx, t, o->show_plans) != 0) goto done;

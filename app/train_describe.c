@@ -62,6 +62,7 @@ void train_options_describe(FILE *out, const train_options *o) {
             names[1], names[2]);
   }
   fprintf(out, ", autotune %s", gpu_autotune_name(o->gpu.autotune));
+  if (c->context_cycle) fprintf(out, ", context cycle");
   if (o->log_path) fprintf(out, "; log to %s", o->log_path);
   if (o->save_path) fprintf(out, "; saves to %s", o->save_path);
   fprintf(out, "; data from %s; device %d\n",

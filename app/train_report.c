@@ -59,6 +59,7 @@ void train_report_header(const gpu_context *ctx, const train_options *o,
     gpu_chain_format(chain, sizeof chain, o->gpu.chain);
     printf(", chain %s", chain);
   }
+  if (c->context_cycle) printf(", context cycle");
   printf("\n");
   train_report_data_line(data, dir, trainer_steps_per_epoch(t));
   printf("\nepoch  train_loss  train_acc  test_loss  test_acc  train_ms  "

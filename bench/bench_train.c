@@ -39,6 +39,7 @@ void bench_run_tuning(trainer_config *c, const bench_run *run) {
   c->tune_budget_ms = run->tune_budget_ms;
   c->tune_cache = run->tune_cache;
   c->tune_cache_dir = run->tune_cache_dir;
+  c->context_cycle = run->context_cycle;
 }
 
 void bench_train_header(const bench_run *run) {
@@ -47,12 +48,13 @@ void bench_train_header(const bench_run *run) {
   printf("%d timed epochs per row after one warm-up epoch, rows interleaved "
          "(one epoch of each a round, a twin group's rows in another order "
          "each round); median (min-max); autotune %s; chain %s; +pad: "
-         "widths padded to a multiple of %d.\n"
+         "widths padded to a multiple of %d; context cycle %s.\n"
          "auto: per call the fastest of fused, unfused and (data gradients) "
          "split in the step; every row's algorithms and ways chosen by its "
          "own step tuner (--show-plans lists the choices).\n\n",
          run->repeats, gpu_autotune_name(run->contexts[0]->options.autotune),
-         chain, run->pad_multiple > 0 ? run->pad_multiple : 8);
+         chain, run->pad_multiple > 0 ? run->pad_multiple : 8,
+         run->context_cycle ? "on" : "off");
   printf("kernels: per step / on its longest chain; floor: that chain x one "
          "launch x steps (ms per epoch); of peak: of the measured matmul "
          "rate of that precision\n\n");

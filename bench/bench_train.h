@@ -31,7 +31,8 @@ typedef struct bench_run {
   float tune_budget_ms;
   tune_cache_mode tune_cache;
   const char *tune_cache_dir;
-  int show_plans; /* after a network's rows, each row's tuner report */
+  int show_plans;    /* after a network's rows, each row's tuner report */
+  int context_cycle; /* trainer_config.context_cycle of every row */
 } bench_run;
 
 /* c's step-tuner settings from the run's. */

@@ -100,3 +100,10 @@ void gpu_apart_destroy(void *context, int device) {
    * same (the runtime's calls go to whatever is current). */
   cudaSetDevice(device);
 }
+
+int gpu_apart_cycle(int device, char *why, size_t why_size) {
+  void *context = NULL;
+  if (gpu_apart_create(&context, device, why, why_size) != 0) return -1;
+  gpu_apart_destroy(context, device);
+  return 0;
+}

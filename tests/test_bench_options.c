@@ -27,9 +27,11 @@ START_TEST(bench_flags_are_strict) {
   ck_assert_int_eq(o.show_plans, 0); /* the default */
   ck_assert_str_eq(o.data_dir, "/d");
   ck_assert_int_eq(o.autotune, GPU_AUTOTUNE_EXACT); /* the default */
-  char *plans[] = {"mnist_bench", "--show-plans"};
-  ck_assert_int_eq(bench_options_parse(&o, 2, plans, err, sizeof err), 0);
+  ck_assert_int_eq(o.no_context_cycle, 0); /* the cycle on, by default */
+  char *plans[] = {"mnist_bench", "--show-plans", "--no-context-cycle"};
+  ck_assert_int_eq(bench_options_parse(&o, 3, plans, err, sizeof err), 0);
   ck_assert_int_eq(o.show_plans, 1);
+  ck_assert_int_eq(o.no_context_cycle, 1);
   char *fast[] = {"mnist_bench", "--autotune", "fast"};
   ck_assert_int_eq(bench_options_parse(&o, 3, fast, err, sizeof err), 0);
   ck_assert_int_eq(o.autotune, GPU_AUTOTUNE_FAST);
@@ -72,6 +74,10 @@ static const mode_case cases[] = {
     {{"--trace-step", "--repeats", "3"}, "--repeats with --trace-step"},
     {{"--trace-step", "--no-layers"}, "--no-layers with --trace-step"},
     {{"--trace-step", "--show-plans"}, "--show-plans with --trace-step"},
+    {{"--trace-step", "--no-context-cycle"},
+     "--no-context-cycle with --trace-step"},
+    {{"--profile-step", "--no-context-cycle"},
+     "--no-context-cycle with --profile-step"},
     /* --alternatives: one call at a time, no data. */
     {{"--alternatives", "--chain", "all"}, "--chain with --alternatives"},
     {{"--alternatives", "--network", "mid"}, "--network with --alternatives"},

@@ -22,6 +22,7 @@ START_TEST(defaults) {
   ck_assert_int_eq(o.config.mode, MLP_MODE_FUSED);
   ck_assert_int_eq(o.config.graphs, 1);
   ck_assert_int_eq(o.gpu.autotune, GPU_AUTOTUNE_EXACT);
+  ck_assert_int_eq(o.config.context_cycle, 0);
   ck_assert_ptr_null(o.data_dir);
   /* One place for the defaults: the parser's are the config's. */
   trainer_config c = trainer_config_defaults();
@@ -48,7 +49,7 @@ START_TEST(every_flag) {
                   "l.csv",        "--quiet",     "--no-graphs",
                   "--autotune",   "fast",        "--help",
                   "--schedule",   "constant",    "--show-plans",
-                  "--activation", "gelu"};
+                  "--activation", "gelu",        "--context-cycle"};
   int argc = (int)(sizeof argv / sizeof argv[0]);
   ck_assert_msg(train_options_parse(&o, argc, argv, err, sizeof err) == 0, "%s",
                 err);
@@ -74,6 +75,7 @@ START_TEST(every_flag) {
   ck_assert_int_eq(o.help, 1);
   ck_assert_int_eq(o.config.cosine, 0);
   ck_assert_int_eq(o.show_plans, 1);
+  ck_assert_int_eq(o.config.context_cycle, 1);
 }
 END_TEST
 

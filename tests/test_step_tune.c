@@ -13,7 +13,9 @@
  *     candidates, and kept where they gain (784-100-10 FP32);
  *   - --mode auto is never behind its own fused and unfused rows in
  *     mnist_bench beyond the rows' own spread, and weighs the step whose
- *     calls go the ways they take alone against the better whole step.
+ *     calls go the ways they take alone against the better whole step;
+ *   - --context-cycle prints the digits of a run without it, and cycles a
+ *     context only where the tuner made none apart.
  * Skips (77) without a GPU or the data, saying which. */
 #include <check.h>
 #include <math.h>
@@ -94,6 +96,37 @@ START_TEST(exact_tuning_prints_what_off_prints) {
   train_digits(off, sizeof off, args, "off");
   ck_assert_msg(strcmp(tuned, off) == 0, "%s %s: tuned\n%s\noff\n%s", mode,
                 precision, tuned, off);
+}
+END_TEST
+
+/* --context-cycle (train/trainer.h) changes nothing but speed: the digits
+ * of --autotune off with and without it; a run that does not tune says it
+ * made and destroyed the context, a run whose tuner ran apart (which
+ * stands for the cycle) says nothing of it. */
+START_TEST(a_context_cycle_changes_nothing_but_speed) {
+  char plain[4096], cycled[4096], command[8192], out[65536];
+  train_digits(plain, sizeof plain, "--autotune off", "plain");
+  train_digits(cycled, sizeof cycled, "--autotune off --context-cycle",
+               "cycled");
+  ck_assert_msg(strcmp(plain, cycled) == 0, "without\n%s\nwith\n%s", plain,
+                cycled);
+  static const char *tuning[] = {"--autotune off", "--autotune exact"};
+  for (int i = 0; i < 2; i++) {
+    snprintf(command, sizeof command,
+             "'%s' --data-dir '%s' --hidden 256 --epochs 1 --tune-cache off "
+             "--context-cycle --show-plans %s",
+             MNIST_TRAIN_PATH, mnist_dir, tuning[i]);
+    assert_or_show(run(command, out, sizeof out) == 0, out,
+                   "mnist_train failed");
+    assert_or_show(strstr(out, ", context cycle\n") != NULL, out,
+                   "the header does not name the context cycle");
+    int said = strstr(out, "context cycle: a CUDA context made and "
+                           "destroyed after the warm-up in ") != NULL;
+    assert_or_show(said == (i == 0), out,
+                   i == 0 ? "a run that did not tune made no context cycle"
+                          : "a run whose tuner ran apart cycled a context "
+                            "again");
+  }
 }
 END_TEST
 
@@ -366,6 +399,7 @@ int main(void) {
   tcase_add_test(tc, choices_past_the_first_are_adopted);
   tcase_add_test(tc, auto_is_never_behind);
   tcase_add_test(tc, auto_weighs_the_ways_alone);
+  tcase_add_test(tc, a_context_cycle_changes_nothing_but_speed);
   suite_add_tcase(suite, tc);
   int status = test_run_suite(suite, 1);
   test_remove_dir(dir);

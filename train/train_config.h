@@ -45,10 +45,13 @@ typedef struct trainer_config {
   float tune_budget_ms;
   tune_cache_mode tune_cache;
   const char *tune_cache_dir;
-  int tune_apart; /* 1: the tuner times candidates in a CUDA context of its
-                     own (gpu/gpu_apart.h), so the training's context loads
-                     only the kernels its step runs; 0: in the training's */
-  fp8_recipe fp8; /* --precision fp8's recipe (zeroed: the defaults) */
+  int tune_apart;    /* 1: the tuner times candidates in a CUDA context of its
+                        own (gpu/gpu_apart.h), so the training's context loads
+                        only the kernels its step runs; 0: in the training's */
+  int context_cycle; /* 1: after the warm-up and the tuner, a CUDA context
+                        made and destroyed (gpu_apart_cycle), unless the
+                        tuner made one there (it tuned apart); 0: none */
+  fp8_recipe fp8;    /* --precision fp8's recipe (zeroed: the defaults) */
   /* The network's first parameters instead of the seed's (a loaded
    * checkpoint: its real units' layout and FP32 slab, borrowed until
    * trainer_create returns): set before the warm-up and the graphs, so

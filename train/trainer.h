@@ -71,6 +71,11 @@ const mlp *trainer_network(const trainer *t);
  * (train/step_tune.h: step_tune_print prints it). */
 const step_tune_report *trainer_tune_report(const trainer *t);
 
+/* The ms trainer_create spent making and destroying a context
+ * (trainer_config.context_cycle); 0 when it made none (the option off, or
+ * the step tuner's context apart stood for it). */
+double trainer_cycle_ms(const trainer *t);
+
 /* The cuBLASLt calls of a training step on the first training batch of the
  * current epoch (mlp_step_calls): after trainer_create the batches are
  * gathered, so the calls read real images and the buffers the last step

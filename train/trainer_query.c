@@ -68,3 +68,7 @@ void trainer_pixel_transform(const trainer *t, float *scale, float *shift) {
   *scale = t->data->pixel_scale;
   *shift = t->data->pixel_shift;
 }
+
+double trainer_cycle_ms(const trainer *t) {
+  return t->cycle_ms;
+}

@@ -33,6 +33,8 @@ struct trainer {
   const step_tune_check *apart_check; /* such a copy's sets to check
                                          (step_tune_options.check), or
                                          NULL: it searches */
+  double cycle_ms; /* trainer_config.context_cycle's context: ms it took,
+                      0: none made */
   int steps_done;  /* optimiser steps so far (config.max_steps) */
   int epoch_steps; /* steps the epoch being enqueued runs */
 };
