@@ -127,9 +127,9 @@ static void store_autotune(void *target, int index) {
 
 /* The flags only training reads (--epochs 0 refuses them: one rule). */
 static const char *const training_only[] = {
-    "steps",     "lr",         "momentum", "schedule",   "seed",
-    "order",     "save",       "log",      "show-plans", "chain",
-    "no-graphs", "loss-scale", NULL};
+    "steps",     "lr",         "momentum",      "schedule",   "seed",
+    "order",     "save",       "log",           "show-plans", "chain",
+    "no-graphs", "loss-scale", "context-cycle", NULL};
 
 /* The first flag of `flags` in training_only[] that was given, or NULL
  * (every flag's `given` is set). */

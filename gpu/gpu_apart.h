@@ -5,7 +5,9 @@
  * slower in a process whose context had loaded cuBLASLt's other
  * candidates for its plans, though it ran none of them
  * (docs/performance.md, "Judged by the step"). The step tuner times those
- * candidates in such a context (train/trainer.c).
+ * candidates in such a context (train/trainer.c). The opposite side
+ * effect is wanted too: a context made and destroyed after a run's
+ * buffers and warm-up made that run faster (gpu_apart_cycle).
  *
  * The driver API's functions are looked up at run time
  * (cudaGetDriverEntryPointByVersion): the programs link no libcuda, so
@@ -47,7 +49,9 @@ void gpu_apart_destroy(void *context, int device);
  * (its kernels loaded) before this, trained 0.6-0.9 % faster in every
  * epoch after it; made before the buffers, it changed nothing; the cause
  * is not known (docs/performance.md, "Session 14"). About 0.17 s. Returns
- * 0, or -1 with why[] saying why (nothing changed). */
+ * 0 (also when destroying it failed: gpu_apart_destroy says so on stderr,
+ * and the context stays until the process ends), or -1 with why[] saying
+ * why no context was made. */
 int gpu_apart_cycle(int device, char *why, size_t why_size);
 
 #ifdef __cplusplus

@@ -252,8 +252,8 @@ static const bad_flags bad[] = {
     {{"--epochs=0", "--load=m.st", "--save=x.st"},
      "--epochs 0 evaluates only: expected none of the flags only training "
      "reads (--steps, --lr, --momentum, --schedule, --seed, --order, "
-     "--save, --log, --show-plans, --chain, --no-graphs, --loss-scale), "
-     "found --save"},
+     "--save, --log, --show-plans, --chain, --no-graphs, --loss-scale, "
+     "--context-cycle), found --save"},
     {{"--order", "random"}, "'shuffle' or 'file'"},
     {{"--steps", "x"}, "--steps"},
     {{"--epochs", "5x"}, "found '5x'"},
@@ -344,7 +344,7 @@ START_TEST(evaluation_refuses_training_flags) {
       {"--momentum", "0.5"},  {"--schedule", "constant"}, {"--seed", "2"},
       {"--order", "file"},    {"--save", "x.st"},         {"--log", "x.csv"},
       {"--show-plans", NULL}, {"--chain", "all"},         {"--no-graphs", NULL},
-      {"--loss-scale", "2"},
+      {"--loss-scale", "2"},  {"--context-cycle", NULL},
   };
   char err[512];
   train_options o;

@@ -174,9 +174,12 @@ static int tune_step(trainer *t) {
  * stream failed meanwhile. */
 static int cycle_context(trainer *t) {
   if (t->tune && t->tune->apart) return 0;
+  /* A copy's context that failed is still being destroyed: not beside
+   * the cycle (on a thread beside the warm-up the cycle did nothing). */
+  gpu_context_settle(t->ctx);
+  CUDA_CHECK(cudaStreamSynchronize(t->ctx->stream));
   double started = now_ms();
   char why[300];
-  CUDA_CHECK(cudaStreamSynchronize(t->ctx->stream));
   if (gpu_apart_cycle(t->ctx->options.device, why, sizeof why) != 0) {
     fprintf(stderr, "trainer: note: no context made and destroyed (%s)\n", why);
     return 0;

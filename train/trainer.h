@@ -30,8 +30,10 @@ typedef struct trainer trainer;
  * from config->initial_params: a loaded checkpoint), builds
  * every cuBLASLt plan with one throw-away forward/backward per batch shape
  * (no update), chooses how each call runs by timing the step (the step
- * tuner, train/step_tune.h: the network's state is put back after it), and
- * captures the graphs. Returns 0, or -1 with a message on stderr. */
+ * tuner, train/step_tune.h: the network's state is put back after it),
+ * with config->context_cycle makes and destroys a CUDA context where the
+ * tuner made none apart (gpu_apart_cycle), and captures the graphs.
+ * Returns 0, or -1 with a message on stderr. */
 int trainer_create(trainer **out, gpu_context *ctx, const mnist_dataset *data,
                    const trainer_config *config);
 void trainer_destroy(trainer *t);
