@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "app/cli_flags.h"
 #include "app/gpu_start_check.h"
@@ -31,6 +30,7 @@
 #include "train/checkpoint_io.h"
 #include "train/data_source.h"
 #include "train/eval_report.h"
+#include "train/host_clock.h"
 #include "train/inference.h"
 #include "train/run_log.h"
 #include "train/trainer.h"
@@ -62,12 +62,6 @@ static int report_stop(const train_options *o, const trainer *t, int epochs,
                                           : "left as it was, nothing written");
   fprintf(stderr, "\n");
   return 128 + signo;
-}
-
-static double seconds_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 /* The epochs, after setup (none with --steps 0; they end early at
@@ -136,7 +130,7 @@ static int run_epochs(trainer *t, const train_options *o,
       printf(" (%d optimiser steps)", trainer_steps_done(t));
     printf("; training %.1f ms in all, %.2f ms per epoch (median); %.2f s "
            "wall clock\n",
-           total_ms, median_ms, seconds_now() - started);
+           total_ms, median_ms, host_clock_ms() / 1e3 - started);
   } else if (status == 0) {
     printf("no training step (--steps 0)\n");
   }
@@ -275,7 +269,7 @@ done:
 }
 
 int main(int argc, char **argv) {
-  double started = seconds_now();
+  double started = host_clock_ms() / 1e3;
   train_options options;
   char err[512];
   if (train_options_parse(&options, argc, argv, err, sizeof err) != 0) {

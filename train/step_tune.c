@@ -6,20 +6,14 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "gpu/gpu_check.h"
 #include "lt/lt_auto.h"
+#include "train/host_clock.h"
 #include "train/step_check.h"
 #include "train/step_slots.h"
 #include "train/step_time.h"
 #include "train/tune_apart.h"
-
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 /* The cache key: the run's part, then what the tuner knows of the GPU,
  * the libraries and the step's calls (their pointer alignments mod 256,
@@ -127,7 +121,7 @@ static int weigh_ways_alone(tune_config *best, step_tune_report *r,
                             const step_tune_target *t, tune_ops *ops,
                             int better) {
   tune_config alone;
-  double started = now_ms();
+  double started = host_clock_ms();
   int differs = ways_alone(&alone, best, r, t);
   if (differs < 0) {
     const char *why = lt_last_error(t->ctx);
@@ -138,7 +132,7 @@ static int weigh_ways_alone(tune_config *best, step_tune_report *r,
     (void)cudaGetLastError(); /* a sticky one fails the next comparison */
     return 0;
   }
-  r->log.ways_alone_ms = now_ms() - started;
+  r->log.ways_alone_ms = host_clock_ms() - started;
   if (!differs) return 0;
   int wins = 0;
   if (tune_compare_always(&wins, best, &alone, ops, &r->log, -1, better,
@@ -272,12 +266,13 @@ static int from_apart(step_tune_report *r, const step_tune_target *t,
   step_tune_report *apart = malloc(sizeof *apart);
   char why[256] = "it failed (see above)";
   int status = entry && apart ? 0 : -1;
-  double started = now_ms();
+  double started = host_clock_ms();
   if (status == 0) {
     entry->count = -1; /* written only when the copy chose (keep) */
     status = o->tune_apart(o->apart_arg, NULL, apart, entry);
   }
-  r->apart_setup_ms = now_ms() - started - (status == 0 ? apart->choose_ms : 0);
+  r->apart_setup_ms =
+      host_clock_ms() - started - (status == 0 ? apart->choose_ms : 0);
   /* Its slots and evidence, over this step's calls; its choices taken as
    * it stored them (lt_matmul_candidate_adopt: no list asked for here). */
   if (status == 0)
@@ -330,7 +325,7 @@ static int keep(step_tune_report *r, const step_tune_target *t,
 
 int step_tune_run(step_tune_report *r, const step_tune_target *t,
                   const step_tune_options *o) {
-  double started = now_ms();
+  double started = host_clock_ms();
   memset(r, 0, sizeof *r);
   if (t->ctx->options.autotune == GPU_AUTOTUNE_OFF && t->mode != MLP_MODE_AUTO)
     return 0;
@@ -356,7 +351,7 @@ int step_tune_run(step_tune_report *r, const step_tune_target *t,
     snprintf(r->cache_note, sizeof r->cache_note, "refreshed");
   if (o->check) {
     int status = step_check_run(r, t, o);
-    r->choose_ms = now_ms() - started;
+    r->choose_ms = host_clock_ms() - started;
     return status;
   }
   int apart = !r->from_cache && o->tune_apart && from_apart(r, t, o) == 0;
@@ -381,7 +376,7 @@ int step_tune_run(step_tune_report *r, const step_tune_target *t,
              "tuning failed: cuBLASLt's first candidates kept");
     step_slots_apply(t->net, r->calls, r->slots, 0, &r->chosen, t->n);
     if (t->mode == MLP_MODE_AUTO) mlp_set_ways(t->net, LT_AUTO_FUSED);
-    r->choose_ms = now_ms() - started;
+    r->choose_ms = host_clock_ms() - started;
     /* The failed call's error is said above; only one that outlives it
      * (sticky: the stream cannot run) fails the run. */
     (void)cudaGetLastError();
@@ -391,6 +386,6 @@ int step_tune_run(step_tune_report *r, const step_tune_target *t,
   if (keep(r, t, o, path, key) != 0)
     fprintf(stderr, "step_tune: note: the chosen set could not be named "
                     "(no fingerprint, nothing cached)\n");
-  r->choose_ms = now_ms() - started;
+  r->choose_ms = host_clock_ms() - started;
   return 0;
 }

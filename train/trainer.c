@@ -4,21 +4,15 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "gpu/gpu_apart.h"
 #include "gpu/gpu_check.h"
 #include "gpu/gpu_graph.h"
 #include "train/epoch_data.h"
+#include "train/host_clock.h"
 #include "train/step_tune.h"
 #include "train/trainer_state.h"
 #include "train/tune_apart.h"
-
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 /* Past this many steps per epoch (batches under 8 samples) one graph
  * would hold over 100 000 nodes; such epochs launch from the host. */
@@ -178,13 +172,13 @@ static int cycle_context(trainer *t) {
    * the cycle (on a thread beside the warm-up the cycle did nothing). */
   gpu_context_settle(t->ctx);
   CUDA_CHECK(cudaStreamSynchronize(t->ctx->stream));
-  double started = now_ms();
+  double started = host_clock_ms();
   char why[300];
   if (gpu_apart_cycle(t->ctx->options.device, why, sizeof why) != 0) {
     fprintf(stderr, "trainer: note: no context made and destroyed (%s)\n", why);
     return 0;
   }
-  t->cycle_ms = now_ms() - started;
+  t->cycle_ms = host_clock_ms() - started;
   return 0;
 }
 
