@@ -1,10 +1,15 @@
 /* fp8_cast.cu: the FP8 step's kernels (see fp8_cast.h). A cast's tile is
  * 32 rows by FP8_CAST_TILE (128) columns, 128 threads; thread t holds rows
- * 8 (t % 4) .. + 7 of columns 4 (t / 4) .. + 3: 16-byte loads of BF16
- * (below: issued together), an 8-byte store of its codes
- * per column; the codes transposed by byte permutes and through shared
- * memory (chunks swizzled: no bank conflicts) out in 16-byte stores, 128
- * contiguous bytes per line. One atomic per block for the amax and each
+ * 8 (t % 4) .. + 7 of columns 4 (t / 4) .. + 3: 16-byte loads of BF16, an
+ * 8-byte store of its codes per column; the codes transposed by byte
+ * permutes and through shared memory (chunks swizzled: no bank conflicts)
+ * out in 16-byte stores, 128 contiguous bytes per line. A block casts
+ * tiles t, t + gridDim.x, ... (as many blocks as the GPU holds at once),
+ * each column's registers reloaded with the next tile's as soon as they
+ * are decoded, so the loads are in flight while a tile is converted,
+ * stored and transposed (one tile a block waited for its loads with
+ * nothing else to do: 24-28 us for a 4096 x 4096 masked cast against
+ * 22-23, ncu, session 15). One atomic per block for the amax and each
  * count; the scale read, never recomputed from a history. 64-row tiles
  * made a batch-256 cast 32 blocks (the fp8 rows at 784-1024-1024-10 ran
  * 4-9 % slower: docs/performance.md, "FP8"). The transpose of FP8 codes
@@ -107,17 +112,17 @@ stage_words(uint8_t (*tile_t)[COLS], const uint32_t c[4], int row, int cq) {
     *(uint32_t *)tile_at<TILE_ROWS>(tile_t, row + k, 4 * cq) = line[k];
 }
 
-/* After the block has synchronised, tile line i (a source row of
- * TILE_ROWS) goes to out_t + row * ld_t + the tile's first column, 16
- * bytes a store, for rows < `rows` and columns < round16(`cols`) (zero
- * past `cols`). */
+/* After the block has synchronised, line i of tile (tx, ty) (source row
+ * tx * TILE_ROWS + i) goes to out_t + row * ld_t + the tile's first
+ * column, 16 bytes a store, for rows < `rows` and columns < round16(`cols`)
+ * (zero past `cols`). */
 template <int TILE_ROWS>
 static __device__ void write_transposed(uint8_t *out_t, int ld_t,
                                         uint8_t (*tile_t)[COLS], int rows,
-                                        int cols) {
+                                        int cols, int tx, int ty) {
   for (int q = threadIdx.x; q < TILE_ROWS * (COLS / 16); q += THREADS) {
     int line = q / (COLS / 16), part = q % (COLS / 16);
-    int i = blockIdx.x * TILE_ROWS + line, j = blockIdx.y * COLS + 16 * part;
+    int i = tx * TILE_ROWS + line, j = ty * COLS + 16 * part;
     if (i < rows && j < round16(cols))
       *(uint4 *)(out_t + (size_t)i * ld_t + j) =
           *(const uint4 *)tile_at<TILE_ROWS>(tile_t, line, 16 * part);
@@ -136,11 +141,13 @@ static __device__ float cast_scale(const fp8_cast_args &a, bool *bad) {
   return scale;
 }
 
-/* The row sums of the tile's columns (s: this thread's 8 rows over its
- * four columns), over the block in a fixed order, into the partials of
- * tile blockIdx.y. Every thread calls it. */
+/* The row sums of tile (tx, ty)'s columns (s: this thread's 8 rows over
+ * its four columns), over the block in a fixed order, into the partials of
+ * column tile ty. Every thread calls it; it synchronises the block once,
+ * after its stores to shared memory, and leaves `sums` read: the caller
+ * synchronises before the next call. */
 static __device__ void write_partials(const fp8_cast_args &a, float s[8],
-                                      int rg) {
+                                      int rg, int tx, int ty) {
   __shared__ float sums[THREADS / 32][CAST_ROWS];
 #pragma unroll
   for (int i = 0; i < 8; i++)
@@ -152,64 +159,54 @@ static __device__ void write_partials(const fp8_cast_args &a, float s[8],
     for (int i = 0; i < 8; i++)
       sums[threadIdx.x / 32][8 * rg + i] = s[i];
   __syncthreads();
-  int row = blockIdx.x * CAST_ROWS + threadIdx.x;
+  int row = tx * CAST_ROWS + threadIdx.x;
   if (threadIdx.x < CAST_ROWS && row < a.rows) {
     float total = sums[0][threadIdx.x];
     for (int w = 1; w < THREADS / 32; w++)
       total += sums[w][threadIdx.x];
-    a.d_partials[(size_t)blockIdx.y * a.rows + row] = total;
+    a.d_partials[(size_t)ty * a.rows + row] = total;
   }
 }
 
-/* The cast (AMAX_ONLY: current scaling's amax pass). Six blocks per SM, 80
- * registers (at eight, 64, spills made 25 MB of local traffic per 4096 x
- * 4096 cast: session 5's call E); GELU's, with its z, five. On sm_90 the
- * BF16 casts do not spill; the FP32 one (the weights' first cast) spills 8
- * bytes, and on sm_75-sm_86 some spill 16-76 bytes (ptxas -v). */
-template <typename S, fp8_mask MASK, bool AMAX_ONLY>
-__global__ void __launch_bounds__(THREADS, MASK == FP8_MASK_GELU ? 5 : 6)
-    fp8_cast_kernel(fp8_cast_args a) {
-  gpu_wait_previous();
-  /* [source row of the tile][column, chunks swizzled: tile_at] */
-  __shared__ __align__(16) uint8_t tile_t[CAST_ROWS][COLS];
-  int rg = threadIdx.x % 4, cq = threadIdx.x / 4;
-  int r = blockIdx.x * CAST_ROWS + 8 * rg, c0 = blockIdx.y * COLS + 4 * cq;
-  column_raw<S> raw[4];
+/* Tile t's four columns of this thread (rg, cq) into raw: tiles are
+ * numbered rows first, tiles_x of CAST_ROWS rows a column of tiles. */
+template <typename S, fp8_mask MASK>
+__device__ __forceinline__ void load_tile(column_raw<S> raw[4],
+                                          const fp8_cast_args &a, int t,
+                                          int tiles_x, int rg, int cq) {
+  int r = t % tiles_x * CAST_ROWS + 8 * rg, c0 = t / tiles_x * COLS + 4 * cq;
 #pragma unroll
   for (int j = 0; j < 4; j++)
     load_column<S, MASK>(raw[j], a, r, c0 + j, r < a.rows && c0 + j < a.cols);
-  float x[4][8]; /* [column][row]; 0 past the matrix */
-#pragma unroll
-  for (int j = 0; j < 4; j++)
-    decode_column<S, MASK>(x[j], raw[j]);
-  float amax = 0.0f, sum[8];
-  bool any_nan = false;
-#pragma unroll
-  for (int i = 0; i < 8; i++) {
-    sum[i] = x[0][i] + x[1][i] + x[2][i] + x[3][i];
-    any_nan = any_nan || isnan(sum[i]);
-#pragma unroll
-    for (int j = 0; j < 4; j++)
-      amax = fmaxf(amax, fabsf(x[j][i])); /* a NaN never wins, inf does */
-  }
-  if (AMAX_ONLY) {
-    fp8_block_record(a.d_meta, true, amax, 0, 0, 0);
-    return;
-  }
-  bool bad;
-  float scale = cast_scale(a, &bad);
+}
+
+/* What a block's casts lost (fp8_meta's counts) over its tiles. Past the
+ * matrix x is 0 and its code 0: the two zero counts cancel there. */
+typedef struct cast_lost {
+  unsigned zero_codes, zero_x, saturated, nan;
+} cast_lost;
+
+/* Tile (tx, ty) of the cast from its decoded values x (this thread's
+ * rows r .. r + 7 of columns c0 .. c0 + 3), their row sums, amax and NaN
+ * flag: the codes at `scale` in both layouts, what they lost added to
+ * *lost, the partial sums. Every thread calls it; it ends with the block
+ * synchronised and tile_t free again. */
+static __device__ __forceinline__ void
+store_tile(const fp8_cast_args &a, uint8_t (*tile_t)[COLS], const float (*x)[8],
+           float sum[8], float amax, bool any_nan, float scale, int rg, int cq,
+           int tx, int ty, cast_lost *lost) {
+  int r = tx * CAST_ROWS + 8 * rg, c0 = ty * COLS + 4 * cq;
   __nv_fp8_interpretation_t kind = fp8_kind(a.format);
   uint2 w[4]; /* per column: rows 0-3, rows 4-7 */
-  unsigned zero_codes = 0, zero_x = 0, saturated = 0, nan = 0;
 #pragma unroll
   for (int j = 0; j < 4; j++) {
     w[j].x = pack4(&x[j][0], scale, kind);
     w[j].y = pack4(&x[j][4], scale, kind);
-    zero_codes += __popc(__vcmpeq4(w[j].x & 0x7F7F7F7Fu, 0u)) / 8 +
-                  __popc(__vcmpeq4(w[j].y & 0x7F7F7F7Fu, 0u)) / 8;
+    lost->zero_codes += __popc(__vcmpeq4(w[j].x & 0x7F7F7F7Fu, 0u)) / 8 +
+                        __popc(__vcmpeq4(w[j].y & 0x7F7F7F7Fu, 0u)) / 8;
 #pragma unroll
     for (int i = 0; i < 8; i++)
-      zero_x += x[j][i] == 0.0f;
+      lost->zero_x += x[j][i] == 0.0f;
     if (a.d_out && r < a.rows && c0 + j < a.cols)
       *(uint2 *)(a.d_out + (size_t)(c0 + j) * a.ld_out + r) = w[j];
   }
@@ -219,8 +216,8 @@ __global__ void __launch_bounds__(THREADS, MASK == FP8_MASK_GELU ? 5 : 6)
     for (int j = 0; j < 4; j++)
 #pragma unroll
       for (int i = 0; i < 8; i++) {
-        saturated += fp8_saturates(x[j][i] * scale, a.format);
-        nan += isnan(x[j][i] * scale) ? 1u : 0u;
+        lost->saturated += fp8_saturates(x[j][i] * scale, a.format);
+        lost->nan += isnan(x[j][i] * scale) ? 1u : 0u;
       }
   if (a.d_out_t) {
     uint32_t lo[4] = {w[0].x, w[1].x, w[2].x, w[3].x};
@@ -228,14 +225,68 @@ __global__ void __launch_bounds__(THREADS, MASK == FP8_MASK_GELU ? 5 : 6)
     stage_words<CAST_ROWS>(tile_t, lo, 8 * rg, cq);
     stage_words<CAST_ROWS>(tile_t, hi, 8 * rg + 4, cq);
   }
-  /* Past the matrix x is 0 and its code 0: the two zero counts cancel.
-   * Ends synchronised: tile_t is complete. */
-  fp8_block_record(a.d_meta, a.d_scale != NULL, amax, saturated,
-                   zero_codes - zero_x, nan);
-  if (a.d_partials) write_partials(a, sum, rg);
+  /* Each synchronises once: then tile_t is complete. */
+  if (a.d_partials)
+    write_partials(a, sum, rg, tx, ty);
+  else
+    __syncthreads();
   if (a.d_out_t)
-    write_transposed<CAST_ROWS>(a.d_out_t, a.ld_out_t, tile_t, a.rows, a.cols);
-  if (blockIdx.x == 0 && blockIdx.y == 0 && threadIdx.x == 0) {
+    write_transposed<CAST_ROWS>(a.d_out_t, a.ld_out_t, tile_t, a.rows, a.cols,
+                                tx, ty);
+  __syncthreads(); /* tile_t and the sums read: the next tile may write */
+}
+
+/* The cast (AMAX_ONLY: current scaling's amax pass) of tiles blockIdx.x,
+ * + gridDim.x, ... of `tiles` (tiles_x a column of tiles), the next
+ * tile's loads issued as soon as this one's are decoded. The amax and
+ * counts are the block's over its tiles; sums, codes and partials are
+ * per tile, as with one tile a block. Four blocks per SM (128 registers:
+ * the next tile's loads live beside this one's values; at five, 102, the
+ * ReLU cast spilled 178 bytes on sm_90), GELU's (with its z) three (at
+ * four it spilled 50). Decoding a column, reloading its registers with the
+ * next tile's and casting it before the next column (80 registers, six
+ * blocks per SM) ran the 4096 x 4096 masked casts at 25-26 us against
+ * this order's 23 (ncu, session 15's call B). At one tile a block the
+ * kernel ran six blocks per SM at 80 registers (at eight, 64, spills made
+ * 25 MB of local traffic per 4096 x 4096 cast: session 5's call E). */
+template <typename S, fp8_mask MASK, bool AMAX_ONLY>
+__global__ void __launch_bounds__(THREADS, MASK == FP8_MASK_GELU ? 3 : 4)
+    fp8_cast_kernel(fp8_cast_args a, int tiles_x, int tiles) {
+  gpu_wait_previous();
+  /* [source row of the tile][column, chunks swizzled: tile_at] */
+  __shared__ __align__(16) uint8_t tile_t[CAST_ROWS][COLS];
+  int rg = threadIdx.x % 4, cq = threadIdx.x / 4;
+  bool bad = false;
+  float scale = AMAX_ONLY ? 1.0f : cast_scale(a, &bad);
+  float block_amax = 0.0f;
+  cast_lost lost = {0, 0, 0, 0};
+  column_raw<S> raw[4];
+  load_tile<S, MASK>(raw, a, blockIdx.x, tiles_x, rg, cq);
+  for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+    float x[4][8]; /* [column][row]; 0 past the matrix */
+#pragma unroll
+    for (int j = 0; j < 4; j++)
+      decode_column<S, MASK>(x[j], raw[j]);
+    if (t + (int)gridDim.x < tiles)
+      load_tile<S, MASK>(raw, a, t + gridDim.x, tiles_x, rg, cq);
+    float amax = 0.0f, sum[8];
+    bool any_nan = false;
+#pragma unroll
+    for (int i = 0; i < 8; i++) {
+      sum[i] = x[0][i] + x[1][i] + x[2][i] + x[3][i];
+      any_nan = any_nan || isnan(sum[i]);
+#pragma unroll
+      for (int j = 0; j < 4; j++)
+        amax = fmaxf(amax, fabsf(x[j][i])); /* a NaN never wins, inf does */
+    }
+    block_amax = fmaxf(block_amax, amax);
+    if (!AMAX_ONLY)
+      store_tile(a, tile_t, x, sum, amax, any_nan, scale, rg, cq, t % tiles_x,
+                 t / tiles_x, &lost);
+  }
+  fp8_block_record(a.d_meta, AMAX_ONLY || a.d_scale != NULL, block_amax,
+                   lost.saturated, lost.zero_codes - lost.zero_x, lost.nan);
+  if (!AMAX_ONLY && blockIdx.x == 0 && threadIdx.x == 0) {
     a.d_meta->scale = scale;
     a.d_meta->scale_inv = 1.0f / scale;
     a.d_meta->casts += 1;
@@ -243,13 +294,34 @@ __global__ void __launch_bounds__(THREADS, MASK == FP8_MASK_GELU ? 5 : 6)
   }
 }
 
+/* Blocks for `tiles` tiles of `kernel`: as many as the GPU holds at once
+ * (or a.blocks, when set and fewer), then fewer where that takes the same
+ * number of tiles a block (4096 tiles over 660 places: 586 blocks of 7
+ * tiles, not 660 of 6 or 7). */
+static cudaError_t cast_blocks(const void *kernel, int tiles, int cap,
+                               unsigned *blocks) {
+  int device, sms, per_sm;
+  cudaError_t e = cudaGetDevice(&device);
+  if (e == cudaSuccess)
+    e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  if (e == cudaSuccess)
+    e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, THREADS,
+                                                      0);
+  if (e != cudaSuccess) return e;
+  int places = sms * (per_sm > 0 ? per_sm : 1);
+  if (cap > 0 && cap < places) places = cap;
+  int rounds = (tiles + places - 1) / places;
+  *blocks = (unsigned)((tiles + rounds - 1) / rounds);
+  return cudaSuccess;
+}
+
 /* The cast's kernel for the source type and mask. */
 template <bool AMAX_ONLY>
 static cudaError_t launch_cast(const fp8_cast_args &a, gpu_early_cache *early,
                                cudaStream_t stream) {
-  dim3 grid((unsigned)((a.rows + CAST_ROWS - 1) / CAST_ROWS),
-            (unsigned)fp8_cast_tiles(round16(a.cols)));
-  void (*kernel)(fp8_cast_args) =
+  int tiles_x = (a.rows + CAST_ROWS - 1) / CAST_ROWS;
+  int tiles = tiles_x * fp8_cast_tiles(round16(a.cols));
+  void (*kernel)(fp8_cast_args, int, int) =
       a.src_type == LT_DTYPE_F32
           ? fp8_cast_kernel<float, FP8_MASK_NONE, AMAX_ONLY>
       : a.mask == FP8_MASK_RELU
@@ -257,7 +329,11 @@ static cudaError_t launch_cast(const fp8_cast_args &a, gpu_early_cache *early,
       : a.mask == FP8_MASK_GELU
           ? fp8_cast_kernel<__nv_bfloat16, FP8_MASK_GELU, AMAX_ONLY>
           : fp8_cast_kernel<__nv_bfloat16, FP8_MASK_NONE, AMAX_ONLY>;
-  return gpu_launch(early, kernel, grid, dim3(THREADS), stream, a);
+  unsigned blocks;
+  cudaError_t e = cast_blocks((const void *)kernel, tiles, a.blocks, &blocks);
+  if (e != cudaSuccess) return e;
+  return gpu_launch(early, kernel, dim3(blocks), dim3(THREADS), stream, a,
+                    tiles_x, tiles);
 }
 
 static bool aligned16(const void *p) {
@@ -274,6 +350,7 @@ static const char *cast_refusal(const fp8_cast_args *a) {
     return "a BF16 source with a mask";
   if (a->rows < 16 || a->rows % 16 || a->cols < 1 || !a->d_meta)
     return "rows a multiple of 16, cols >= 1 and a scaling state";
+  if (a->blocks < 0) return "blocks >= 0 (0: as many as the GPU holds)";
   if (!aligned16(a->d_src) || a->ld_src < a->rows ||
       (size_t)a->ld_src * size % 16)
     return "a 16-byte aligned source with 16-byte columns (ld_src)";
@@ -298,9 +375,9 @@ extern "C" int fp8_cast(const fp8_cast_args *a, gpu_early_cache *early,
   if (broken) {
     fprintf(stderr,
             "fp8_cast: expected %s, found type %s, mask %d, %d x %d, ld %d, "
-            "aux_ld %d, ld_out %d, ld_out_t %d\n",
+            "aux_ld %d, ld_out %d, ld_out_t %d, blocks %d\n",
             broken, lt_dtype_name(a->src_type), (int)a->mask, a->rows, a->cols,
-            a->ld_src, a->aux_ld, a->ld_out, a->ld_out_t);
+            a->ld_src, a->aux_ld, a->ld_out, a->ld_out_t, a->blocks);
     return -1;
   }
   if (!a->d_scale) {
@@ -340,7 +417,8 @@ __global__ void __launch_bounds__(THREADS)
     stage_words<ROWS>(tile_t, c, 16 * rg + 4 * k, cq);
   }
   __syncthreads();
-  write_transposed<ROWS>(out_t, ld_t, tile_t, rows, cols);
+  write_transposed<ROWS>(out_t, ld_t, tile_t, rows, cols, blockIdx.x,
+                         blockIdx.y);
 }
 
 extern "C" int fp8_transpose(uint8_t *d_out_t, int ld_out_t,

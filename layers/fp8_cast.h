@@ -99,6 +99,9 @@ typedef struct fp8_cast_args {
                            current scaling), counts, casts, scale and
                            scale_inv of this cast */
   lt_fp8 format;
+  int blocks; /* 0: as many blocks as the GPU holds at once, each casting
+                 every gridDim-th tile of 32 rows x FP8_CAST_TILE columns;
+                 n > 0: at most n (tests: several tiles a block) */
 } fp8_cast_args;
 
 /* The cast of `args` on `stream`: one kernel (delayed), or a reset of the

@@ -31,6 +31,7 @@ typedef struct cast_case {
   int current;
   double history; /* delayed: the scale's amax, times the data's */
   int specials;   /* 1: a few NaN and inf in the source; 2: all zero */
+  int blocks;     /* fp8_cast_args.blocks: 0 as many as the GPU holds */
 } cast_case;
 
 static const cast_case cases[] = {
@@ -54,6 +55,18 @@ static const cast_case cases[] = {
     /* all zero, current: amax 0 keeps the previous scale (issue 28,
      * defect 7: the GPU's amax-0 branch) */
     {112, 40, FP8_MASK_RELU, LT_DTYPE_BF16, LT_FP8_E5M2, 1, 0, 2},
+    /* several tiles a block, in blocks that cast different numbers of
+     * them (10 tiles in 3 blocks, 15 in 4, 5 in 2, 3 in 2, 4 in 2): the
+     * amax and counts over a block's tiles, each tile's codes and
+     * partials */
+    {144, 200, FP8_MASK_RELU, LT_DTYPE_BF16, LT_FP8_E5M2, 1, 0, 0, 3},
+    {144, 300, FP8_MASK_GELU, LT_DTYPE_BF16, LT_FP8_E4M3, 0, 1.0, 0, 4},
+    {144, 70, FP8_MASK_NONE, LT_DTYPE_F32, LT_FP8_E4M3, 1, 0, 0, 2},
+    {96, 96, FP8_MASK_RELU, LT_DTYPE_BF16, LT_FP8_E5M2, 0, 0.25, 0, 2},
+    {112, 96, FP8_MASK_NONE, LT_DTYPE_BF16, LT_FP8_E4M3, 0, 1.0, 1, 2},
+    /* a step's size (4096 x 1024: 1024 tiles, more than an H200 holds at
+     * once: 5 x 132), the blocks as the GPU holds them */
+    {4096, 1024, FP8_MASK_RELU, LT_DTYPE_BF16, LT_FP8_E5M2, 0, 1.0, 0},
 };
 enum { CASES = sizeof cases / sizeof cases[0] };
 
@@ -133,7 +146,8 @@ START_TEST(casts_match_the_reference) {
                      .d_partials = d_partials,
                      .d_scale = c->current ? NULL : &d_meta->scale,
                      .d_meta = d_meta,
-                     .format = c->format};
+                     .format = c->format,
+                     .blocks = c->blocks};
   ck_assert_int_eq(fp8_cast(&a, NULL, 0), 0);
   test_download(&meta, d_meta, sizeof meta);
   char what[64];
@@ -222,6 +236,9 @@ START_TEST(unaligned_casts_are_refused) {
   a.ld_src = 100;
   ck_assert_int_eq(fp8_cast(&a, NULL, 0), -1);
   a.ld_src = 104;
+  a.blocks = -1;
+  ck_assert_int_eq(fp8_cast(&a, NULL, 0), -1);
+  a.blocks = 0;
   ck_assert_int_eq(fp8_cast(&a, NULL, 0), 0);
   test_free(d_x); /* cudaFree waits for the device */
   test_free(d_meta);
