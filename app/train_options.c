@@ -127,9 +127,11 @@ static void store_autotune(void *target, int index) {
 
 /* The flags only training reads (--epochs 0 refuses them: one rule). */
 static const char *const training_only[] = {
-    "steps",     "lr",         "momentum",      "schedule",   "seed",
-    "order",     "save",       "log",           "show-plans", "chain",
-    "no-graphs", "loss-scale", "context-cycle", NULL};
+    "steps",         "lr",         "momentum",       "schedule",
+    "seed",          "order",      "save",           "log",
+    "show-plans",    "chain",      "no-graphs",      "loss-scale",
+    "context-cycle", "tune-cache", "tune-cache-dir", "tune-here",
+    "tune-budget",   NULL};
 
 /* The first flag of `flags` in training_only[] that was given, or NULL
  * (every flag's `given` is set). */
@@ -161,7 +163,7 @@ static void training_flags_text(char *out, size_t size) {
 static int check_combinations(const train_options *out, const char *training,
                               char *err, size_t err_size) {
   const trainer_config *c = &out->config;
-  char names[160];
+  char names[256];
   training_flags_text(names, sizeof names);
   if (c->epochs == 0 && !out->load_path) {
     snprintf(err, err_size,

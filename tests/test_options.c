@@ -253,7 +253,8 @@ static const bad_flags bad[] = {
      "--epochs 0 evaluates only: expected none of the flags only training "
      "reads (--steps, --lr, --momentum, --schedule, --seed, --order, "
      "--save, --log, --show-plans, --chain, --no-graphs, --loss-scale, "
-     "--context-cycle), found --save"},
+     "--context-cycle, --tune-cache, --tune-cache-dir, --tune-here, "
+     "--tune-budget), found --save"},
     {{"--order", "random"}, "'shuffle' or 'file'"},
     {{"--steps", "x"}, "--steps"},
     {{"--epochs", "5x"}, "found '5x'"},
@@ -328,7 +329,7 @@ START_TEST(bad_flags_are_named) {
   for (int i = 0; i < 3 && c->args[i]; i++)
     argv[argc++] = (char *)c->args[i];
   train_options o;
-  char err[256] = "";
+  char err[512] = ""; /* mnist_train's */
   ck_assert_int_eq(train_options_parse(&o, argc, argv, err, sizeof err), -1);
   ck_assert_msg(strstr(err, c->words) != NULL, "case %d: '%s' lacks '%s'", _i,
                 err, c->words);
@@ -340,11 +341,24 @@ END_TEST
  * it; the flags evaluation reads pass. */
 START_TEST(evaluation_refuses_training_flags) {
   static const char *const training[][2] = {
-      {"--steps", "0"},       {"--steps", "1"},           {"--lr", "3"},
-      {"--momentum", "0.5"},  {"--schedule", "constant"}, {"--seed", "2"},
-      {"--order", "file"},    {"--save", "x.st"},         {"--log", "x.csv"},
-      {"--show-plans", NULL}, {"--chain", "all"},         {"--no-graphs", NULL},
-      {"--loss-scale", "2"},  {"--context-cycle", NULL},
+      {"--steps", "0"},
+      {"--steps", "1"},
+      {"--lr", "3"},
+      {"--momentum", "0.5"},
+      {"--schedule", "constant"},
+      {"--seed", "2"},
+      {"--order", "file"},
+      {"--save", "x.st"},
+      {"--log", "x.csv"},
+      {"--show-plans", NULL},
+      {"--chain", "all"},
+      {"--no-graphs", NULL},
+      {"--loss-scale", "2"},
+      {"--context-cycle", NULL},
+      {"--tune-cache", "off"},
+      {"--tune-cache-dir", "d"},
+      {"--tune-here", NULL},
+      {"--tune-budget", "50"},
   };
   char err[512];
   train_options o;
