@@ -1,33 +1,27 @@
-/* fp8_cast.cu: the FP8 step's kernels (see fp8_cast.h). A cast's tile is
- * 32 rows by FP8_CAST_TILE (128) columns, 128 threads; thread t holds rows
- * 8 (t % 4) .. + 7 of columns 4 (t / 4) .. + 3: 16-byte loads of BF16, an
- * 8-byte store of its codes per column; the codes transposed by byte
- * permutes and through shared memory (chunks swizzled: no bank conflicts)
- * out in 16-byte stores, 128 contiguous bytes per line. A block casts
- * tiles t, t + gridDim.x, ... (as many blocks as the GPU holds at once),
- * each column's registers reloaded with the next tile's as soon as they
- * are decoded, so the loads are in flight while a tile is converted,
- * stored and transposed (one tile a block waited for its loads with
- * nothing else to do: 24-28 us for a 4096 x 4096 masked cast against
+/* fp8_cast.cu: the FP8 cast (fp8_cast.h). A tile is 32 rows by
+ * FP8_CAST_TILE (128) columns, 128 threads (layers/fp8_tile.cuh); thread t
+ * holds rows 8 (t % 4) .. + 7 of columns 4 (t / 4) .. + 3: 16-byte loads
+ * of BF16, an 8-byte store of its codes per column, the codes transposed
+ * through shared memory. A block casts tiles t, t + gridDim.x, ... (as
+ * many blocks as the GPU holds at once), the next tile's loads issued as
+ * soon as this one is decoded, so they are in flight while it is
+ * converted, stored and transposed (one tile a block waited for its loads
+ * with nothing else to do: 24-28 us for a 4096 x 4096 masked cast against
  * 22-23, ncu, session 15). One atomic per block for the amax and each
  * count; the scale read, never recomputed from a history. 64-row tiles
  * made a batch-256 cast 32 blocks (the fp8 rows at 784-1024-1024-10 ran
- * 4-9 % slower: docs/performance.md, "FP8"). The transpose of FP8 codes
- * keeps 64 rows (16 a thread). */
+ * 4-9 % slower: docs/performance.md, "FP8"). */
 #include <stdio.h>
 
 #include "gpu/gpu_check.h"
 #include "gpu/gpu_launch.cuh"
 #include "layers/fp8_cast.h"
 #include "layers/fp8_device.cuh"
+#include "layers/fp8_tile.cuh"
 #include "lt/lt_gelu.h"
 #include "lt/lt_types.cuh"
 
-enum { ROWS = 64, CAST_ROWS = 32, COLS = FP8_CAST_TILE, THREADS = 128 };
-
-static __host__ __device__ int round16(int n) {
-  return (n + 15) / 16 * 16;
-}
+enum { CAST_ROWS = 32, COLS = FP8_TILE_COLS, THREADS = FP8_TILE_THREADS };
 
 /* Column c, rows r .. r + 7 of the source and what its mask reads, as
  * loaded (zeros past the matrix: they decode to 0 under every mask). A
@@ -83,50 +77,6 @@ static __device__ __forceinline__ uint32_t pack4(const float *x, float scale,
          (uint32_t)__nv_cvt_float2_to_fp8x2(
              make_float2(x[2] * scale, x[3] * scale), __NV_SATFINITE, k)
              << 16;
-}
-
-/* Byte `column` of tile line `line` in shared memory: the line's 16-byte
- * chunk p sits at chunk p ^ 2 * (its row group), so that a warp's staging
- * stores fall in 32 banks (they were 4-way conflicts: ncu, session 5's
- * call E) while a chunk stays whole for write_transposed. */
-template <int TILE_ROWS>
-static __device__ __forceinline__ uint8_t *tile_at(uint8_t (*tile_t)[COLS],
-                                                   int line, int column) {
-  int chunk = (column / 16) ^ (2 * ((line / (TILE_ROWS / 4)) & 3));
-  return &tile_t[line][16 * chunk + column % 16];
-}
-
-/* Four columns' words (rows 4 k .. 4 k + 3 of each) transposed into
- * tile_t rows `row` .. + 3, columns 4 cq .. + 3 (4 x 4 byte permutes). */
-template <int TILE_ROWS>
-static __device__ __forceinline__ void
-stage_words(uint8_t (*tile_t)[COLS], const uint32_t c[4], int row, int cq) {
-  uint32_t t0 = __byte_perm(c[0], c[1], 0x5140),
-           t1 = __byte_perm(c[2], c[3], 0x5140),
-           t2 = __byte_perm(c[0], c[1], 0x7362),
-           t3 = __byte_perm(c[2], c[3], 0x7362);
-  uint32_t line[4] = {__byte_perm(t0, t1, 0x5410), __byte_perm(t0, t1, 0x7632),
-                      __byte_perm(t2, t3, 0x5410), __byte_perm(t2, t3, 0x7632)};
-#pragma unroll
-  for (int k = 0; k < 4; k++)
-    *(uint32_t *)tile_at<TILE_ROWS>(tile_t, row + k, 4 * cq) = line[k];
-}
-
-/* After the block has synchronised, line i of tile (tx, ty) (source row
- * tx * TILE_ROWS + i) goes to out_t + row * ld_t + the tile's first
- * column, 16 bytes a store, for rows < `rows` and columns < round16(`cols`)
- * (zero past `cols`). */
-template <int TILE_ROWS>
-static __device__ void write_transposed(uint8_t *out_t, int ld_t,
-                                        uint8_t (*tile_t)[COLS], int rows,
-                                        int cols, int tx, int ty) {
-  for (int q = threadIdx.x; q < TILE_ROWS * (COLS / 16); q += THREADS) {
-    int line = q / (COLS / 16), part = q % (COLS / 16);
-    int i = tx * TILE_ROWS + line, j = ty * COLS + 16 * part;
-    if (i < rows && j < round16(cols))
-      *(uint4 *)(out_t + (size_t)i * ld_t + j) =
-          *(const uint4 *)tile_at<TILE_ROWS>(tile_t, line, 16 * part);
-  }
 }
 
 /* The scale of this cast: delayed, the roll's; current, fp8_scale_rule of
@@ -222,8 +172,8 @@ store_tile(const fp8_cast_args &a, uint8_t (*tile_t)[COLS], const float (*x)[8],
   if (a.d_out_t) {
     uint32_t lo[4] = {w[0].x, w[1].x, w[2].x, w[3].x};
     uint32_t hi[4] = {w[0].y, w[1].y, w[2].y, w[3].y};
-    stage_words<CAST_ROWS>(tile_t, lo, 8 * rg, cq);
-    stage_words<CAST_ROWS>(tile_t, hi, 8 * rg + 4, cq);
+    fp8_stage_words<CAST_ROWS>(tile_t, lo, 8 * rg, cq);
+    fp8_stage_words<CAST_ROWS>(tile_t, hi, 8 * rg + 4, cq);
   }
   /* Each synchronises once: then tile_t is complete. */
   if (a.d_partials)
@@ -231,8 +181,8 @@ store_tile(const fp8_cast_args &a, uint8_t (*tile_t)[COLS], const float (*x)[8],
   else
     __syncthreads();
   if (a.d_out_t)
-    write_transposed<CAST_ROWS>(a.d_out_t, a.ld_out_t, tile_t, a.rows, a.cols,
-                                tx, ty);
+    fp8_write_transposed<CAST_ROWS>(a.d_out_t, a.ld_out_t, tile_t, a.rows,
+                                    a.cols, tx, ty);
   __syncthreads(); /* tile_t and the sums read: the next tile may write */
 }
 
@@ -320,7 +270,7 @@ template <bool AMAX_ONLY>
 static cudaError_t launch_cast(const fp8_cast_args &a, gpu_early_cache *early,
                                cudaStream_t stream) {
   int tiles_x = (a.rows + CAST_ROWS - 1) / CAST_ROWS;
-  int tiles = tiles_x * fp8_cast_tiles(round16(a.cols));
+  int tiles = tiles_x * fp8_cast_tiles(fp8_round16(a.cols));
   void (*kernel)(fp8_cast_args, int, int) =
       a.src_type == LT_DTYPE_F32
           ? fp8_cast_kernel<float, FP8_MASK_NONE, AMAX_ONLY>
@@ -336,10 +286,6 @@ static cudaError_t launch_cast(const fp8_cast_args &a, gpu_early_cache *early,
                     tiles_x, tiles);
 }
 
-static bool aligned16(const void *p) {
-  return ((uintptr_t)p & 15u) == 0;
-}
-
 /* NULL when `a` meets the kernel's requirements (fp8_cast.h), else the
  * one it breaks. */
 static const char *cast_refusal(const fp8_cast_args *a) {
@@ -351,20 +297,20 @@ static const char *cast_refusal(const fp8_cast_args *a) {
   if (a->rows < 16 || a->rows % 16 || a->cols < 1 || !a->d_meta)
     return "rows a multiple of 16, cols >= 1 and a scaling state";
   if (a->blocks < 0) return "blocks >= 0 (0: as many as the GPU holds)";
-  if (!aligned16(a->d_src) || a->ld_src < a->rows ||
+  if (!fp8_aligned16(a->d_src) || a->ld_src < a->rows ||
       (size_t)a->ld_src * size % 16)
     return "a 16-byte aligned source with 16-byte columns (ld_src)";
   if (a->mask == FP8_MASK_RELU &&
-      (!aligned16(a->d_aux) || a->aux_ld % 128 || a->aux_ld < a->rows))
+      (!fp8_aligned16(a->d_aux) || a->aux_ld % 128 || a->aux_ld < a->rows))
     return "a ReLU mask with aux_ld a multiple of 128 bits, >= rows";
   if (a->mask == FP8_MASK_GELU &&
-      (!aligned16(a->d_aux) || a->aux_ld % 8 || a->aux_ld < a->rows))
+      (!fp8_aligned16(a->d_aux) || a->aux_ld % 8 || a->aux_ld < a->rows))
     return "a GELU input with aux_ld a multiple of 8, >= rows";
   if (a->d_out &&
-      (!aligned16(a->d_out) || a->ld_out % 16 || a->ld_out < a->rows))
+      (!fp8_aligned16(a->d_out) || a->ld_out % 16 || a->ld_out < a->rows))
     return "an output with ld_out a multiple of 16, >= rows";
-  if (a->d_out_t && (!aligned16(a->d_out_t) || a->ld_out_t % 16 ||
-                     a->ld_out_t < round16(a->cols)))
+  if (a->d_out_t && (!fp8_aligned16(a->d_out_t) || a->ld_out_t % 16 ||
+                     a->ld_out_t < fp8_round16(a->cols)))
     return "a transposed output with ld_out_t a multiple of 16, >= cols";
   return NULL;
 }
@@ -389,71 +335,5 @@ extern "C" int fp8_cast(const fp8_cast_args *a, gpu_early_cache *early,
   }
   CUDA_CHECK(launch_cast<false>(*a, early, stream));
   CUDA_CHECK_KERNEL("fp8_cast_kernel");
-  return 0;
-}
-
-/* The transpose of FP8 codes: the cast's tile, loads of 16 codes. */
-__global__ void __launch_bounds__(THREADS)
-    fp8_transpose_kernel(uint8_t *out_t, int ld_t, const uint8_t *in, int ld,
-                         int rows, int cols, size_t stride_in,
-                         size_t stride_out) {
-  gpu_wait_previous();
-  __shared__ __align__(16) uint8_t tile_t[ROWS][COLS];
-  in += (size_t)blockIdx.z * stride_in;
-  out_t += (size_t)blockIdx.z * stride_out;
-  int rg = threadIdx.x % 4, cq = threadIdx.x / 4;
-  int r = blockIdx.x * ROWS + 16 * rg, c0 = blockIdx.y * COLS + 4 * cq;
-  uint4 w[4];
-#pragma unroll
-  for (int j = 0; j < 4; j++)
-    w[j] = r < rows && c0 + j < cols
-               ? *(const uint4 *)(in + (size_t)(c0 + j) * ld + r)
-               : make_uint4(0, 0, 0, 0);
-#pragma unroll
-  for (int k = 0; k < 4; k++) {
-    uint32_t c[4] = {((const uint32_t *)&w[0])[k], ((const uint32_t *)&w[1])[k],
-                     ((const uint32_t *)&w[2])[k],
-                     ((const uint32_t *)&w[3])[k]};
-    stage_words<ROWS>(tile_t, c, 16 * rg + 4 * k, cq);
-  }
-  __syncthreads();
-  write_transposed<ROWS>(out_t, ld_t, tile_t, rows, cols, blockIdx.x,
-                         blockIdx.y);
-}
-
-extern "C" int fp8_transpose(uint8_t *d_out_t, int ld_out_t,
-                             const uint8_t *d_in, int ld_in, int rows, int cols,
-                             int count, size_t stride_in, size_t stride_out,
-                             gpu_early_cache *early, cudaStream_t stream) {
-  if (rows < 16 || rows % 16 || cols < 1 || count < 1 || ld_in % 16 ||
-      ld_in < rows || ld_out_t % 16 || ld_out_t < round16(cols) ||
-      !aligned16(d_in) || !aligned16(d_out_t) || stride_in % 16 ||
-      stride_out % 16) {
-    fprintf(stderr,
-            "fp8_transpose: expected rows a multiple of 16, 16-byte aligned "
-            "matrices and leading dimensions (ld_in >= rows, ld_out_t >= "
-            "cols rounded up to 16), found %d x %d, ld %d, ld_t %d, %d of "
-            "them\n",
-            rows, cols, ld_in, ld_out_t, count);
-    return -1;
-  }
-  dim3 grid((unsigned)((rows + ROWS - 1) / ROWS),
-            (unsigned)fp8_cast_tiles(round16(cols)), (unsigned)count);
-  CUDA_CHECK(gpu_launch(early, fp8_transpose_kernel, grid, dim3(THREADS),
-                        stream, d_out_t, ld_out_t, d_in, ld_in, rows, cols,
-                        stride_in, stride_out));
-  CUDA_CHECK_KERNEL("fp8_transpose_kernel");
-  return 0;
-}
-
-__global__ void fp8_roll_kernel(fp8_roll_args a) {
-  gpu_wait_previous();
-  fp8_roll_block(a);
-}
-
-extern "C" int fp8_roll(const fp8_roll_args *a, gpu_early_cache *early,
-                        cudaStream_t stream) {
-  CUDA_CHECK(gpu_launch(early, fp8_roll_kernel, dim3(1), dim3(64), stream, *a));
-  CUDA_CHECK_KERNEL("fp8_roll_kernel");
   return 0;
 }

@@ -1,9 +1,9 @@
 /* fp8_device.cuh: the device side of layers/fp8.h, shared by the FP8
- * step's kernels (fp8_cast.cu, sgd_fp8.cu, xent.cu): the cast itself
- * (cuda_fp8.h's, which test_fp8 holds to fp8.c bit for bit), the
- * saturation rule of fp8_meta's counts, the block reduction that records an
- * amax and counts, and the roll of one tensor's history. The scale rule
- * is fp8.h's fp8_scale_rule, compiled for the device. */
+ * step's kernels (fp8_cast.cu, fp8_transpose.cu, sgd_fp8.cu, xent.cu): the
+ * cast itself (cuda_fp8.h's, which test_fp8 holds to fp8.c bit for bit),
+ * the saturation rule of fp8_meta's counts, the block reduction that
+ * records an amax and counts, and the roll of one tensor's history. The
+ * scale rule is fp8.h's fp8_scale_rule, compiled for the device. */
 #ifndef MNIST_EPILOGS_FP8_DEVICE_CUH
 #define MNIST_EPILOGS_FP8_DEVICE_CUH
 

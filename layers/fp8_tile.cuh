@@ -1,0 +1,68 @@
+/* fp8_tile.cuh: the tile the FP8 cast and transpose kernels share
+ * (fp8_cast.cu, fp8_transpose.cu): FP8_TILE_COLS (FP8_CAST_TILE) columns
+ * of one-byte codes, staged transposed in shared memory by byte permutes
+ * and written out 16 bytes a store by FP8_TILE_THREADS threads. */
+#ifndef MNIST_EPILOGS_FP8_TILE_CUH
+#define MNIST_EPILOGS_FP8_TILE_CUH
+
+#include <stdint.h>
+
+#include "layers/fp8_cast.h"
+
+enum { FP8_TILE_COLS = FP8_CAST_TILE, FP8_TILE_THREADS = 128 };
+
+static __host__ __device__ inline int fp8_round16(int n) {
+  return (n + 15) / 16 * 16;
+}
+
+static inline bool fp8_aligned16(const void *p) {
+  return ((uintptr_t)p & 15u) == 0;
+}
+
+/* Byte `column` of tile line `line` in shared memory: the line's 16-byte
+ * chunk p sits at chunk p ^ 2 * (its row group), so that a warp's staging
+ * stores fall in 32 banks (they were 4-way conflicts: ncu, session 5's
+ * call E) while a chunk stays whole for fp8_write_transposed. */
+template <int TILE_ROWS>
+static __device__ __forceinline__ uint8_t *
+fp8_tile_at(uint8_t (*tile_t)[FP8_TILE_COLS], int line, int column) {
+  int chunk = (column / 16) ^ (2 * ((line / (TILE_ROWS / 4)) & 3));
+  return &tile_t[line][16 * chunk + column % 16];
+}
+
+/* Four columns' words (rows 4 k .. 4 k + 3 of each) transposed into
+ * tile_t rows `row` .. + 3, columns 4 cq .. + 3 (4 x 4 byte permutes). */
+template <int TILE_ROWS>
+static __device__ __forceinline__ void
+fp8_stage_words(uint8_t (*tile_t)[FP8_TILE_COLS], const uint32_t c[4], int row,
+                int cq) {
+  uint32_t t0 = __byte_perm(c[0], c[1], 0x5140),
+           t1 = __byte_perm(c[2], c[3], 0x5140),
+           t2 = __byte_perm(c[0], c[1], 0x7362),
+           t3 = __byte_perm(c[2], c[3], 0x7362);
+  uint32_t line[4] = {__byte_perm(t0, t1, 0x5410), __byte_perm(t0, t1, 0x7632),
+                      __byte_perm(t2, t3, 0x5410), __byte_perm(t2, t3, 0x7632)};
+#pragma unroll
+  for (int k = 0; k < 4; k++)
+    *(uint32_t *)fp8_tile_at<TILE_ROWS>(tile_t, row + k, 4 * cq) = line[k];
+}
+
+/* After the block has synchronised, line i of tile (tx, ty) (source row
+ * tx * TILE_ROWS + i) goes to out_t + row * ld_t + the tile's first
+ * column, 16 bytes a store, for rows < `rows` and columns < fp8_round16(`cols`)
+ * (zero past `cols`). */
+template <int TILE_ROWS>
+static __device__ void
+fp8_write_transposed(uint8_t *out_t, int ld_t, uint8_t (*tile_t)[FP8_TILE_COLS],
+                     int rows, int cols, int tx, int ty) {
+  for (int q = threadIdx.x; q < TILE_ROWS * (FP8_TILE_COLS / 16);
+       q += FP8_TILE_THREADS) {
+    int line = q / (FP8_TILE_COLS / 16), part = q % (FP8_TILE_COLS / 16);
+    int i = tx * TILE_ROWS + line, j = ty * FP8_TILE_COLS + 16 * part;
+    if (i < rows && j < fp8_round16(cols))
+      *(uint4 *)(out_t + (size_t)i * ld_t + j) =
+          *(const uint4 *)fp8_tile_at<TILE_ROWS>(tile_t, line, 16 * part);
+  }
+}
+
+#endif
