@@ -193,14 +193,18 @@ store_tile(const fp8_cast_args &a, uint8_t (*tile_t)[COLS], const float (*x)[8],
  * per tile, as with one tile a block. Four blocks per SM (128 registers:
  * the next tile's loads live beside this one's values; at five, 102, the
  * ReLU cast spilled 178 bytes on sm_90), GELU's (with its z) three (at
- * four it spilled 50). Decoding a column, reloading its registers with the
- * next tile's and casting it before the next column (80 registers, six
- * blocks per SM) ran the 4096 x 4096 masked casts at 25-26 us against
- * this order's 23 (ncu, session 15's call B). At one tile a block the
- * kernel ran six blocks per SM at 80 registers (at eight, 64, spills made
- * 25 MB of local traffic per 4096 x 4096 cast: session 5's call E). */
+ * four it spilled 50), the amax pass six (80). On sm_90 only the FP32
+ * cast (a network's weights, once) spills, 22 bytes; FP8 runs on sm_89
+ * and later. Decoding a column, reloading its registers with the next
+ * tile's and casting it before the next column (80 registers, six blocks
+ * per SM) ran the 4096 x 4096 masked casts at 25-26 us against this
+ * order's 23 (ncu, session 15's call B). At one tile a block the kernel
+ * ran six blocks per SM at 80 registers (at eight, 64, spills made 25 MB
+ * of local traffic per 4096 x 4096 cast: session 5's call E). */
 template <typename S, fp8_mask MASK, bool AMAX_ONLY>
-__global__ void __launch_bounds__(THREADS, MASK == FP8_MASK_GELU ? 3 : 4)
+__global__ void __launch_bounds__(THREADS, AMAX_ONLY               ? 6
+                                           : MASK == FP8_MASK_GELU ? 3
+                                                                   : 4)
     fp8_cast_kernel(fp8_cast_args a, int tiles_x, int tiles) {
   gpu_wait_previous();
   /* [source row of the tile][column, chunks swizzled: tile_at] */
@@ -246,8 +250,8 @@ __global__ void __launch_bounds__(THREADS, MASK == FP8_MASK_GELU ? 3 : 4)
 
 /* Blocks for `tiles` tiles of `kernel`: as many as the GPU holds at once
  * (or a.blocks, when set and fewer), then fewer where that takes the same
- * number of tiles a block (4096 tiles over 660 places: 586 blocks of 7
- * tiles, not 660 of 6 or 7). */
+ * number of tiles a block (1000 tiles over an H200's 528 places: 500
+ * blocks of 2, not 528 of 1 or 2). */
 static cudaError_t cast_blocks(const void *kernel, int tiles, int cap,
                                unsigned *blocks) {
   int device, sms, per_sm;

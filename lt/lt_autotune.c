@@ -16,7 +16,8 @@
  * tried the weights GEMM's candidate #4 that another process timed at
  * 14.1 us alone against the chosen #3's 23.6 (session 15, call B:
  * test_step_tune's fingerprints 5493d55a and 7b3e1847). So the least of
- * three rounds. */
+ * three rounds. They run back to back: a disturbance that lasts as long
+ * as the three reaches them all. */
 enum { LT_TIMED_RUNS = 3, LT_TIMED_ROUNDS = 3 };
 /* GPU_AUTOTUNE_FAST: the largest max|out - out_first| / max|out_first| a
  * candidate may show. FP32 sums of k <= 10^4 products in another order

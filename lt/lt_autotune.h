@@ -26,8 +26,9 @@
  * candidate that orders the n-sum otherwise passes when its bits agree on
  * the call's own buffers and the probe's. An FP8 D (E4M3 codes) and its
  * amax are compared byte for byte under either rule. Each candidate the
- * rule accepts is also timed alone on the lane it is checked on (three
- * launches; the step tuner checks on the main lane),
+ * rule accepts is also timed alone on the lane it is checked on (the least
+ * of three rounds' means of three launches; the step tuner checks on the
+ * main lane),
  * which orders the tuner's visits; the choice itself is made in the step.
  * Internal to the wrapper (lt_matmul.c) and its tests. */
 #ifndef MNIST_EPILOGS_LT_AUTOTUNE_H

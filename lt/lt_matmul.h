@@ -153,7 +153,8 @@ typedef struct lt_plan_info {
   int accepted;   /* of those, the ones the autotune rule accepts (the
                      first included) */
   float first_us; /* the first candidate alone (lt_matmul_candidates),
-                     mean of three launches; 0 until checked */
+                     the least of three rounds' means of three
+                     launches; 0 until checked */
   /* --mode auto (lt_auto.h): the call timed fused, as its unfused twin and
    * (DRELU_BGRAD, DGELU_BGRAD) the split way, each in a CUDA graph, and the
    * choice (LT_AUTO_UNDECIDED until decided). split_us: 0 where the split
@@ -209,7 +210,8 @@ typedef struct lt_candidates {
   unsigned char ok[LT_MAX_CANDIDATES]; /* 1: accepted by the context's
                                           autotune rule (ok[0] = 1) */
   float alone_us[LT_MAX_CANDIDATES];   /* accepted ones: the call alone on
-                                          the lane given, mean of three
+                                          the lane given, the least of
+                                          three rounds' means of three
                                           launches (0 otherwise) */
 } lt_candidates;
 

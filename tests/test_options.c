@@ -339,6 +339,24 @@ END_TEST
 /* --epochs 0 evaluates: one rule, every flag only training reads is
  * refused with it (whatever its value: --steps 0 as --steps 1), naming
  * it; the flags evaluation reads pass. */
+/* 1 when --help's --epochs paragraph (up to the next flag's line) names
+ * `flag`, followed by a comma, a newline or a space. */
+static int epochs_help_names(const char *flag) {
+  static char help[16384];
+  FILE *f = fmemopen(help, sizeof help - 1, "w");
+  ck_assert_ptr_nonnull(f);
+  train_options_usage(f, "mnist_train");
+  fclose(f);
+  const char *start = strstr(help, "  --epochs N"),
+             *end = start ? strstr(start, "\n  --steps N") : NULL;
+  ck_assert_msg(start && end, "--help has no --epochs paragraph");
+  size_t n = strlen(flag);
+  for (const char *at = strstr(start, flag); at && at < end;
+       at = strstr(at + 1, flag))
+    if (at[n] == ',' || at[n] == '\n' || at[n] == ' ') return 1;
+  return 0;
+}
+
 START_TEST(evaluation_refuses_training_flags) {
   static const char *const training[][2] = {
       {"--steps", "0"},
@@ -375,6 +393,8 @@ START_TEST(evaluation_refuses_training_flags) {
     int argc = training[i][1] ? 7 : 6;
     char found[64];
     snprintf(found, sizeof found, "found %s", training[i][0]);
+    ck_assert_msg(epochs_help_names(training[i][0]),
+                  "--help's --epochs text does not name %s", training[i][0]);
     ck_assert_int_eq(train_options_parse(&o, argc, with_value, err, sizeof err),
                      -1);
     ck_assert_msg(strstr(err, "--epochs 0 evaluates only") &&
