@@ -10,7 +10,9 @@
  * 22-23, ncu, session 15). One atomic per block for the amax and each
  * count; the scale read, never recomputed from a history. 64-row tiles
  * made a batch-256 cast 32 blocks (the fp8 rows at 784-1024-1024-10 ran
- * 4-9 % slower: docs/performance.md, "FP8"). */
+ * 4-9 % slower: docs/performance.md, "FP8"). It is bound by instruction
+ * issue (four warps a scheduler), so a tile's coordinates step and its
+ * columns' addresses stride: no division, 11 % fewer instructions. */
 #include <stdio.h>
 
 #include "gpu/gpu_check.h"
@@ -36,20 +38,14 @@ template <typename S> struct column_raw {
 };
 
 template <typename S, fp8_mask MASK>
-__device__ __forceinline__ void
-load_column(column_raw<S> &raw, const fp8_cast_args &a, int r, int c, bool in) {
+__device__ __forceinline__ void load_column(column_raw<S> &raw, const S *src,
+                                            const uint8_t *aux, bool in) {
   const uint4 zero = make_uint4(0, 0, 0, 0);
-  const uint4 *src =
-      (const uint4 *)((const S *)a.d_src + (size_t)c * a.ld_src + r);
 #pragma unroll
   for (int k = 0; k < (int)sizeof(S) / 2; k++)
-    raw.v[k] = in ? src[k] : zero;
-  const uint8_t *bits =
-      (const uint8_t *)a.d_aux + (size_t)c * (a.aux_ld / 8) + r / 8;
-  const __nv_bfloat16 *z =
-      (const __nv_bfloat16 *)a.d_aux + (size_t)c * a.aux_ld + r;
-  raw.bits = MASK == FP8_MASK_RELU && in ? *bits : 0u;
-  raw.z = MASK == FP8_MASK_GELU && in ? *(const uint4 *)z : zero;
+    raw.v[k] = in ? ((const uint4 *)src)[k] : zero;
+  raw.bits = MASK == FP8_MASK_RELU && in ? *aux : 0u;
+  raw.z = MASK == FP8_MASK_GELU && in ? *(const uint4 *)aux : zero;
 }
 
 /* The 8 values of a loaded column, masked as `a` says (GELU: rounded to
@@ -118,16 +114,26 @@ static __device__ void write_partials(const fp8_cast_args &a, float s[8],
   }
 }
 
-/* Tile t's four columns of this thread (rg, cq) into raw: tiles are
- * numbered rows first, tiles_x of CAST_ROWS rows a column of tiles. */
+/* Tile (tx, ty)'s four columns of this thread (rg, cq) into raw: rows
+ * r .. r + 7 of columns c0 .. c0 + 3, each column's addresses a stride
+ * on from the first's. */
 template <typename S, fp8_mask MASK>
 __device__ __forceinline__ void load_tile(column_raw<S> raw[4],
-                                          const fp8_cast_args &a, int t,
-                                          int tiles_x, int rg, int cq) {
-  int r = t % tiles_x * CAST_ROWS + 8 * rg, c0 = t / tiles_x * COLS + 4 * cq;
+                                          const fp8_cast_args &a, int tx,
+                                          int ty, int rg, int cq) {
+  int r = tx * CAST_ROWS + 8 * rg, c0 = ty * COLS + 4 * cq;
+  const S *src = (const S *)a.d_src + (size_t)c0 * a.ld_src + r;
+  /* RELU: the byte of rows r .. r + 7; GELU: z's 8 values; else none */
+  size_t aux_stride = MASK == FP8_MASK_RELU ? a.aux_ld / 8 : 2 * a.aux_ld;
+  const uint8_t *aux = MASK == FP8_MASK_NONE
+                           ? NULL
+                           : (const uint8_t *)a.d_aux + c0 * aux_stride +
+                                 (MASK == FP8_MASK_RELU ? r / 8 : 2 * r);
 #pragma unroll
   for (int j = 0; j < 4; j++)
-    load_column<S, MASK>(raw[j], a, r, c0 + j, r < a.rows && c0 + j < a.cols);
+    load_column<S, MASK>(raw[j], src + (size_t)j * a.ld_src,
+                         MASK == FP8_MASK_NONE ? aux : aux + j * aux_stride,
+                         r < a.rows && c0 + j < a.cols);
 }
 
 /* What a block's casts lost (fp8_meta's counts) over its tiles. Past the
@@ -193,14 +199,16 @@ store_tile(const fp8_cast_args &a, uint8_t (*tile_t)[COLS], const float (*x)[8],
  * per tile, as with one tile a block. Four blocks per SM (128 registers:
  * the next tile's loads live beside this one's values; at five, 102, the
  * ReLU cast spilled 178 bytes on sm_90), GELU's (with its z) three (at
- * four it spilled 50), the amax pass six (80). On sm_90 only the FP32
- * cast (a network's weights, once) spills, 22 bytes; FP8 runs on sm_89
- * and later. Decoding a column, reloading its registers with the next
- * tile's and casting it before the next column (80 registers, six blocks
- * per SM) ran the 4096 x 4096 masked casts at 25-26 us against this
- * order's 23 (ncu, session 15's call B). At one tile a block the kernel
- * ran six blocks per SM at 80 registers (at eight, 64, spills made 25 MB
- * of local traffic per 4096 x 4096 cast: session 5's call E). */
+ * four it spilled 50), the amax pass six (80). On sm_90 the FP32 cast
+ * (a network's weights, once) spills 30 bytes, the ReLU cast 6 (stored
+ * before the loop, read after it); FP8 runs on sm_89 and later. Decoding
+ * a column, reloading its registers with the next tile's and casting it
+ * before the next column (80 registers, six blocks per SM) ran the 4096 x
+ * 4096 masked casts at 25-26 us against this order's 23 (ncu, session
+ * 15's call B; casting each column before decoding the next, loads
+ * still a tile ahead: 23-28 us, session 16's call C). At one tile a block
+ * the kernel ran six blocks per SM at 80 registers (at eight, 64, spills
+ * made 25 MB of local traffic per 4096 x 4096 cast: session 5's call E). */
 template <typename S, fp8_mask MASK, bool AMAX_ONLY>
 __global__ void __launch_bounds__(THREADS, AMAX_ONLY               ? 6
                                            : MASK == FP8_MASK_GELU ? 3
@@ -214,15 +222,20 @@ __global__ void __launch_bounds__(THREADS, AMAX_ONLY               ? 6
   float scale = AMAX_ONLY ? 1.0f : cast_scale(a, &bad);
   float block_amax = 0.0f;
   cast_lost lost = {0, 0, 0, 0};
+  /* Tile t is (t % tiles_x, t / tiles_x); t steps by gridDim.x, so
+   * (tx, ty) steps by (step_x, step_y), with a carry. */
+  int step_x = (int)gridDim.x % tiles_x, step_y = (int)gridDim.x / tiles_x;
+  int tx = (int)blockIdx.x % tiles_x, ty = (int)blockIdx.x / tiles_x;
   column_raw<S> raw[4];
-  load_tile<S, MASK>(raw, a, blockIdx.x, tiles_x, rg, cq);
+  load_tile<S, MASK>(raw, a, tx, ty, rg, cq);
   for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
     float x[4][8]; /* [column][row]; 0 past the matrix */
 #pragma unroll
     for (int j = 0; j < 4; j++)
       decode_column<S, MASK>(x[j], raw[j]);
-    if (t + (int)gridDim.x < tiles)
-      load_tile<S, MASK>(raw, a, t + gridDim.x, tiles_x, rg, cq);
+    int nx = tx + step_x, ny = ty + step_y + (tx + step_x >= tiles_x);
+    nx -= nx >= tiles_x ? tiles_x : 0;
+    if (t + (int)gridDim.x < tiles) load_tile<S, MASK>(raw, a, nx, ny, rg, cq);
     float amax = 0.0f, sum[8];
     bool any_nan = false;
 #pragma unroll
@@ -235,8 +248,10 @@ __global__ void __launch_bounds__(THREADS, AMAX_ONLY               ? 6
     }
     block_amax = fmaxf(block_amax, amax);
     if (!AMAX_ONLY)
-      store_tile(a, tile_t, x, sum, amax, any_nan, scale, rg, cq, t % tiles_x,
-                 t / tiles_x, &lost);
+      store_tile(a, tile_t, x, sum, amax, any_nan, scale, rg, cq, tx, ty,
+                 &lost);
+    tx = nx;
+    ty = ny;
   }
   fp8_block_record(a.d_meta, AMAX_ONLY || a.d_scale != NULL, block_amax,
                    lost.saturated, lost.zero_codes - lost.zero_x, lost.nan);
