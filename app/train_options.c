@@ -150,8 +150,7 @@ static int given_by_name(const cli_flag *flags, int count, const char *name) {
   return 0;
 }
 
-/* The training-only flags as "--steps, --lr, ..." for the message. */
-static void training_flags_text(char *out, size_t size) {
+void train_options_training_flags(char *out, size_t size) {
   size_t at = 0;
   out[0] = '\0';
   for (int t = 0; training_only[t] && at < size; t++)
@@ -164,7 +163,7 @@ static int check_combinations(const train_options *out, const char *training,
                               char *err, size_t err_size) {
   const trainer_config *c = &out->config;
   char names[256];
-  training_flags_text(names, sizeof names);
+  train_options_training_flags(names, sizeof names);
   if (c->epochs == 0 && !out->load_path) {
     snprintf(err, err_size,
              "--epochs 0 evaluates a trained network: expected --load FILE "

@@ -66,6 +66,10 @@ int train_options_parse_chain(void *target, const char *value, char *err,
 const char *const *train_options_pad_choices(void);
 int train_options_pad_choice(int index);
 
+/* The flags only training reads, which --epochs 0 refuses, as "--steps,
+ * --lr, ...": the one list the parser's message and --help print. */
+void train_options_training_flags(char *out, size_t size);
+
 void train_options_usage(FILE *out, const char *program);
 
 /* What a run with these options would do, in one line (--check-flags):

@@ -1,6 +1,7 @@
 /* train_usage.c: mnist_train's --help text (train_options.h), with the
  * defaults of trainer_config_defaults and gpu_options_defaults filled in. */
 #include <stdio.h>
+#include <string.h>
 
 #include "app/train_options.h"
 #include "train/step_tune.h"
@@ -14,26 +15,45 @@ static void hidden_text(char *out, size_t size, const trainer_config *c) {
                            c->widths[l]);
 }
 
+/* `text` wrapped at spaces into lines of at most `width` columns, each
+ * indented by `indent` spaces. */
+static void print_wrapped(FILE *out, const char *text, int indent, int width) {
+  int column = 0;
+  while (*text) {
+    int word = (int)strcspn(text, " ");
+    if (column > 0 && column + 1 + word > width) {
+      fputc('\n', out);
+      column = 0;
+    }
+    column += column ? fprintf(out, " ") : fprintf(out, "%*s", indent, "");
+    column += fprintf(out, "%.*s", word, text);
+    text += word;
+    text += strspn(text, " ");
+  }
+  if (column > 0) fputc('\n', out);
+}
+
 void train_options_usage(FILE *out, const char *program) {
   const trainer_config c = trainer_config_defaults();
   const gpu_options g = gpu_options_defaults();
   char hidden[128];
   hidden_text(hidden, sizeof hidden, &c);
+  fprintf(out,
+          "usage: %s [options]\n"
+          "Trains a multilayer perceptron on MNIST with cuBLASLt epilogues.\n"
+          "\n"
+          "  --epochs N         passes over the training set (default %d); 0\n"
+          "                     with --load: evaluate only (loss, accuracy,\n"
+          "                     per-class accuracy, confusion matrix), in the\n"
+          "                     file's batch and precision unless --batch or\n"
+          "                     --precision is given; the flags only training\n"
+          "                     reads are refused with it:\n",
+          program, c.epochs);
+  char refused[256];
+  train_options_training_flags(refused, sizeof refused);
+  print_wrapped(out, refused, 21, 73);
   fprintf(
       out,
-      "usage: %s [options]\n"
-      "Trains a multilayer perceptron on MNIST with cuBLASLt epilogues.\n"
-      "\n"
-      "  --epochs N         passes over the training set (default %d); 0\n"
-      "                     with --load: evaluate only (loss, accuracy,\n"
-      "                     per-class accuracy, confusion matrix), in the\n"
-      "                     file's batch and precision unless --batch or\n"
-      "                     --precision is given; the flags only training\n"
-      "                     reads are refused with it: --steps, --lr,\n"
-      "                     --momentum, --schedule, --seed, --order, --save,\n"
-      "                     --log, --show-plans, --chain, --no-graphs,\n"
-      "                     --loss-scale, --context-cycle, --tune-cache,\n"
-      "                     --tune-cache-dir, --tune-here, --tune-budget\n"
       "  --steps N          stop after N optimiser steps (the schedule\n"
       "                     still spans --epochs; launched from the host)\n"
       "  --order O          shuffle (a fresh order each epoch) or file\n"
@@ -149,9 +169,8 @@ void train_options_usage(FILE *out, const char *program) {
       "GPU, a failure while running.\n"
       "\n"
       "Get the data with: scripts/download_mnist.sh data/mnist\n",
-      program, c.epochs, c.batch, c.lr, c.cosine ? "cosine" : "constant",
-      c.momentum, MLP_MAX_LAYERS - 1, MLP_MAX_WIDTH, hidden, c.seed,
-      mlp_mode_name(c.mode), gpu_precision_name(g.precision),
-      (double)GPU_FP16_LOSS_SCALE, g.device, gpu_autotune_name(g.autotune),
-      STEP_TUNE_BUDGET_MS);
+      c.batch, c.lr, c.cosine ? "cosine" : "constant", c.momentum,
+      MLP_MAX_LAYERS - 1, MLP_MAX_WIDTH, hidden, c.seed, mlp_mode_name(c.mode),
+      gpu_precision_name(g.precision), (double)GPU_FP16_LOSS_SCALE, g.device,
+      gpu_autotune_name(g.autotune), STEP_TUNE_BUDGET_MS);
 }
