@@ -10,10 +10,12 @@
  * 22-23, ncu, session 15). One atomic per block for the amax and each
  * count; the scale read, never recomputed from a history. 64-row tiles
  * made a batch-256 cast 32 blocks (the fp8 rows at 784-1024-1024-10 ran
- * 4-9 % slower: docs/performance.md, "FP8"). It is bound by instruction
- * issue (3.6 warps a scheduler, session 16), so in the loop a tile's
- * coordinates step and its columns' addresses stride: no division, 9-11 %
- * fewer instructions. */
+ * 4-9 % slower: docs/performance.md, "FP8"). Instructions cost time at
+ * 3.6 warps a scheduler (session 16), so the loop divides nothing, strides
+ * the columns' addresses, unrolls the transposed stores, sums the
+ * partials through shared memory and packs the zero counts (10.0 M
+ * instructions for a 4096 x 4096 masked cast against 13.2 M in session
+ * 16; its time fell less: the loads' latency at 25 % occupancy). */
 #include <stdio.h>
 
 #include "gpu/gpu_check.h"
@@ -90,29 +92,33 @@ static __device__ float cast_scale(const fp8_cast_args &a, bool *bad) {
 
 /* The row sums of tile (tx, ty)'s columns (s: this thread's 8 rows over
  * its four columns), over the block in a fixed order, into the partials of
- * column tile ty. Every thread calls it; it synchronises the block once,
- * after its stores to shared memory, and leaves `sums` read: the caller
- * synchronises before the next call. */
-static __device__ void write_partials(const fp8_cast_args &a, float s[8],
-                                      int rg, int tx, int ty) {
-  __shared__ float sums[THREADS / 32][CAST_ROWS];
+ * column tile ty: each thread's sums through shared memory, then four
+ * threads a row, eight column quads each, and two shuffles (three
+ * shuffles for each of a thread's 8 rows took 94 instructions a thread
+ * per tile, session 17's SASS). Every thread calls it; it synchronises the
+ * block once, after its stores to shared memory, and leaves `sums` read:
+ * the caller synchronises before the next call. */
+static __device__ __forceinline__ void write_partials(const fp8_cast_args &a,
+                                                      const float s[8], int rg,
+                                                      int cq, int tx, int ty) {
+  /* [row of the tile][column quad]: the padding word makes both the
+   * stores (a row, 32 quads) and the loads (8 rows, 4 x 8 quads) fall in
+   * 32 banks. */
+  __shared__ float sums[CAST_ROWS][COLS / 4 + 1];
 #pragma unroll
   for (int i = 0; i < 8; i++)
-#pragma unroll
-    for (int o = 4; o < 32; o *= 2)
-      s[i] += __shfl_xor_sync(0xFFFFFFFFu, s[i], o);
-  if (threadIdx.x % 32 < 4)
-#pragma unroll
-    for (int i = 0; i < 8; i++)
-      sums[threadIdx.x / 32][8 * rg + i] = s[i];
+    sums[8 * rg + i][cq] = s[i];
   __syncthreads();
-  int row = tx * CAST_ROWS + threadIdx.x;
-  if (threadIdx.x < CAST_ROWS && row < a.rows) {
-    float total = sums[0][threadIdx.x];
-    for (int w = 1; w < THREADS / 32; w++)
-      total += sums[w][threadIdx.x];
+  int line = threadIdx.x / 4, first = 8 * (threadIdx.x % 4);
+  float total = sums[line][first];
+#pragma unroll
+  for (int q = 1; q < 8; q++)
+    total += sums[line][first + q];
+  total += __shfl_xor_sync(0xFFFFFFFFu, total, 1);
+  total += __shfl_xor_sync(0xFFFFFFFFu, total, 2);
+  int row = tx * CAST_ROWS + line;
+  if (threadIdx.x % 4 == 0 && row < a.rows)
     a.d_partials[(size_t)ty * a.rows + row] = total;
-  }
 }
 
 /* Tile (tx, ty)'s four columns of this thread (rg, cq) into raw: rows
@@ -138,6 +144,38 @@ __device__ __forceinline__ void load_tile(column_raw<S> raw[4],
                          r < a.rows && c0 + j < a.cols);
 }
 
+/* Bit 7 of each byte of a word of four codes: that code is not ±0. */
+static __device__ __forceinline__ uint32_t nonzero_codes(uint32_t w) {
+  return ((w & 0x7F7F7F7Fu) + 0x7F7F7F7Fu) & 0x80808080u;
+}
+
+/* How many of a thread's 32 values of a tile are ±0 (NaN is not). A
+ * BF16 source's values are BF16 values (GELU's rounded to BF16), so two
+ * are packed and compared at once and the count is kept in BF16 (exact to
+ * 256): 1.5 instructions a value against 3 for a float compare and a
+ * conditional add (session 17's SASS). */
+template <typename S>
+__device__ __forceinline__ unsigned zeros(const float (*x)[8]) {
+  unsigned n = 0;
+#pragma unroll
+  for (int j = 0; j < 4; j++)
+#pragma unroll
+    for (int i = 0; i < 8; i++)
+      n += x[j][i] == 0.0f;
+  return n;
+}
+template <>
+__device__ __forceinline__ unsigned zeros<__nv_bfloat16>(const float (*x)[8]) {
+  const __nv_bfloat162 zero = __float2bfloat162_rn(0.0f);
+  __nv_bfloat162 n = zero;
+#pragma unroll
+  for (int j = 0; j < 4; j++)
+#pragma unroll
+    for (int i = 0; i < 8; i += 2)
+      n = __hadd2(n, __heq2(__floats2bfloat162_rn(x[j][i], x[j][i + 1]), zero));
+  return (unsigned)(__low2float(n) + __high2float(n));
+}
+
 /* What a block's casts lost (fp8_meta's counts) over its tiles. Past the
  * matrix x is 0 and its code 0: the two zero counts cancel there. */
 typedef struct cast_lost {
@@ -149,25 +187,26 @@ typedef struct cast_lost {
  * flag: the codes at `scale` in both layouts, what they lost added to
  * *lost, the partial sums. Every thread calls it; it ends with the block
  * synchronised and tile_t free again. */
-static __device__ __forceinline__ void
+template <typename S>
+__device__ __forceinline__ void
 store_tile(const fp8_cast_args &a, uint8_t (*tile_t)[COLS], const float (*x)[8],
-           float sum[8], float amax, bool any_nan, float scale, int rg, int cq,
-           int tx, int ty, cast_lost *lost) {
+           const float sum[8], float amax, bool any_nan, float scale, int rg,
+           int cq, int tx, int ty, cast_lost *lost) {
   int r = tx * CAST_ROWS + 8 * rg, c0 = ty * COLS + 4 * cq;
   __nv_fp8_interpretation_t kind = fp8_kind(a.format);
-  uint2 w[4]; /* per column: rows 0-3, rows 4-7 */
+  uint2 w[4];           /* per column: rows 0-3, rows 4-7 */
+  uint32_t nonzero = 0; /* bit 7 - k of a byte: that code of word k is not ±0 */
 #pragma unroll
   for (int j = 0; j < 4; j++) {
     w[j].x = pack4(&x[j][0], scale, kind);
     w[j].y = pack4(&x[j][4], scale, kind);
-    lost->zero_codes += __popc(__vcmpeq4(w[j].x & 0x7F7F7F7Fu, 0u)) / 8 +
-                        __popc(__vcmpeq4(w[j].y & 0x7F7F7F7Fu, 0u)) / 8;
-#pragma unroll
-    for (int i = 0; i < 8; i++)
-      lost->zero_x += x[j][i] == 0.0f;
+    nonzero += nonzero_codes(w[j].x) >> 2 * j;
+    nonzero += nonzero_codes(w[j].y) >> (2 * j + 1);
     if (a.d_out && r < a.rows && c0 + j < a.cols)
       *(uint2 *)(a.d_out + (size_t)(c0 + j) * a.ld_out + r) = w[j];
   }
+  lost->zero_codes += 32 - __popc(nonzero);
+  lost->zero_x += zeros<S>(x);
   /* Saturation and NaN: only where the amax or a sum says they may be. */
   if (fp8_saturates(amax * scale, a.format) || any_nan)
 #pragma unroll
@@ -185,7 +224,7 @@ store_tile(const fp8_cast_args &a, uint8_t (*tile_t)[COLS], const float (*x)[8],
   }
   /* Each synchronises once: then tile_t is complete. */
   if (a.d_partials)
-    write_partials(a, sum, rg, tx, ty);
+    write_partials(a, sum, rg, cq, tx, ty);
   else
     __syncthreads();
   if (a.d_out_t)
@@ -198,26 +237,20 @@ store_tile(const fp8_cast_args &a, uint8_t (*tile_t)[COLS], const float (*x)[8],
  * + gridDim.x, ... of `tiles` (tiles_x a column of tiles), the next
  * tile's loads issued as soon as this one's are decoded. The amax and
  * counts are the block's over its tiles; sums, codes and partials are
- * per tile, as with one tile a block. Four blocks per SM (128 registers:
- * the next tile's loads live beside this one's values; at five, 102, the
- * ReLU cast spilled 178 bytes on sm_90), GELU's (with its z) three (at
- * four it spilled 50), the amax pass six (80). On sm_90 the FP32 cast
- * (a network's weights, once) spills 30 bytes, the ReLU cast 6 (stored
- * before the loop, read after it); FP8 runs on sm_89 and later. Decoding
- * a column, reloading its registers with the next tile's and casting it
- * before the next column (80 registers, six blocks per SM) ran the 4096 x
- * 4096 masked casts at 25-26 us against this order's 23 (ncu, session
- * 15's call B; casting each column before decoding the next, loads
- * still a tile ahead: 23-28 us, session 16's call C). At one tile a block
- * the kernel ran six blocks per SM at 80 registers (at eight, 64, spills
- * made 25 MB of local traffic per 4096 x 4096 cast: session 5's call E). */
+ * per tile. Four blocks per SM (128 registers: the next tile's loads live
+ * beside this one's values; at five, 96, the ReLU cast spilled 112 bytes
+ * on sm_90 and ran 1.5x as long), GELU's (with its z) three (at four it
+ * spilled), the amax pass six (80). FP8 runs on sm_89 and later; on
+ * sm_90 the FP32 cast (a network's weights, once) spills 32 bytes. The
+ * other orders, stagings and prefetches tried, with their times:
+ * docs/performance.md, "FP8" (sessions 5 and 15-17). */
 template <typename S, fp8_mask MASK, bool AMAX_ONLY>
 __global__ void __launch_bounds__(THREADS, AMAX_ONLY               ? 6
                                            : MASK == FP8_MASK_GELU ? 3
                                                                    : 4)
     fp8_cast_kernel(fp8_cast_args a, int tiles_x, int tiles) {
   gpu_wait_previous();
-  /* [source row of the tile][column, chunks swizzled: tile_at] */
+  /* [source row of the tile][column, chunks swizzled: fp8_tile_at] */
   __shared__ __align__(16) uint8_t tile_t[CAST_ROWS][COLS];
   int rg = threadIdx.x % 4, cq = threadIdx.x / 4;
   bool bad = false;
@@ -250,8 +283,8 @@ __global__ void __launch_bounds__(THREADS, AMAX_ONLY               ? 6
     }
     block_amax = fmaxf(block_amax, amax);
     if (!AMAX_ONLY)
-      store_tile(a, tile_t, x, sum, amax, any_nan, scale, rg, cq, tx, ty,
-                 &lost);
+      store_tile<S>(a, tile_t, x, sum, amax, any_nan, scale, rg, cq, tx, ty,
+                    &lost);
     tx = nx;
     ty = ny;
   }

@@ -70,6 +70,10 @@ static const cast_case cases[] = {
     {96, 96, FP8_MASK_RELU, LT_DTYPE_BF16, LT_FP8_E5M2, 0, 0.25, 0, 2, 0, 0},
     {112, 96, FP8_MASK_NONE, LT_DTYPE_BF16, LT_FP8_E4M3, 0, 1.0, 1, 2, 0, 0},
     {144, 200, FP8_MASK_NONE, LT_DTYPE_BF16, LT_FP8_E4M3, 0, 0.25, 0, 3, 0, 1},
+    /* more blocks than a column of tiles (20 tiles, 2 a column, in 3
+     * blocks): a block's next tile one row of tiles and one column on,
+     * with the carry (step_x 1, step_y 1) */
+    {64, 1280, FP8_MASK_RELU, LT_DTYPE_BF16, LT_FP8_E5M2, 1, 0, 0, 3, 0, 0},
     /* a step's size (4096 x 1024: 1024 tiles, more than an H200 holds at
      * once: 4 x 132), the blocks as the GPU holds them */
     {4096, 1024, FP8_MASK_RELU, LT_DTYPE_BF16, LT_FP8_E5M2, 0, 1.0, 0, 0, 0, 0},
