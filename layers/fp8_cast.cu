@@ -14,8 +14,9 @@
  * 3.6 warps a scheduler (session 16), so the loop divides nothing, strides
  * the columns' addresses, unrolls the transposed stores, sums the
  * partials through shared memory and packs the zero counts (10.0 M
- * instructions for a 4096 x 4096 masked cast against 13.2 M in session
- * 16; its time fell less: the loads' latency at 25 % occupancy). */
+ * instructions for a 4096 x 4096 masked cast against 11.7 M, 13.2 M
+ * before session 16; its time fell less: the loads' latency at 25 % occupancy).
+ */
 #include <stdio.h>
 
 #include "gpu/gpu_check.h"
@@ -102,8 +103,8 @@ static __device__ __forceinline__ void write_partials(const fp8_cast_args &a,
                                                       const float s[8], int rg,
                                                       int cq, int tx, int ty) {
   /* [row of the tile][column quad]: the padding word makes both the
-   * stores (a row, 32 quads) and the loads (8 rows, 4 x 8 quads) fall in
-   * 32 banks. */
+   * stores (a warp's: 4 rows, 8 quads) and the loads (8 rows, 4 x 8 quads) fall
+   * in 32 banks. */
   __shared__ float sums[CAST_ROWS][COLS / 4 + 1];
 #pragma unroll
   for (int i = 0; i < 8; i++)
@@ -238,8 +239,9 @@ store_tile(const fp8_cast_args &a, uint8_t (*tile_t)[COLS], const float (*x)[8],
  * tile's loads issued as soon as this one's are decoded. The amax and
  * counts are the block's over its tiles; sums, codes and partials are
  * per tile. Four blocks per SM (128 registers: the next tile's loads live
- * beside this one's values; at five, 96, the ReLU cast spilled 112 bytes
- * on sm_90 and ran 1.5x as long), GELU's (with its z) three (at four it
+ * beside this one's values; at five, 96, the ReLU cast spills 112 bytes
+ * on sm_90: with two stagings it ran 1.5x as long, session 17's call B),
+ * GELU's (with its z) three (at four it
  * spilled), the amax pass six (80). FP8 runs on sm_89 and later; on
  * sm_90 the FP32 cast (a network's weights, once) spills 32 bytes. The
  * other orders, stagings and prefetches tried, with their times:

@@ -51,7 +51,7 @@ fp8_stage_words(uint8_t (*tile_t)[FP8_TILE_COLS], const uint32_t c[4], int row,
  * tx * TILE_ROWS + i) goes to out_t + row * ld_t + the tile's first
  * column, 16 bytes a store, for rows < `rows` and columns < fp8_round16(`cols`)
  * (zero past `cols`). A thread stores the same 16-byte part of every
- * (FP8_TILE_THREADS / 8)th line, its count known at compile time (a loop
+ * (FP8_TILE_THREADS / PARTS)th line, its count known at compile time (a loop
  * over q = threadIdx.x, + FP8_TILE_THREADS, ... took about 190
  * instructions a thread per 32-row tile in the cast's SASS, session 17). */
 template <int TILE_ROWS>

@@ -84,9 +84,11 @@ enum { CASES = sizeof cases / sizeof cases[0] };
 static void make_source(float *x, float *z, uint8_t *bits, size_t count,
                         size_t mask_bytes, const cast_case *c, test_rng *rng) {
   for (size_t i = 0; i < count; i++) {
-    /* magnitudes over 2^-12 .. 2^4, some exact zeros */
+    /* magnitudes over 2^-12 .. 2^4, some exact zeros (one in two -0) and
+     * a few subnormals (the zero counts: -0 is a zero, 2^-130 is not) */
     double v = test_rng_uniform(rng, -1, 1) * ldexp(1.0, (int)(i % 17) - 12);
-    x[i] = i % 23 == 0 || c->specials == 2 ? 0.0f : (float)v;
+    if (i % 31 == 7) v = ldexp(i % 2 ? 1.0 : -1.0, -130);
+    x[i] = i % 23 == 0 || c->specials == 2 ? (i % 46 ? 0.0f : -0.0f) : (float)v;
     z[i] = (float)test_rng_uniform(rng, -3, 3);
   }
   if (c->specials == 1)
