@@ -79,7 +79,7 @@ static void report_early(const gpu_context *ctx) {
       cudaGetLastError();
       name = "?";
     }
-    printf("%s %.40s %s", i ? "," : "", name, e->early[i] ? "yes" : "no");
+    printf("%s %.40s %s", i ? "," : "", name, e->early[i] == 1 ? "yes" : "no");
   }
   printf("\n");
 }

@@ -301,20 +301,17 @@ __global__ void __launch_bounds__(THREADS, AMAX_ONLY               ? 6
 }
 
 /* Blocks for `tiles` tiles of `kernel`: as many as the GPU holds at once
- * (or a.blocks, when set and fewer), then fewer where that takes the same
+ * (asked once a kernel: gpu_early_places; three runtime queries a launch
+ * before session 17, each step's under --no-graphs) or a.blocks, when set
+ * and fewer, then fewer where that takes the same
  * number of tiles a block (1000 tiles over an H200's 528 places: 500
  * blocks of 2, not 528 of 1 or 2). */
 static cudaError_t cast_blocks(const void *kernel, int tiles, int cap,
-                               unsigned *blocks) {
-  int device, sms, per_sm;
-  cudaError_t e = cudaGetDevice(&device);
-  if (e == cudaSuccess)
-    e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-  if (e == cudaSuccess)
-    e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, THREADS,
-                                                      0);
+                               gpu_early_cache *early, unsigned *blocks) {
+  int places;
+  cudaError_t e =
+      (cudaError_t)gpu_early_places(early, kernel, THREADS, &places);
   if (e != cudaSuccess) return e;
-  int places = sms * (per_sm > 0 ? per_sm : 1);
   if (cap > 0 && cap < places) places = cap;
   int rounds = (tiles + places - 1) / places;
   *blocks = (unsigned)((tiles + rounds - 1) / rounds);
@@ -336,7 +333,8 @@ static cudaError_t launch_cast(const fp8_cast_args &a, gpu_early_cache *early,
           ? fp8_cast_kernel<__nv_bfloat16, FP8_MASK_GELU, AMAX_ONLY>
           : fp8_cast_kernel<__nv_bfloat16, FP8_MASK_NONE, AMAX_ONLY>;
   unsigned blocks;
-  cudaError_t e = cast_blocks((const void *)kernel, tiles, a.blocks, &blocks);
+  cudaError_t e =
+      cast_blocks((const void *)kernel, tiles, a.blocks, early, &blocks);
   if (e != cudaSuccess) return e;
   return gpu_launch(early, kernel, dim3(blocks), dim3(THREADS), stream, a,
                     tiles_x, tiles);

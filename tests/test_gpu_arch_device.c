@@ -138,6 +138,25 @@ START_TEST(early_start_is_decided_per_kernel) {
   ck_assert_int_eq(gpu_early_lookup(&cache, probe), want);
   ck_assert_int_eq(cache.count, 2);
   ck_assert_int_eq(gpu_early_lookup(NULL, probe), 0);
+  /* the blocks the GPU holds at once: asked once, kept in the same entry */
+  int sms, per_sm, places = 0;
+  ck_assert_int_eq(
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0),
+      cudaSuccess);
+  ck_assert_int_eq(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, probe, 128, 0),
+      cudaSuccess);
+  ck_assert_int_gt(per_sm, 0);
+  ck_assert_int_eq(gpu_early_places(&cache, probe, 128, &places), 0);
+  ck_assert_int_eq(places, sms * per_sm);
+  ck_assert_int_eq(cache.count, 2);
+  ck_assert_int_eq(cache.places[1], places);
+  places = 0;
+  ck_assert_int_eq(gpu_early_places(&cache, probe, 128, &places), 0);
+  ck_assert_int_eq(places, sms * per_sm);
+  places = 0;
+  ck_assert_int_eq(gpu_early_places(NULL, probe, 128, &places), 0);
+  ck_assert_int_eq(places, sms * per_sm);
   test_free(d_y);
   test_free(d_bias);
 }

@@ -5,7 +5,8 @@
  * a graph capture whose enqueue fails (gpu/gpu_graph.h) leaves no error of
  * its failed end of capture behind; --trace-step's runtime name query
  * (bench/bench_trace.h) clears its own failure and leaves an error pending
- * before it exactly as it was. Skips (77) without a GPU. */
+ * before it exactly as it was; a failed occupancy query (gpu_early_places)
+ * is not cached. Skips (77) without a GPU. */
 #include <check.h>
 #include <cuda_runtime_api.h>
 
@@ -46,6 +47,24 @@ START_TEST(failed_query_is_cached_and_clears_only_its_own_error) {
   ck_assert_int_eq(cache.count, 2);
   ck_assert_int_ne(cudaGetLastError(), cudaSuccess);
   ck_assert_int_eq(cudaGetLastError(), cudaSuccess);
+}
+END_TEST
+
+/* A failed occupancy query returns its error and caches nothing: the
+ * next call asks again. */
+START_TEST(failed_places_query_is_not_cached) {
+  cudaGetLastError();
+  gpu_early_cache cache = {0};
+  int places = -1;
+  ck_assert_int_ne(gpu_early_places(&cache, &not_kernels[0], 128, &places),
+                   cudaSuccess);
+  ck_assert_int_eq(places, -1);
+  ck_assert_int_eq(cache.count, 1);
+  ck_assert_int_eq(cache.places[0], 0);
+  ck_assert_int_ne(gpu_early_places(&cache, &not_kernels[0], 128, &places),
+                   cudaSuccess);
+  ck_assert_int_eq(cache.count, 1);
+  cudaGetLastError();
 }
 END_TEST
 
@@ -102,6 +121,7 @@ int main(void) {
   Suite *s = suite_create("gpu_errors");
   TCase *tc = tcase_create("errors");
   tcase_add_test(tc, failed_query_is_cached_and_clears_only_its_own_error);
+  tcase_add_test(tc, failed_places_query_is_not_cached);
   tcase_add_test(tc, failed_capture_leaves_no_error);
   tcase_add_test(tc, trace_name_query_keeps_a_pending_error);
   suite_add_tcase(s, tc);
