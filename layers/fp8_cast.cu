@@ -1,25 +1,20 @@
 /* fp8_cast.cu: the FP8 cast (fp8_cast.h). A tile is 32 rows by
  * FP8_CAST_TILE (128) columns, 128 threads (layers/fp8_tile.cuh); thread t
- * holds rows 8 (t % 4) .. + 7 of columns 4 (t / 4) .. + 3: 16-byte loads
- * of BF16, an 8-byte store of its codes per column, the codes transposed
+ * holds rows 8 (t % 4) .. + 7 of columns 4 (t / 4) .. + 3: 16-byte copies
+ * of the source, an 8-byte store of its codes per column, the codes transposed
  * through shared memory. A block casts tiles t, t + gridDim.x, ... (as
- * many blocks as the GPU holds at once), the next tile's loads issued as
- * soon as this one is decoded, so they are in flight while it is
- * converted, stored and transposed (one tile a block waited for its loads
- * with nothing else to do: 24-28 us for a 4096 x 4096 masked cast against
- * 22-23, ncu, session 15). One atomic per block for the amax and each
- * count; the scale read, never recomputed from a history. 64-row tiles
- * made a batch-256 cast 32 blocks (the fp8 rows at 784-1024-1024-10 ran
- * 4-9 % slower: docs/performance.md, "FP8"). Instructions cost time at
- * 3.6 warps a scheduler (session 16), so the loop divides nothing, strides
- * the columns' addresses, unrolls the transposed stores, sums the
- * partials through shared memory and packs the zero counts (10.0 M
- * instructions for a 4096 x 4096 masked cast against 11.7 M, 13.2 M
- * before session 16; its time fell less: the loads' latency at 25 % occupancy).
+ * many blocks as the GPU holds at once), the next tiles' loads in flight
+ * (cast_ring) while it converts, stores and transposes this one. One
+ * atomic per block for the amax and each count; the scale read, never
+ * recomputed from a history. At 4 warps a scheduler instructions cost
+ * time: the loop divides nothing and strides the columns' addresses. What
+ * each choice bought, and what was tried and not kept: docs/performance.md,
+ * "FP8 as a precision of the step".
  */
 #include <stdio.h>
 
 #include "gpu/gpu_check.h"
+#include "gpu/gpu_copy_async.cuh"
 #include "gpu/gpu_launch.cuh"
 #include "layers/fp8_cast.h"
 #include "layers/fp8_device.cuh"
@@ -29,43 +24,54 @@
 
 enum { CAST_ROWS = 32, COLS = FP8_TILE_COLS, THREADS = FP8_TILE_THREADS };
 
-/* Column c, rows r .. r + 7 of the source and what its mask reads, as
- * loaded (zeros past the matrix: they decode to 0 under every mask). A
- * thread loads its four columns before it decodes any, so that the loads
- * are in flight together (decoding each right after its own load had the
- * compiler wait for each in turn: session 5, call C). The compiler keeps
- * that order for the ReLU and unmasked casts; GELU's long decoding has it
- * issue two columns' loads first and the other two's after. */
-template <typename S> struct column_raw {
-  uint4 v[sizeof(S) / 2], z; /* 8 values (BF16: 1 vector); GELU's z */
-  unsigned bits;             /* RELU's mask bits */
+/* The block's tiles in flight (gpu_copy_async): a ring of STAGES tiles.
+ * A tile's slots are each thread's 16-byte slots ([slot][thread]: a warp's
+ * copies and reads of a slot are 512 contiguous bytes): its four columns'
+ * values (BF16 a vector each, FP32 two), then GELU's z of each; it reads
+ * only the slots it copied. The ReLU mask: each thread copies the 4-byte
+ * word of rows 32 tx .. + 31 of column c0 + rg (its own) and reads its
+ * column quad's four. Two stages where a tile needs twice the slots (three
+ * would take 48 KB). */
+template <typename S, fp8_mask MASK> struct cast_ring {
+  enum {
+    VECS = sizeof(S) / 2,
+    SLOTS = 4 * VECS + (MASK == FP8_MASK_GELU ? 4 : 0),
+    STAGES = SLOTS > 4 ? 2 : 3
+  };
+  uint4 slot[STAGES][SLOTS][THREADS];
+  __align__(16) uint32_t mask[STAGES][MASK == FP8_MASK_RELU ? THREADS : 4];
 };
 
+/* The thread's values of the tile in stage `stage` ([column][row]; zeros
+ * past the matrix decode to 0 under every mask), masked as the cast says
+ * (GELU: rounded to the source type, the value a 16-bit buffer would
+ * hold). */
 template <typename S, fp8_mask MASK>
-__device__ __forceinline__ void load_column(column_raw<S> &raw, const S *src,
-                                            const uint8_t *aux, bool in) {
-  const uint4 zero = make_uint4(0, 0, 0, 0);
+__device__ __forceinline__ void
+decode_tile(float (*x)[8], const cast_ring<S, MASK> &ring, int stage, int rg) {
+  enum { VECS = sizeof(S) / 2 };
+  uint4 quad = make_uint4(0, 0, 0, 0); /* the column quad's mask words */
+  if (MASK == FP8_MASK_RELU)
+    quad = *(const uint4 *)&ring.mask[stage][threadIdx.x & ~3u];
+  const uint32_t *words = (const uint32_t *)&quad;
 #pragma unroll
-  for (int k = 0; k < (int)sizeof(S) / 2; k++)
-    raw.v[k] = in ? ((const uint4 *)src)[k] : zero;
-  raw.bits = MASK == FP8_MASK_RELU && in ? *aux : 0u;
-  raw.z = MASK == FP8_MASK_GELU && in ? *(const uint4 *)aux : zero;
-}
-
-/* The 8 values of a loaded column, masked as `a` says (GELU: rounded to
- * the source type, the value a 16-bit buffer would hold). */
-template <typename S, fp8_mask MASK>
-__device__ __forceinline__ void decode_column(float x[8],
-                                              const column_raw<S> &raw) {
-  const S *e = (const S *)raw.v;
-  const __nv_bfloat16 *z = (const __nv_bfloat16 *)&raw.z;
+  for (int j = 0; j < 4; j++) {
+    uint4 v[VECS], z = make_uint4(0, 0, 0, 0);
 #pragma unroll
-  for (int i = 0; i < 8; i++) {
-    x[i] = lt_to_float(e[i]);
-    if (MASK == FP8_MASK_RELU) x[i] = (raw.bits >> i) & 1 ? x[i] : 0.0f;
-    if (MASK == FP8_MASK_GELU)
-      x[i] =
-          lt_to_float(lt_from_float<S>(x[i] * lt_gelu_grad(lt_to_float(z[i]))));
+    for (int k = 0; k < VECS; k++)
+      v[k] = ring.slot[stage][VECS * j + k][threadIdx.x];
+    if (MASK == FP8_MASK_GELU) z = ring.slot[stage][4 * VECS + j][threadIdx.x];
+    unsigned bits = words[j] >> 8 * rg;
+    const S *e = (const S *)v;
+    const __nv_bfloat16 *zs = (const __nv_bfloat16 *)&z;
+#pragma unroll
+    for (int i = 0; i < 8; i++) {
+      x[j][i] = lt_to_float(e[i]);
+      if (MASK == FP8_MASK_RELU) x[j][i] = (bits >> i) & 1 ? x[j][i] : 0.0f;
+      if (MASK == FP8_MASK_GELU)
+        x[j][i] = lt_to_float(
+            lt_from_float<S>(x[j][i] * lt_gelu_grad(lt_to_float(zs[i]))));
+    }
   }
 }
 
@@ -94,11 +100,10 @@ static __device__ float cast_scale(const fp8_cast_args &a, bool *bad) {
 /* The row sums of tile (tx, ty)'s columns (s: this thread's 8 rows over
  * its four columns), over the block in a fixed order, into the partials of
  * column tile ty: each thread's sums through shared memory, then four
- * threads a row, eight column quads each, and two shuffles (three
- * shuffles for each of a thread's 8 rows took 94 instructions a thread
- * per tile, session 17's SASS). Every thread calls it; it synchronises the
- * block once, after its stores to shared memory, and leaves `sums` read:
- * the caller synchronises before the next call. */
+ * threads a row, eight column quads each, and two shuffles. Every thread
+ * calls it; it synchronises the block once, after its stores to shared
+ * memory, and leaves `sums` read: the caller synchronises before the next
+ * call. */
 static __device__ __forceinline__ void write_partials(const fp8_cast_args &a,
                                                       const float s[8], int rg,
                                                       int cq, int tx, int ty) {
@@ -122,27 +127,46 @@ static __device__ __forceinline__ void write_partials(const fp8_cast_args &a,
     a.d_partials[(size_t)ty * a.rows + row] = total;
 }
 
-/* Tile (tx, ty)'s four columns of this thread (rg, cq) into raw: rows
- * r .. r + 7 of columns c0 .. c0 + 3, each column's addresses a stride
- * on from the first's. */
+/* Tile (tx, ty)'s slots of this thread (rg, cq) copied into stage
+ * `stage`: rows r .. r + 7 of columns c0 .. c0 + 3 and what their mask
+ * reads, each column's addresses a stride on from the first's. */
 template <typename S, fp8_mask MASK>
-__device__ __forceinline__ void load_tile(column_raw<S> raw[4],
+__device__ __forceinline__ void load_tile(cast_ring<S, MASK> &ring, int stage,
                                           const fp8_cast_args &a, int tx,
                                           int ty, int rg, int cq) {
+  enum { VECS = sizeof(S) / 2 };
   int r = tx * CAST_ROWS + 8 * rg, c0 = ty * COLS + 4 * cq;
   const S *src = (const S *)a.d_src + (size_t)c0 * a.ld_src + r;
-  /* RELU: the byte of rows r .. r + 7; GELU: z's 8 values; else none */
+  /* RELU: the word of rows 32 tx .. + 31; GELU: z's 8 values; else none */
   size_t aux_stride =
       MASK == FP8_MASK_RELU ? a.aux_ld / 8 : 2 * (size_t)a.aux_ld;
   const uint8_t *aux = MASK == FP8_MASK_NONE
                            ? NULL
                            : (const uint8_t *)a.d_aux + c0 * aux_stride +
-                                 (MASK == FP8_MASK_RELU ? r / 8 : 2 * r);
+                                 (MASK == FP8_MASK_RELU ? 4 * tx : 2 * r);
 #pragma unroll
-  for (int j = 0; j < 4; j++)
-    load_column<S, MASK>(raw[j], src + (size_t)j * a.ld_src,
-                         MASK == FP8_MASK_NONE ? aux : aux + j * aux_stride,
-                         r < a.rows && c0 + j < a.cols);
+  for (int j = 0; j < 4; j++) {
+    bool in = r < a.rows && c0 + j < a.cols;
+#pragma unroll
+    for (int k = 0; k < VECS; k++)
+      gpu_copy_async<16>(&ring.slot[stage][VECS * j + k][threadIdx.x],
+                         (const uint4 *)(src + (size_t)j * a.ld_src) + k, in);
+    if (MASK == FP8_MASK_GELU)
+      gpu_copy_async<16>(&ring.slot[stage][4 * VECS + j][threadIdx.x],
+                         aux + j * aux_stride, in);
+  }
+  if (MASK == FP8_MASK_RELU)
+    gpu_copy_async<4>(&ring.mask[stage][threadIdx.x], aux + rg * aux_stride,
+                      tx * CAST_ROWS < a.rows && c0 + rg < a.cols);
+}
+
+/* Tile t's coordinates to tile t + gridDim.x's: (x, y) + (step_x,
+ * step_y), with a carry. */
+static __device__ __forceinline__ void next_tile(int *x, int *y, int step_x,
+                                                 int step_y, int tiles_x) {
+  int nx = *x + step_x;
+  *y += step_y + (nx >= tiles_x);
+  *x = nx >= tiles_x ? nx - tiles_x : nx;
 }
 
 /* Bit 7 of each byte of a word of four codes: that code is not ±0. */
@@ -153,8 +177,7 @@ static __device__ __forceinline__ uint32_t nonzero_codes(uint32_t w) {
 /* How many of a thread's 32 values of a tile are ±0 (NaN is not). A
  * BF16 source's values are BF16 values (GELU's rounded to BF16), so two
  * are packed and compared at once and the count is kept in BF16 (exact to
- * 256): 1.5 instructions a value against 3 for a float compare and a
- * conditional add (session 17's SASS). */
+ * 256). */
 template <typename S>
 __device__ __forceinline__ unsigned zeros(const float (*x)[8]) {
   unsigned n = 0;
@@ -235,44 +258,50 @@ store_tile(const fp8_cast_args &a, uint8_t (*tile_t)[COLS], const float (*x)[8],
 }
 
 /* The cast (AMAX_ONLY: current scaling's amax pass) of tiles blockIdx.x,
- * + gridDim.x, ... of `tiles` (tiles_x a column of tiles), the next
- * tile's loads issued as soon as this one's are decoded. The amax and
- * counts are the block's over its tiles; sums, codes and partials are
- * per tile. Four blocks per SM (128 registers: the next tile's loads live
- * beside this one's values; at five, 96, the ReLU cast spills 112 bytes
- * on sm_90: with two stagings it ran 1.5x as long, session 17's call B),
- * GELU's (with its z) three (at four it
- * spilled), the amax pass six (80). FP8 runs on sm_89 and later; on
- * sm_90 the FP32 cast (a network's weights, once) spills 32 bytes. The
- * other orders, stagings and prefetches tried, with their times:
- * docs/performance.md, "FP8" (sessions 5 and 15-17). */
+ * + gridDim.x, ... of `tiles` (tiles_x a column of tiles), the copies of
+ * the next STAGES - 1 tiles in flight while it works on this one. The
+ * amax and counts are the block's over its tiles; sums, codes and
+ * partials are per tile. At most 128 registers (no spill on sm_89 and
+ * later, where FP8 runs), so four blocks per SM where shared memory holds
+ * them (the H200's 228 KB; two on GPUs of 100 KB); the amax pass six. */
 template <typename S, fp8_mask MASK, bool AMAX_ONLY>
-__global__ void __launch_bounds__(THREADS, AMAX_ONLY               ? 6
-                                           : MASK == FP8_MASK_GELU ? 3
-                                                                   : 4)
+__global__ void __launch_bounds__(THREADS, AMAX_ONLY ? 6 : 4)
     fp8_cast_kernel(fp8_cast_args a, int tiles_x, int tiles) {
   gpu_wait_previous();
   /* [source row of the tile][column, chunks swizzled: fp8_tile_at] */
   __shared__ __align__(16) uint8_t tile_t[CAST_ROWS][COLS];
+  typedef cast_ring<S, MASK> ring_t;
+  __shared__ ring_t ring;
   int rg = threadIdx.x % 4, cq = threadIdx.x / 4;
   bool bad = false;
   float scale = AMAX_ONLY ? 1.0f : cast_scale(a, &bad);
   float block_amax = 0.0f;
   cast_lost lost = {0, 0, 0, 0};
   /* Tile t is (t % tiles_x, t / tiles_x); t steps by gridDim.x, so
-   * (tx, ty) steps by (step_x, step_y), with a carry. */
+   * (tx, ty) steps by (step_x, step_y), with a carry. The tile to load
+   * next is lt, at (lx, ly), STAGES - 1 tiles ahead. */
   int step_x = (int)gridDim.x % tiles_x, step_y = (int)gridDim.x / tiles_x;
   int tx = (int)blockIdx.x % tiles_x, ty = (int)blockIdx.x / tiles_x;
-  column_raw<S> raw[4];
-  load_tile<S, MASK>(raw, a, tx, ty, rg, cq);
+  int lt = blockIdx.x, lx = tx, ly = ty, use = 0;
+  for (int s = 0; s < ring_t::STAGES - 1; s++) {
+    if (lt < tiles) load_tile<S, MASK>(ring, s, a, lx, ly, rg, cq);
+    gpu_copies_commit();
+    lt += gridDim.x;
+    next_tile(&lx, &ly, step_x, step_y, tiles_x);
+  }
   for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+    /* the stage the last tile was read from (its mask words by the quad) */
+    int fill = use == 0 ? ring_t::STAGES - 1 : use - 1;
+    if (MASK == FP8_MASK_RELU) __syncwarp(); /* the mask words read */
+    if (lt < tiles) load_tile<S, MASK>(ring, fill, a, lx, ly, rg, cq);
+    gpu_copies_commit();
+    lt += gridDim.x;
+    next_tile(&lx, &ly, step_x, step_y, tiles_x);
+    gpu_copies_wait<ring_t::STAGES - 1>();
+    if (MASK == FP8_MASK_RELU) __syncwarp(); /* the mask words copied */
     float x[4][8]; /* [column][row]; 0 past the matrix */
-#pragma unroll
-    for (int j = 0; j < 4; j++)
-      decode_column<S, MASK>(x[j], raw[j]);
-    int nx = tx + step_x, ny = ty + step_y + (tx + step_x >= tiles_x);
-    nx -= nx >= tiles_x ? tiles_x : 0;
-    if (t + (int)gridDim.x < tiles) load_tile<S, MASK>(raw, a, nx, ny, rg, cq);
+    decode_tile<S, MASK>(x, ring, use, rg);
+    use = use + 1 == ring_t::STAGES ? 0 : use + 1;
     float amax = 0.0f, sum[8];
     bool any_nan = false;
 #pragma unroll
@@ -287,8 +316,7 @@ __global__ void __launch_bounds__(THREADS, AMAX_ONLY               ? 6
     if (!AMAX_ONLY)
       store_tile<S>(a, tile_t, x, sum, amax, any_nan, scale, rg, cq, tx, ty,
                     &lost);
-    tx = nx;
-    ty = ny;
+    next_tile(&tx, &ty, step_x, step_y, tiles_x);
   }
   fp8_block_record(a.d_meta, AMAX_ONLY || a.d_scale != NULL, block_amax,
                    lost.saturated, lost.zero_codes - lost.zero_x, lost.nan);
@@ -301,11 +329,9 @@ __global__ void __launch_bounds__(THREADS, AMAX_ONLY               ? 6
 }
 
 /* Blocks for `tiles` tiles of `kernel`: as many as the GPU holds at once
- * (asked once a kernel: gpu_early_places; three runtime queries a launch
- * before session 17, each step's under --no-graphs) or a.blocks, when set
- * and fewer, then fewer where that takes the same
- * number of tiles a block (1000 tiles over an H200's 528 places: 500
- * blocks of 2, not 528 of 1 or 2). */
+ * (asked once a kernel: gpu_early_places) or a.blocks, when set and fewer,
+ * then fewer where that takes the same number of tiles a block (1000
+ * tiles over an H200's 528 places: 500 blocks of 2, not 528 of 1 or 2). */
 static cudaError_t cast_blocks(const void *kernel, int tiles, int cap,
                                gpu_early_cache *early, unsigned *blocks) {
   int places;
@@ -340,38 +366,9 @@ static cudaError_t launch_cast(const fp8_cast_args &a, gpu_early_cache *early,
                     tiles_x, tiles);
 }
 
-/* NULL when `a` meets the kernel's requirements (fp8_cast.h), else the
- * one it breaks. */
-static const char *cast_refusal(const fp8_cast_args *a) {
-  size_t size = a->src_type == LT_DTYPE_F32 ? 4 : 2;
-  if (a->src_type != LT_DTYPE_BF16 && a->src_type != LT_DTYPE_F32)
-    return "a BF16 or FP32 source";
-  if (a->mask != FP8_MASK_NONE && a->src_type != LT_DTYPE_BF16)
-    return "a BF16 source with a mask";
-  if (a->rows < 16 || a->rows % 16 || a->cols < 1 || !a->d_meta)
-    return "rows a multiple of 16, cols >= 1 and a scaling state";
-  if (a->blocks < 0) return "blocks >= 0 (0: as many as the GPU holds)";
-  if (!fp8_aligned16(a->d_src) || a->ld_src < a->rows ||
-      (size_t)a->ld_src * size % 16)
-    return "a 16-byte aligned source with 16-byte columns (ld_src)";
-  if (a->mask == FP8_MASK_RELU &&
-      (!fp8_aligned16(a->d_aux) || a->aux_ld % 128 || a->aux_ld < a->rows))
-    return "a ReLU mask with aux_ld a multiple of 128 bits, >= rows";
-  if (a->mask == FP8_MASK_GELU &&
-      (!fp8_aligned16(a->d_aux) || a->aux_ld % 8 || a->aux_ld < a->rows))
-    return "a GELU input with aux_ld a multiple of 8, >= rows";
-  if (a->d_out &&
-      (!fp8_aligned16(a->d_out) || a->ld_out % 16 || a->ld_out < a->rows))
-    return "an output with ld_out a multiple of 16, >= rows";
-  if (a->d_out_t && (!fp8_aligned16(a->d_out_t) || a->ld_out_t % 16 ||
-                     a->ld_out_t < fp8_round16(a->cols)))
-    return "a transposed output with ld_out_t a multiple of 16, >= cols";
-  return NULL;
-}
-
 extern "C" int fp8_cast(const fp8_cast_args *a, gpu_early_cache *early,
                         cudaStream_t stream) {
-  const char *broken = cast_refusal(a);
+  const char *broken = fp8_cast_refusal(a);
   if (broken) {
     fprintf(stderr,
             "fp8_cast: expected %s, found type %s, mask %d, %d x %d, ld %d, "

@@ -110,6 +110,10 @@ typedef struct fp8_cast_args {
 int fp8_cast(const fp8_cast_args *args, gpu_early_cache *early,
              cudaStream_t stream);
 
+/* NULL when `args` meets the requirements above, else the one it breaks,
+ * as a phrase ("a BF16 or FP32 source"). Host only; touches no memory. */
+const char *fp8_cast_refusal(const fp8_cast_args *args);
+
 /* d_out_t (lt_ld_fp8(cols), rows), ld ld_out_t = the transpose of d_in
  * (rows, cols), ld ld_in, FP8 codes, its rows cols .. lt_ld_fp8(cols) - 1
  * written 0; `count` such matrices, the k-th at d_in + k * stride_in and
