@@ -11,6 +11,7 @@
 #define MNIST_EPILOGS_FP8_CAST_H
 
 #include <cuda_runtime_api.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -70,6 +71,12 @@ typedef enum fp8_mask {
 /* Tiles of columns of a matrix with `cols` columns. */
 static FP8_HOST_DEVICE inline int fp8_cast_tiles(int cols) {
   return (cols + FP8_CAST_TILE - 1) / FP8_CAST_TILE;
+}
+
+/* A buffer given (not NULL) on a 16-byte boundary, as every buffer of the
+ * cast and the transpose must be. */
+static inline bool fp8_aligned16(const void *p) {
+  return p && ((uintptr_t)p & 15u) == 0;
 }
 
 /* Every matrix is column-major, 16-byte aligned, with leading dimensions

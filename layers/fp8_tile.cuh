@@ -15,10 +15,6 @@ static __host__ __device__ inline int fp8_round16(int n) {
   return (n + 15) / 16 * 16;
 }
 
-static inline bool fp8_aligned16(const void *p) {
-  return ((uintptr_t)p & 15u) == 0;
-}
-
 /* Byte `column` of tile line `line` in shared memory: the line's 16-byte
  * chunk p sits at chunk p ^ 2 * (its row group), so that a warp's staging
  * stores fall in 32 banks (they were 4-way conflicts: ncu, session 5's
