@@ -1,5 +1,5 @@
 #!/bin/bash
-# Session 18, device call C (the build that ships: call B's one-word ReLU ring, each thread's mask word in a slot
+# Session 18, device call C (615a9c4, the build that ships: call B's one-word ReLU ring, each thread's mask word in a slot
 # of its own, every cast at four blocks per SM as pack/g4's GELU cast, the cast's checks moved to
 # layers/fp8_cast_check.c): the GPU suite and test_step_tune; test_fp8_cast under racecheck and memcheck; the
 # default network's fp8 run (issue 28: >= 98.0 % in 5 epochs); README's run and test_readme_run; every fp8 row
