@@ -4,7 +4,8 @@
  * of the source, an 8-byte store of its codes per column, the codes transposed
  * through shared memory. A block casts tiles t, t + gridDim.x, ... (as
  * many blocks as the GPU holds at once), the next tiles' loads in flight
- * (cast_ring) while it converts, stores and transposes this one. One
+ * (cast_ring, layers/fp8_cast_load.cuh) while it converts, stores and
+ * transposes this one. One
  * atomic per block for the amax and each count; the scale read, never
  * recomputed from a history. At 4 warps a scheduler instructions cost
  * time: the loop divides nothing and strides the columns' addresses. What
@@ -17,63 +18,16 @@
 #include "gpu/gpu_copy_async.cuh"
 #include "gpu/gpu_launch.cuh"
 #include "layers/fp8_cast.h"
+#include "layers/fp8_cast_load.cuh"
 #include "layers/fp8_device.cuh"
 #include "layers/fp8_tile.cuh"
-#include "lt/lt_gelu.h"
 #include "lt/lt_types.cuh"
 
-enum { CAST_ROWS = 32, COLS = FP8_TILE_COLS, THREADS = FP8_TILE_THREADS };
-
-/* The block's tiles in flight (gpu_copy_async): a ring of STAGES tiles.
- * A tile's slots are each thread's 16-byte slots ([slot][thread]: a warp's
- * copies and reads of a slot are 512 contiguous bytes): its four columns'
- * values (BF16 a vector each, FP32 two), then GELU's z of each; it reads
- * only the slots it copied. The ReLU mask: each thread copies the 4-byte
- * word of rows 32 tx .. + 31 of column c0 + rg (its own) and reads its
- * column quad's four. Two stages where a tile needs twice the slots (three
- * would take 48 KB). */
-template <typename S, fp8_mask MASK> struct cast_ring {
-  enum {
-    VECS = sizeof(S) / 2,
-    SLOTS = 4 * VECS + (MASK == FP8_MASK_GELU ? 4 : 0),
-    STAGES = SLOTS > 4 ? 2 : 3
-  };
-  uint4 slot[STAGES][SLOTS][THREADS];
-  __align__(16) uint32_t mask[STAGES][MASK == FP8_MASK_RELU ? THREADS : 4];
+enum {
+  CAST_ROWS = FP8_CAST_ROWS,
+  COLS = FP8_TILE_COLS,
+  THREADS = FP8_TILE_THREADS
 };
-
-/* The thread's values of the tile in stage `stage` ([column][row]; zeros
- * past the matrix decode to 0 under every mask), masked as the cast says
- * (GELU: rounded to the source type, the value a 16-bit buffer would
- * hold). */
-template <typename S, fp8_mask MASK>
-__device__ __forceinline__ void
-decode_tile(float (*x)[8], const cast_ring<S, MASK> &ring, int stage, int rg) {
-  enum { VECS = sizeof(S) / 2 };
-  uint4 quad = make_uint4(0, 0, 0, 0); /* the column quad's mask words */
-  if (MASK == FP8_MASK_RELU)
-    quad = *(const uint4 *)&ring.mask[stage][threadIdx.x & ~3u];
-  const uint32_t *words = (const uint32_t *)&quad;
-#pragma unroll
-  for (int j = 0; j < 4; j++) {
-    uint4 v[VECS], z = make_uint4(0, 0, 0, 0);
-#pragma unroll
-    for (int k = 0; k < VECS; k++)
-      v[k] = ring.slot[stage][VECS * j + k][threadIdx.x];
-    if (MASK == FP8_MASK_GELU) z = ring.slot[stage][4 * VECS + j][threadIdx.x];
-    unsigned bits = words[j] >> 8 * rg;
-    const S *e = (const S *)v;
-    const __nv_bfloat16 *zs = (const __nv_bfloat16 *)&z;
-#pragma unroll
-    for (int i = 0; i < 8; i++) {
-      x[j][i] = lt_to_float(e[i]);
-      if (MASK == FP8_MASK_RELU) x[j][i] = (bits >> i) & 1 ? x[j][i] : 0.0f;
-      if (MASK == FP8_MASK_GELU)
-        x[j][i] = lt_to_float(
-            lt_from_float<S>(x[j][i] * lt_gelu_grad(lt_to_float(zs[i]))));
-    }
-  }
-}
 
 /* Four rows' codes of one column in a word, two values per conversion. */
 static __device__ __forceinline__ uint32_t pack4(const float *x, float scale,
@@ -127,39 +81,6 @@ static __device__ __forceinline__ void write_partials(const fp8_cast_args &a,
     a.d_partials[(size_t)ty * a.rows + row] = total;
 }
 
-/* Tile (tx, ty)'s slots of this thread (rg, cq) copied into stage
- * `stage`: rows r .. r + 7 of columns c0 .. c0 + 3 and what their mask
- * reads, each column's addresses a stride on from the first's. */
-template <typename S, fp8_mask MASK>
-__device__ __forceinline__ void load_tile(cast_ring<S, MASK> &ring, int stage,
-                                          const fp8_cast_args &a, int tx,
-                                          int ty, int rg, int cq) {
-  enum { VECS = sizeof(S) / 2 };
-  int r = tx * CAST_ROWS + 8 * rg, c0 = ty * COLS + 4 * cq;
-  const S *src = (const S *)a.d_src + (size_t)c0 * a.ld_src + r;
-  /* RELU: the word of rows 32 tx .. + 31; GELU: z's 8 values; else none */
-  size_t aux_stride =
-      MASK == FP8_MASK_RELU ? a.aux_ld / 8 : 2 * (size_t)a.aux_ld;
-  const uint8_t *aux = MASK == FP8_MASK_NONE
-                           ? NULL
-                           : (const uint8_t *)a.d_aux + c0 * aux_stride +
-                                 (MASK == FP8_MASK_RELU ? 4 * tx : 2 * r);
-#pragma unroll
-  for (int j = 0; j < 4; j++) {
-    bool in = r < a.rows && c0 + j < a.cols;
-#pragma unroll
-    for (int k = 0; k < VECS; k++)
-      gpu_copy_async<16>(&ring.slot[stage][VECS * j + k][threadIdx.x],
-                         (const uint4 *)(src + (size_t)j * a.ld_src) + k, in);
-    if (MASK == FP8_MASK_GELU)
-      gpu_copy_async<16>(&ring.slot[stage][4 * VECS + j][threadIdx.x],
-                         aux + j * aux_stride, in);
-  }
-  if (MASK == FP8_MASK_RELU)
-    gpu_copy_async<4>(&ring.mask[stage][threadIdx.x], aux + rg * aux_stride,
-                      tx * CAST_ROWS < a.rows && c0 + rg < a.cols);
-}
-
 /* Tile t's coordinates to tile t + gridDim.x's: (x, y) + (step_x,
  * step_y), with a carry. */
 static __device__ __forceinline__ void next_tile(int *x, int *y, int step_x,
@@ -207,30 +128,38 @@ typedef struct cast_lost {
 } cast_lost;
 
 /* Tile (tx, ty) of the cast from its decoded values x (this thread's
- * rows r .. r + 7 of columns c0 .. c0 + 3), their row sums, amax and NaN
- * flag: the codes at `scale` in both layouts, what they lost added to
- * *lost, the partial sums. Every thread calls it; it ends with the block
- * synchronised and tile_t free again. */
+ * rows r .. r + 7 of columns c0 .. c0 + 3), their row sums, amax, least
+ * (decode_tile) and NaN flag: the codes at `scale` in both layouts, what
+ * they lost added to *lost, the partial sums. Every thread calls it; it
+ * ends with the block synchronised and tile_t free again. */
 template <typename S>
 __device__ __forceinline__ void
 store_tile(const fp8_cast_args &a, uint8_t (*tile_t)[COLS], const float (*x)[8],
-           const float sum[8], float amax, bool any_nan, float scale, int rg,
-           int cq, int tx, int ty, cast_lost *lost) {
+           const float sum[8], float amax, float least, bool any_nan,
+           float scale, int rg, int cq, int tx, int ty, cast_lost *lost) {
   int r = tx * CAST_ROWS + 8 * rg, c0 = ty * COLS + 4 * cq;
   __nv_fp8_interpretation_t kind = fp8_kind(a.format);
-  uint2 w[4];           /* per column: rows 0-3, rows 4-7 */
-  uint32_t nonzero = 0; /* bit 7 - k of a byte: that code of word k is not ±0 */
+  uint2 w[4]; /* per column: rows 0-3, rows 4-7 */
 #pragma unroll
   for (int j = 0; j < 4; j++) {
     w[j].x = pack4(&x[j][0], scale, kind);
     w[j].y = pack4(&x[j][4], scale, kind);
-    nonzero += nonzero_codes(w[j].x) >> 2 * j;
-    nonzero += nonzero_codes(w[j].y) >> (2 * j + 1);
     if (a.d_out && r < a.rows && c0 + j < a.cols)
       *(uint2 *)(a.d_out + (size_t)(c0 + j) * a.ld_out + r) = w[j];
   }
-  lost->zero_codes += 32 - __popc(nonzero);
-  lost->zero_x += zeros<S>(x);
+  /* Flushed values, counted as zero codes less zero values: none where
+   * every non-zero |x| scales above the bound (the common case, skipped:
+   * about 80 instructions a tile). */
+  if (!(least * scale > fp8_flush_bound(a.format))) {
+    uint32_t nonzero = 0; /* bit 7 - k of a byte: code of word k not ±0 */
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+      nonzero += nonzero_codes(w[j].x) >> 2 * j;
+      nonzero += nonzero_codes(w[j].y) >> (2 * j + 1);
+    }
+    lost->zero_codes += 32 - __popc(nonzero);
+    lost->zero_x += zeros<S>(x);
+  }
   /* Saturation and NaN: only where the amax or a sum says they may be. */
   if (fp8_saturates(amax * scale, a.format) || any_nan)
 #pragma unroll
@@ -299,8 +228,8 @@ __global__ void __launch_bounds__(THREADS, AMAX_ONLY ? 6 : 4)
     next_tile(&lx, &ly, step_x, step_y, tiles_x);
     gpu_copies_wait<ring_t::STAGES - 1>();
     if (MASK == FP8_MASK_RELU) __syncwarp(); /* the mask words copied */
-    float x[4][8]; /* [column][row]; 0 past the matrix */
-    decode_tile<S, MASK>(x, ring, use, rg);
+    float x[4][8], least; /* [column][row]; 0 past the matrix */
+    decode_tile<S, MASK>(x, &least, ring, use, rg);
     use = use + 1 == ring_t::STAGES ? 0 : use + 1;
     float amax = 0.0f, sum[8];
     bool any_nan = false;
@@ -314,8 +243,8 @@ __global__ void __launch_bounds__(THREADS, AMAX_ONLY ? 6 : 4)
     }
     block_amax = fmaxf(block_amax, amax);
     if (!AMAX_ONLY)
-      store_tile<S>(a, tile_t, x, sum, amax, any_nan, scale, rg, cq, tx, ty,
-                    &lost);
+      store_tile<S>(a, tile_t, x, sum, amax, least, any_nan, scale, rg, cq, tx,
+                    ty, &lost);
     next_tile(&tx, &ty, step_x, step_y, tiles_x);
   }
   fp8_block_record(a.d_meta, AMAX_ONLY || a.d_scale != NULL, block_amax,

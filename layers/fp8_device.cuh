@@ -28,6 +28,13 @@ static __device__ __forceinline__ bool fp8_saturates(float p, lt_fp8 format) {
   return format == LT_FP8_E5M2 ? fabsf(p) >= 61440.0f : fabsf(p) > 464.0f;
 }
 
+/* The counts' flush rule's bound: a code is +-0 exactly when |p| is at
+ * most half the smallest subnormal (E4M3 2^-10, E5M2 2^-17: the tie
+ * rounds to the even 0). */
+static __device__ __forceinline__ float fp8_flush_bound(lt_fp8 format) {
+  return format == LT_FP8_E5M2 ? 0x1p-17f : 0x1p-10f;
+}
+
 static __device__ __forceinline__ float fp8_warp_max(float v) {
   for (int o = 16; o > 0; o /= 2)
     v = fmaxf(v, __shfl_xor_sync(0xFFFFFFFFu, v, o));

@@ -1,0 +1,134 @@
+/* fp8_cast_load.cuh: the FP8 cast's source side (fp8_cast.cu): the
+ * ring of tiles in flight in shared memory, the copies of a tile into it
+ * and the decode of a thread's values from it, masked by the ReLU bits
+ * or times GELU'. A tile is FP8_CAST_ROWS rows by FP8_TILE_COLS columns,
+ * FP8_TILE_THREADS threads; thread t holds rows 8 (t % 4) .. + 7 of
+ * columns 4 (t / 4) .. + 3. */
+#ifndef MNIST_EPILOGS_FP8_CAST_LOAD_CUH
+#define MNIST_EPILOGS_FP8_CAST_LOAD_CUH
+
+#include "gpu/gpu_copy_async.cuh"
+#include "layers/fp8_cast.h"
+#include "layers/fp8_tile.cuh"
+#include "lt/lt_gelu.h"
+#include "lt/lt_types.cuh"
+
+enum { FP8_CAST_ROWS = 32 };
+
+/* The block's tiles in flight (gpu_copy_async): a ring of STAGES tiles.
+ * A tile's slots are each thread's 16-byte slots ([slot][thread]: a warp's
+ * copies and reads of a slot are 512 contiguous bytes): its four columns'
+ * values (BF16 a vector each, FP32 two), then GELU's z of each; it reads
+ * only the slots it copied. The ReLU mask: each thread copies the 4-byte
+ * word of rows 32 tx .. + 31 of column c0 + rg (its own) and reads its
+ * column quad's four. Two stages where a tile needs twice the slots (three
+ * would take 48 KB). */
+template <typename S, fp8_mask MASK> struct cast_ring {
+  enum {
+    VECS = sizeof(S) / 2,
+    SLOTS = 4 * VECS + (MASK == FP8_MASK_GELU ? 4 : 0),
+    STAGES = SLOTS > 4 ? 2 : 3
+  };
+  uint4 slot[STAGES][SLOTS][FP8_TILE_THREADS];
+  __align__(
+      16) uint32_t mask[STAGES][MASK == FP8_MASK_RELU ? FP8_TILE_THREADS : 4];
+};
+
+/* GELU'(z) of lt_gelu.h's tanh form, (1 + t) / 2 + (1 - t^2) (s / 2) z
+ * (1 + 3 c z^2), t = tanh(s (z + c z^3)), from one exponential e = 2^a,
+ * a = 2 log2(e) s (z + c z^3), |a| capped at 64: with r = 1 / (e + 1),
+ * (1 + t) / 2 = e r and 1 - t^2 = 4 e r^2, each to a few ulps of itself
+ * (no 1 - t cancels). The hardware's 2^a and reciprocal keep it within
+ * about 4e-7 of the exact form (lt_gelu_grad's tanhf: 6e-7), far below
+ * the BF16 rounding that follows; tanhf took about 30 instructions a
+ * value, which made the GELU cast twice the ReLU cast's time (ncu,
+ * session 19). NaN or infinite z: NaN, as lt_gelu_grad. */
+static __device__ __forceinline__ float gelu_grad(float z) {
+  const float s = (float)LT_GELU_SCALE, c = (float)LT_GELU_CUBIC;
+  const float k = 2.0f * 1.44269504f * s; /* 2 log2(e) s */
+  float z2 = z * z, e, r;
+  float a = fminf(fmaxf(z * fmaf(k * c, z2, k), -64.0f), 64.0f);
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(e) : "f"(a));
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(e + 1.0f));
+  float half_1_plus_t = e * r;
+  float slope = z * fmaf(6.0f * s * c, z2, 2.0f * s); /* 4 (s / 2) z (..) */
+  return fmaf(slope, half_1_plus_t * r, half_1_plus_t);
+}
+
+/* The thread's values of the tile in stage `stage` ([column][row]; zeros
+ * past the matrix decode to 0 under every mask), masked as the cast says
+ * (GELU: rounded to the source type, the value a 16-bit buffer would
+ * hold), and *least: a value no non-zero x is below in magnitude. ReLU:
+ * the least |x| before the mask (exact zeros in a gradient are rare);
+ * else 0 (unmasked sources are ReLU outputs, half zeros, and GELU's
+ * products near its slope's zero so small in most tiles that the bound
+ * bought nothing there: ncu, session 19). */
+template <typename S, fp8_mask MASK>
+__device__ __forceinline__ void decode_tile(float (*x)[8], float *least,
+                                            const cast_ring<S, MASK> &ring,
+                                            int stage, int rg) {
+  enum { VECS = sizeof(S) / 2 };
+  uint4 quad = make_uint4(0, 0, 0, 0); /* the column quad's mask words */
+  if (MASK == FP8_MASK_RELU)
+    quad = *(const uint4 *)&ring.mask[stage][threadIdx.x & ~3u];
+  const uint32_t *words = (const uint32_t *)&quad;
+  float low = MASK == FP8_MASK_RELU ? INFINITY : 0.0f;
+#pragma unroll
+  for (int j = 0; j < 4; j++) {
+    uint4 v[VECS], z = make_uint4(0, 0, 0, 0);
+#pragma unroll
+    for (int k = 0; k < VECS; k++)
+      v[k] = ring.slot[stage][VECS * j + k][threadIdx.x];
+    if (MASK == FP8_MASK_GELU) z = ring.slot[stage][4 * VECS + j][threadIdx.x];
+    unsigned bits = words[j] >> 8 * rg;
+    const S *e = (const S *)v;
+    const __nv_bfloat16 *zs = (const __nv_bfloat16 *)&z;
+#pragma unroll
+    for (int i = 0; i < 8; i++) {
+      x[j][i] = lt_to_float(e[i]);
+      if (MASK == FP8_MASK_RELU) {
+        low = fminf(low, fabsf(x[j][i]));
+        x[j][i] = (bits >> i) & 1 ? x[j][i] : 0.0f;
+      }
+      if (MASK == FP8_MASK_GELU)
+        x[j][i] = lt_to_float(
+            lt_from_float<S>(x[j][i] * gelu_grad(lt_to_float(zs[i]))));
+    }
+  }
+  *least = low;
+}
+
+/* Tile (tx, ty)'s slots of this thread (rg, cq) copied into stage
+ * `stage`: rows r .. r + 7 of columns c0 .. c0 + 3 and what their mask
+ * reads, each column's addresses a stride on from the first's. */
+template <typename S, fp8_mask MASK>
+__device__ __forceinline__ void load_tile(cast_ring<S, MASK> &ring, int stage,
+                                          const fp8_cast_args &a, int tx,
+                                          int ty, int rg, int cq) {
+  enum { VECS = sizeof(S) / 2 };
+  int r = tx * FP8_CAST_ROWS + 8 * rg, c0 = ty * FP8_TILE_COLS + 4 * cq;
+  const S *src = (const S *)a.d_src + (size_t)c0 * a.ld_src + r;
+  /* RELU: the word of rows 32 tx .. + 31; GELU: z's 8 values; else none */
+  size_t aux_stride =
+      MASK == FP8_MASK_RELU ? a.aux_ld / 8 : 2 * (size_t)a.aux_ld;
+  const uint8_t *aux = MASK == FP8_MASK_NONE
+                           ? NULL
+                           : (const uint8_t *)a.d_aux + c0 * aux_stride +
+                                 (MASK == FP8_MASK_RELU ? 4 * tx : 2 * r);
+#pragma unroll
+  for (int j = 0; j < 4; j++) {
+    bool in = r < a.rows && c0 + j < a.cols;
+#pragma unroll
+    for (int k = 0; k < VECS; k++)
+      gpu_copy_async<16>(&ring.slot[stage][VECS * j + k][threadIdx.x],
+                         (const uint4 *)(src + (size_t)j * a.ld_src) + k, in);
+    if (MASK == FP8_MASK_GELU)
+      gpu_copy_async<16>(&ring.slot[stage][4 * VECS + j][threadIdx.x],
+                         aux + j * aux_stride, in);
+  }
+  if (MASK == FP8_MASK_RELU)
+    gpu_copy_async<4>(&ring.mask[stage][threadIdx.x], aux + rg * aux_stride,
+                      tx * FP8_CAST_ROWS < a.rows && c0 + rg < a.cols);
+}
+
+#endif
