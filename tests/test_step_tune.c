@@ -12,8 +12,10 @@
  *   - choices made apart are checked in a fresh context against the first
  *     candidates, and kept where they gain (784-100-10 FP32);
  *   - --mode auto is never behind its own fused and unfused rows in
- *     mnist_bench beyond the rows' own spread, and weighs the step whose
- *     calls go the ways they take alone against the better whole step;
+ *     mnist_bench beyond the rows' own spread (1 % where it made the
+ *     better row's step: then the rows differ by placement alone), and
+ *     weighs the step whose calls go the ways they take alone against the
+ *     better whole step;
  *   - --context-cycle prints the digits of a run without it, and cycles a
  *     context only where the tuner made none apart.
  * Skips (77) without a GPU or the data, saying which. */
@@ -324,16 +326,33 @@ static const row *find(const row *rows, int count, const char *label) {
   return NULL;
 }
 
+/* Row `label`'s step tuner report in mnist_bench --show-plans output. */
+static int row_report(tune_report_text *r, const char *text,
+                      const char *label) {
+  char header[64];
+  snprintf(header, sizeof header, "\n784-100-10 %s fp32:\n", label);
+  const char *at = strstr(text, header);
+  return at ? tune_report_text_read(r, at) : -1;
+}
+
 /* auto (and auto+pad, where the run has +pad rows) against fused and
  * unfused (+pad) of the same run: its median at most the better one's
  * plus the larger of their spreads, compared in the printed hundredths of
  * a ms (as doubles, 10.37 + 0.02 is 10.3899999...: session 9's call H
- * failed on that tie, 10.39 against 10.37 with a spread of 0.02). */
+ * failed on that tie, 10.39 against 10.37 with a spread of 0.02). Where
+ * auto's choices make the better row's very step (its reports:
+ * tune_report_text_same_step), the two rows differ by their placement
+ * alone, which the spreads do not hold (0.02-0.03 ms in sessions 5, 8, 9
+ * and 19): then the choice is what is judged, and the time is held to
+ * issue 27's 1.01x. */
 START_TEST(auto_is_never_behind) {
-  char command[8192], text[65536];
+  char command[8192];
+  static char text[262144];
+  static tune_report_text auto_plans, best_plans;
   snprintf(command, sizeof command,
            "'%s' --data-dir '%s' --network seed --precision fp32 "
-           "--activation relu --no-layers --repeats 5 --tune-cache off",
+           "--activation relu --no-layers --repeats 5 --tune-cache off "
+           "--show-plans",
            MNIST_BENCH_PATH, mnist_dir);
   assert_or_show(run(command, text, sizeof text) == 0, text,
                  "mnist_bench failed");
@@ -350,6 +369,16 @@ START_TEST(auto_is_never_behind) {
     if (p == 1 && !fr && !ur && !ar) continue; /* no +pad rows here */
     assert_or_show(fr && ur && ar, text, "a row is missing");
     const row *best = fr->median <= ur->median ? fr : ur;
+    if (row_report(&auto_plans, text, a) == 0 &&
+        row_report(&best_plans, text, best->label) == 0 &&
+        tune_report_text_same_step(&auto_plans, &best_plans, best == ur)) {
+      printf("%s made %s's step: held to 1.01x (%.2f against %.2f ms)\n", a,
+             best->label, ar->median, best->median);
+      ck_assert_msg(lround(ar->median * 100) <= lround(best->median * 101),
+                    "%s %.3f ms, %s's step, over 1.01x %s's %.3f", a,
+                    ar->median, best->label, best->label, best->median);
+      continue;
+    }
     double spread = best->hi - best->lo;
     if (ar->hi - ar->lo > spread) spread = ar->hi - ar->lo;
     ck_assert_msg(lround(ar->median * 100) <=

@@ -2,8 +2,8 @@
  * step_tune_print, read back by tests/tune_report_text.h: slot rows of
  * every field (a way row with its times alone and split chosen), evidence
  * rows (won, kept, out early, refused, whole-step, the check in a fresh
- * context), the budget note; and the rule by which two processes' choices
- * may differ. Plain C. */
+ * context), the budget note; the rule by which two processes' choices
+ * may differ; and when auto's choices make a mode's step. Plain C. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -281,6 +281,89 @@ START_TEST(whole_steps_are_not_judged_by_slot) {
 }
 END_TEST
 
+/* mnist_bench --show-plans, 784-100-10 FP32 (session 19's call D): the
+ * unfused row's report and auto's, whose calls all went unfused with the
+ * unfused row's algorithms (weights 1: a DEFAULT call, an algo slot
+ * only). */
+static const char unfused_report[] =
+    "step tuner: fingerprint 76c372f6, chosen in 408.7 ms\n"
+    "  call             slot  chosen   (candidates offered, same numbers)\n"
+    "  forward 1        twin  #0       (8, 1; 18.0 / 18.0)\n"
+    "  forward 2        twin  #0       (8, 3; 13.9 / 13.9)\n"
+    "  weights 2        twin  #4       (7, 6; 52.6 / 13.2)\n"
+    "  data grad 2->1   twin  #0       (8, 4; 12.7 / 12.7)\n"
+    "  weights 1        twin  #0       (6, 3; 14.0 / 14.0)\n"
+    "  evidence: 8 comparisons in the step\n"
+    "    weights 2 twin         #0 -> #4: 0.0932 / 0.0427, -0.0505 +- "
+    "0.0002 (16): wins\n";
+static const char fused_report[] =
+    "step tuner: fingerprint 7b3e1847, chosen in 416.6 ms\n"
+    "  call             slot  chosen   (candidates offered, same numbers)\n"
+    "  forward 1        algo  #0       (8, 1; 22.0 / 22.0)\n"
+    "  forward 2        algo  #0       (8, 3; 13.3 / 13.3)\n"
+    "  weights 2        algo  #4       (7, 6; 55.1 / 18.5)\n"
+    "  data grad 2->1   algo  #0       (8, 4; 15.8 / 15.8)\n"
+    "  weights 1        algo  #0       (6, 3; 12.4 / 12.4)\n";
+static const char auto_report[] =
+    "step tuner: fingerprint 312cbae6, chosen in 545.1 ms\n"
+    "  call             slot  chosen   (candidates offered, same numbers)\n"
+    "  forward 1        algo  #0       (8, 1; 29.9 / 29.9)\n"
+    "  forward 1        twin  #0       (8, 1; 21.3 / 21.3)\n"
+    "  forward 1        way   unfused  (no split; us alone: fused 11.0)\n"
+    "  forward 2        algo  #0       (8, 3; 12.4 / 12.4)\n"
+    "  forward 2        twin  #0       (8, 3; 17.6 / 17.6)\n"
+    "  forward 2        way   unfused  (no split; us alone: fused 6.7)\n"
+    "  weights 2        algo  #4       (7, 6; 55.2 / 23.2)\n"
+    "  weights 2        twin  #4       (7, 6; 52.4 / 17.3)\n"
+    "  weights 2        way   unfused  (no split; us alone: fused 54.1)\n"
+    "  data grad 2->1   algo  #0       (8, 4; 20.0 / 20.0)\n"
+    "  data grad 2->1   twin  #0       (8, 4; 16.4 / 16.4)\n"
+    "  data grad 2->1   way   unfused  (split possible; us alone: fused 9.3)\n"
+    "  weights 1        algo  #0       (6, 3; 16.6 / 16.6)\n";
+
+/* auto_report with `from` replaced by `to` (once), read back into r. */
+static void auto_with(tune_report_text *r, const char *from, const char *to) {
+  static char text[sizeof auto_report + 64];
+  const char *at = strstr(auto_report, from);
+  ck_assert_ptr_nonnull(at);
+  snprintf(text, sizeof text, "%.*s%s%s", (int)(at - auto_report), auto_report,
+           to, at + strlen(from));
+  ck_assert_int_eq(tune_report_text_read(r, text), 0);
+}
+
+/* Auto made unfused's step: every way unfused, the twins alike, weights
+ * 1's algo the unfused row's twin. Any one difference, a way, a twin or
+ * the DEFAULT call's algo, and it did not; nor did it make fused's. */
+START_TEST(auto_made_the_step_of_a_mode) {
+  static tune_report_text a, u, f, changed;
+  ck_assert_int_eq(tune_report_text_read(&a, auto_report), 0);
+  ck_assert_int_eq(tune_report_text_read(&u, unfused_report), 0);
+  ck_assert_int_eq(tune_report_text_read(&f, fused_report), 0);
+  ck_assert_int_eq(tune_report_text_same_step(&a, &u, 1), 1);
+  ck_assert_int_eq(tune_report_text_same_step(&a, &f, 0), 0);
+  ck_assert_int_eq(tune_report_text_same_step(&a, &a, 1), 0);
+  const char *edits[][2] = {
+      {"way   unfused  (split", "way   split    (split"},
+      {"forward 2        way   unfused", "forward 2        way   fused  "},
+      {"weights 2        twin  #4", "weights 2        twin  #3"},
+      {"weights 1        algo  #0", "weights 1        algo  #1"}};
+  for (int e = 0; e < 4; e++) {
+    auto_with(&changed, edits[e][0], edits[e][1]);
+    ck_assert_msg(tune_report_text_same_step(&changed, &u, 1) == 0,
+                  "edit %d: still unfused's step", e);
+  }
+  /* every way fused, the algos as the fused row's: fused's step */
+  static char all_fused[sizeof auto_report];
+  snprintf(all_fused, sizeof all_fused, "%s", auto_report);
+  for (char *w = strstr(all_fused, "unfused  ("); w;
+       w = strstr(w, "unfused  ("))
+    memcpy(w, "fused    ", 9);
+  ck_assert_int_eq(tune_report_text_read(&changed, all_fused), 0);
+  ck_assert_int_eq(tune_report_text_same_step(&changed, &f, 0), 1);
+  ck_assert_int_eq(tune_report_text_same_step(&changed, &u, 1), 0);
+}
+END_TEST
+
 int main(void) {
   Suite *suite = suite_create("tune_report_text");
   TCase *tc = tcase_create("core");
@@ -290,6 +373,7 @@ int main(void) {
   tcase_add_test(tc, differences_only_near_the_line);
   tcase_add_test(tc, a_check_near_the_line_excuses_the_algorithms);
   tcase_add_test(tc, whole_steps_are_not_judged_by_slot);
+  tcase_add_test(tc, auto_made_the_step_of_a_mode);
   suite_add_tcase(suite, tc);
   return test_run_suite(suite, 0);
 }

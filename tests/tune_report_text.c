@@ -205,3 +205,41 @@ int tune_report_text_differ(const tune_report_text *a,
   }
   return 0;
 }
+
+/* The value r chose in slot "<call> <field>", or NULL. */
+static const char *chosen(const tune_report_text *r, const char *call,
+                          const char *field) {
+  char slot[160];
+  snprintf(slot, sizeof slot, "%s %s", call, field);
+  for (int i = 0; i < r->slots; i++)
+    if (strcmp(r->slot[i], slot) == 0) return r->value[i];
+  return NULL;
+}
+
+/* 1 when `slot` is "<call> <field>": its call into call[size]. */
+static int call_of(char *call, size_t size, const char *slot,
+                   const char *field) {
+  size_t n = strlen(slot), f = strlen(field);
+  if (n < f + 2 || slot[n - f - 1] != ' ' || strcmp(slot + n - f, field) != 0)
+    return 0;
+  snprintf(call, size, "%.*s", (int)(n - f - 1), slot);
+  return 1;
+}
+
+int tune_report_text_same_step(const tune_report_text *a,
+                               const tune_report_text *m, int unfused) {
+  const char *way = unfused ? "unfused" : "fused";
+  const char *field = unfused ? "twin" : "algo";
+  char call[96];
+  for (int i = 0; i < a->slots; i++)
+    if (call_of(call, sizeof call, a->slot[i], "way") &&
+        strcmp(a->value[i], way) != 0)
+      return 0;
+  for (int i = 0; i < m->slots; i++) {
+    if (!call_of(call, sizeof call, m->slot[i], field)) return 0;
+    const char *got = chosen(a, call, "way") ? chosen(a, call, field)
+                                             : chosen(a, call, "algo");
+    if (!got || strcmp(got, m->value[i]) != 0) return 0;
+  }
+  return m->slots > 0;
+}

@@ -44,4 +44,14 @@ int tune_report_text_read(tune_report_text *r, const char *text);
 int tune_report_text_differ(const tune_report_text *a,
                             const tune_report_text *b, char *why, size_t size);
 
+/* 1 when auto's report `a` makes the step that report `m` of --mode
+ * unfused (unfused = 1: its "twin" slots) or fused (0: its "algo" slots)
+ * made: every way of `a` that mode, and for each call of `m` the same
+ * choice, in the mode's field where `a` gives the call a way, else in its
+ * algo slot (a DEFAULT call: one GEMM in every mode, train/step_slots.c);
+ * else 0. Two rows of mnist_bench that make one step differ in time by
+ * their rows' placement alone. */
+int tune_report_text_same_step(const tune_report_text *a,
+                               const tune_report_text *m, int unfused);
+
 #endif
