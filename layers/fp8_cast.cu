@@ -1,16 +1,16 @@
-/* fp8_cast.cu: the FP8 cast (fp8_cast.h). A tile is 32 rows by
- * FP8_CAST_TILE (128) columns, 128 threads (layers/fp8_tile.cuh); thread t
- * holds rows 8 (t % 4) .. + 7 of columns 4 (t / 4) .. + 3: 16-byte copies
- * of the source, an 8-byte store of its codes per column, the codes transposed
- * through shared memory. A block casts tiles t, t + gridDim.x, ... (as
- * many blocks as the GPU holds at once), the next tiles' loads in flight
- * (cast_ring, layers/fp8_cast_load.cuh) while it converts, stores and
- * transposes this one. One
- * atomic per block for the amax and each count; the scale read, never
- * recomputed from a history. At 4 warps a scheduler instructions cost
- * time: the loop divides nothing and strides the columns' addresses. What
- * each choice bought, and what was tried and not kept: docs/performance.md,
- * "FP8 as a precision of the step".
+/* fp8_cast.cu: the FP8 cast (fp8_cast.h). A tile is FP8_CAST_ROWS (32)
+ * rows by FP8_CAST_TILE (128) columns, 128 threads (layers/fp8_tile.cuh);
+ * thread t holds rows 8 (t % 4) .. + 7 of columns 4 (t / 4) .. + 3:
+ * 16-byte copies of the source, an 8-byte store of its codes per column,
+ * the codes transposed through shared memory. A block casts tiles t,
+ * t + gridDim.x, ... (as many blocks as the GPU holds at once), the next
+ * tiles' loads in flight (fp8_cast_ring, layers/fp8_cast_load.cuh) while
+ * it converts, stores and transposes this one. One atomic per block for
+ * the amax and each count; the scale read, never recomputed from a
+ * history. At 4 warps a scheduler instructions cost time: the loop
+ * divides nothing and strides the columns' addresses. What each choice
+ * bought, and what was tried and not kept: docs/performance.md, "FP8 as a
+ * precision of the step".
  */
 #include <stdio.h>
 
@@ -129,7 +129,7 @@ typedef struct cast_lost {
 
 /* Tile (tx, ty) of the cast from its decoded values x (this thread's
  * rows r .. r + 7 of columns c0 .. c0 + 3), their row sums, amax, least
- * (decode_tile) and NaN flag: the codes at `scale` in both layouts, what
+ * (fp8_decode_tile) and NaN flag: the codes at `scale` in both layouts, what
  * they lost added to *lost, the partial sums. Every thread calls it; it
  * ends with the block synchronised and tile_t free again. */
 template <typename S>
@@ -148,8 +148,9 @@ store_tile(const fp8_cast_args &a, uint8_t (*tile_t)[COLS], const float (*x)[8],
       *(uint2 *)(a.d_out + (size_t)(c0 + j) * a.ld_out + r) = w[j];
   }
   /* Flushed values, counted as zero codes less zero values: none where
-   * every non-zero |x| scales above the bound (the common case, skipped:
-   * about 80 instructions a tile). */
+   * every non-zero |x| scales above the bound (skipped: about 90
+   * instructions where a whole warp does; the ReLU casts ran 7 % fewer
+   * instructions, their time within noise: ncu, session 19). */
   if (!(least * scale > fp8_flush_bound(a.format))) {
     uint32_t nonzero = 0; /* bit 7 - k of a byte: code of word k not ±0 */
 #pragma unroll
@@ -199,7 +200,7 @@ __global__ void __launch_bounds__(THREADS, AMAX_ONLY ? 6 : 4)
   gpu_wait_previous();
   /* [source row of the tile][column, chunks swizzled: fp8_tile_at] */
   __shared__ __align__(16) uint8_t tile_t[CAST_ROWS][COLS];
-  typedef cast_ring<S, MASK> ring_t;
+  typedef fp8_cast_ring<S, MASK> ring_t;
   __shared__ ring_t ring;
   int rg = threadIdx.x % 4, cq = threadIdx.x / 4;
   bool bad = false;
@@ -213,7 +214,7 @@ __global__ void __launch_bounds__(THREADS, AMAX_ONLY ? 6 : 4)
   int tx = (int)blockIdx.x % tiles_x, ty = (int)blockIdx.x / tiles_x;
   int lt = blockIdx.x, lx = tx, ly = ty, use = 0;
   for (int s = 0; s < ring_t::STAGES - 1; s++) {
-    if (lt < tiles) load_tile<S, MASK>(ring, s, a, lx, ly, rg, cq);
+    if (lt < tiles) fp8_load_tile<S, MASK>(ring, s, a, lx, ly, rg, cq);
     gpu_copies_commit();
     lt += gridDim.x;
     next_tile(&lx, &ly, step_x, step_y, tiles_x);
@@ -222,14 +223,14 @@ __global__ void __launch_bounds__(THREADS, AMAX_ONLY ? 6 : 4)
     /* the stage the last tile was read from (its mask words by the quad) */
     int fill = use == 0 ? ring_t::STAGES - 1 : use - 1;
     if (MASK == FP8_MASK_RELU) __syncwarp(); /* the mask words read */
-    if (lt < tiles) load_tile<S, MASK>(ring, fill, a, lx, ly, rg, cq);
+    if (lt < tiles) fp8_load_tile<S, MASK>(ring, fill, a, lx, ly, rg, cq);
     gpu_copies_commit();
     lt += gridDim.x;
     next_tile(&lx, &ly, step_x, step_y, tiles_x);
     gpu_copies_wait<ring_t::STAGES - 1>();
     if (MASK == FP8_MASK_RELU) __syncwarp(); /* the mask words copied */
     float x[4][8], least; /* [column][row]; 0 past the matrix */
-    decode_tile<S, MASK>(x, &least, ring, use, rg);
+    fp8_decode_tile<S, MASK>(x, &least, ring, use, rg);
     use = use + 1 == ring_t::STAGES ? 0 : use + 1;
     float amax = 0.0f, sum[8];
     bool any_nan = false;

@@ -23,36 +23,38 @@ enum { FP8_CAST_ROWS = 32 };
  * word of rows 32 tx .. + 31 of column c0 + rg (its own) and reads its
  * column quad's four. Two stages where a tile needs twice the slots (three
  * would take 48 KB). */
-template <typename S, fp8_mask MASK> struct cast_ring {
+template <typename S, fp8_mask MASK> struct fp8_cast_ring {
   enum {
     VECS = sizeof(S) / 2,
     SLOTS = 4 * VECS + (MASK == FP8_MASK_GELU ? 4 : 0),
-    STAGES = SLOTS > 4 ? 2 : 3
+    STAGES = SLOTS > 4 ? 2 : 3,
+    MASK_WORDS = MASK == FP8_MASK_RELU ? FP8_TILE_THREADS : 4
   };
   uint4 slot[STAGES][SLOTS][FP8_TILE_THREADS];
-  __align__(
-      16) uint32_t mask[STAGES][MASK == FP8_MASK_RELU ? FP8_TILE_THREADS : 4];
+  __align__(16) uint32_t mask[STAGES][MASK_WORDS];
 };
 
 /* GELU'(z) of lt_gelu.h's tanh form, (1 + t) / 2 + (1 - t^2) (s / 2) z
  * (1 + 3 c z^2), t = tanh(s (z + c z^3)), from one exponential e = 2^a,
- * a = 2 log2(e) s (z + c z^3), |a| capped at 64: with r = 1 / (e + 1),
- * (1 + t) / 2 = e r and 1 - t^2 = 4 e r^2, each to a few ulps of itself
- * (no 1 - t cancels). The hardware's 2^a and reciprocal keep it within
- * about 4e-7 of the exact form (lt_gelu_grad's tanhf: 6e-7), far below
- * the BF16 rounding that follows; tanhf took about 30 instructions a
- * value, which made the GELU cast twice the ReLU cast's time (ncu,
- * session 19). NaN or infinite z: NaN, as lt_gelu_grad. */
-static __device__ __forceinline__ float gelu_grad(float z) {
+ * a = 2 log2(e) s (z + c z^3): with r = 1 / (e + 1), (1 + t) / 2 = e r
+ * and 1 - t^2 = 4 e r^2, each to a few ulps of itself (no 1 - t cancels).
+ * z is taken within [-8, 8] (|a| <= 72; GELU' is 1 in float from 7 on and
+ * under 1e-13 below -7), and z - z added at the end, so a NaN or infinite
+ * z gives NaN, as lt_gelu_grad does. The hardware's 2^a and reciprocal
+ * keep it within about 4e-7 of the exact form over every BF16 z
+ * (lt_gelu_grad's tanhf: 6e-7), far below the BF16 rounding that follows;
+ * tanhf took about 30 instructions a value (the GELU cast 36-37 us against
+ * the ReLU cast's 20-23: ncu, session 19). */
+static __device__ __forceinline__ float fp8_gelu_grad(float z) {
   const float s = (float)LT_GELU_SCALE, c = (float)LT_GELU_CUBIC;
   const float k = 2.0f * 1.44269504f * s; /* 2 log2(e) s */
-  float z2 = z * z, e, r;
-  float a = fminf(fmaxf(z * fmaf(k * c, z2, k), -64.0f), 64.0f);
+  float zc = fminf(fmaxf(z, -8.0f), 8.0f), z2 = zc * zc, e, r;
+  float a = zc * fmaf(k * c, z2, k);
   asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(e) : "f"(a));
   asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(e + 1.0f));
   float half_1_plus_t = e * r;
-  float slope = z * fmaf(6.0f * s * c, z2, 2.0f * s); /* 4 (s / 2) z (..) */
-  return fmaf(slope, half_1_plus_t * r, half_1_plus_t);
+  float slope = zc * fmaf(6.0f * s * c, z2, 2.0f * s); /* 4 (s / 2) z (..) */
+  return fmaf(slope, half_1_plus_t * r, half_1_plus_t) + (z - z);
 }
 
 /* The thread's values of the tile in stage `stage` ([column][row]; zeros
@@ -60,13 +62,13 @@ static __device__ __forceinline__ float gelu_grad(float z) {
  * (GELU: rounded to the source type, the value a 16-bit buffer would
  * hold), and *least: a value no non-zero x is below in magnitude. ReLU:
  * the least |x| before the mask (exact zeros in a gradient are rare);
- * else 0 (unmasked sources are ReLU outputs, half zeros, and GELU's
- * products near its slope's zero so small in most tiles that the bound
- * bought nothing there: ncu, session 19). */
+ * else 0 (a ReLU network's activations are half zeros, and GELU's
+ * products near its slope's zero are so small in most tiles that the
+ * bound bought nothing there: ncu, session 19). */
 template <typename S, fp8_mask MASK>
-__device__ __forceinline__ void decode_tile(float (*x)[8], float *least,
-                                            const cast_ring<S, MASK> &ring,
-                                            int stage, int rg) {
+__device__ __forceinline__ void
+fp8_decode_tile(float (*x)[8], float *least, const fp8_cast_ring<S, MASK> &ring,
+                int stage, int rg) {
   enum { VECS = sizeof(S) / 2 };
   uint4 quad = make_uint4(0, 0, 0, 0); /* the column quad's mask words */
   if (MASK == FP8_MASK_RELU)
@@ -92,7 +94,7 @@ __device__ __forceinline__ void decode_tile(float (*x)[8], float *least,
       }
       if (MASK == FP8_MASK_GELU)
         x[j][i] = lt_to_float(
-            lt_from_float<S>(x[j][i] * gelu_grad(lt_to_float(zs[i]))));
+            lt_from_float<S>(x[j][i] * fp8_gelu_grad(lt_to_float(zs[i]))));
     }
   }
   *least = low;
@@ -102,9 +104,9 @@ __device__ __forceinline__ void decode_tile(float (*x)[8], float *least,
  * `stage`: rows r .. r + 7 of columns c0 .. c0 + 3 and what their mask
  * reads, each column's addresses a stride on from the first's. */
 template <typename S, fp8_mask MASK>
-__device__ __forceinline__ void load_tile(cast_ring<S, MASK> &ring, int stage,
-                                          const fp8_cast_args &a, int tx,
-                                          int ty, int rg, int cq) {
+__device__ __forceinline__ void fp8_load_tile(fp8_cast_ring<S, MASK> &ring,
+                                              int stage, const fp8_cast_args &a,
+                                              int tx, int ty, int rg, int cq) {
   enum { VECS = sizeof(S) / 2 };
   int r = tx * FP8_CAST_ROWS + 8 * rg, c0 = ty * FP8_TILE_COLS + 4 * cq;
   const S *src = (const S *)a.d_src + (size_t)c0 * a.ld_src + r;

@@ -5,7 +5,9 @@
  * fused FP32 over z in [-8, 8]: 5.3e-6 from this form, 4.7e-4 from the
  * erf form; test_lt_gelu prints both). The float
  * versions serve the unfused kernels (host and device); the oracle has
- * its own in double (layers/oracle.c), with the same constants. */
+ * its own in double (layers/oracle.c), with the same constants; the FP8
+ * cast computes GELU' from one exponential (fp8_gelu_grad,
+ * layers/fp8_cast_load.cuh). */
 #ifndef MNIST_EPILOGS_LT_GELU_H
 #define MNIST_EPILOGS_LT_GELU_H
 

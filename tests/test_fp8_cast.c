@@ -96,6 +96,8 @@ static void make_source(float *x, float *z, uint8_t *bits, size_t count,
     int zero = (i % 23 == 0 && c->specials != 3) || c->specials == 2;
     x[i] = zero ? (i % 46 ? 0.0f : -0.0f) : (float)v;
     z[i] = (float)test_rng_uniform(rng, -3, 3);
+    if (i % 101 == 3) /* GELU's tails: +-2^0 .. 2^24 (GELU' 1 or 0) */
+      z[i] = ldexpf(i % 2 ? 1.0f : -1.0f, (int)(i % 25));
   }
   if (c->specials == 1)
     for (size_t i = 5; i < count; i += 997)
