@@ -307,6 +307,57 @@ START_TEST(the_check_defends_the_start) {
 }
 END_TEST
 
+/* Auto's start (tune_auto_start): the step the way search starts from,
+ * except where it runs every call unfused after unfused won the whole
+ * step by under TUNE_MIN_GAIN_WAY: then fused's ways, for the check to
+ * defend. Slots: an algorithm, a way, a way. */
+START_TEST(a_narrow_unfused_win_defends_fused) {
+  tune_slot slots[3];
+  make_slots(slots, 3, 4);
+  slots[1].field = slots[2].field = TUNE_FIELD_WAY;
+  tune_config fused = {{2, LT_AUTO_FUSED, LT_AUTO_FUSED}};
+  tune_config unfused = {{0, LT_AUTO_UNFUSED, LT_AUTO_UNFUSED}};
+  tune_config best = {{3, LT_AUTO_UNFUSED, LT_AUTO_UNFUSED}};
+  tune_config start;
+  /* Unfused 2.9 % ahead: the start is best with fused's ways. */
+  tune_verdict v = {.pairs = 16,
+                    .base_ms = 1.0,
+                    .cand_ms = 0.971,
+                    .diff_ms = -0.029,
+                    .noise_ms = 0.001,
+                    .wins = 1};
+  ck_assert_int_eq(
+      tune_auto_start(&start, &best, &fused, &unfused, &v, slots, 3), 1);
+  ck_assert_int_eq(start.value[0], 3);
+  ck_assert_int_eq(start.value[1], LT_AUTO_FUSED);
+  ck_assert_int_eq(start.value[2], LT_AUTO_FUSED);
+  /* 3.1 % ahead: best itself. */
+  v.diff_ms = -0.031;
+  ck_assert_int_eq(
+      tune_auto_start(&start, &best, &fused, &unfused, &v, slots, 3), 0);
+  ck_assert_mem_eq(&start, &best, sizeof start);
+  /* Fused kept, a refused unfused, no verdict: best itself. */
+  v.diff_ms = -0.001;
+  v.wins = 0;
+  ck_assert_int_eq(
+      tune_auto_start(&start, &fused, &fused, &unfused, &v, slots, 3), 0);
+  ck_assert_mem_eq(&start, &fused, sizeof start);
+  tune_verdict refused = {.refused = 1};
+  ck_assert_int_eq(
+      tune_auto_start(&start, &best, &fused, &unfused, &refused, slots, 3), 0);
+  ck_assert_int_eq(
+      tune_auto_start(&start, &best, &fused, &unfused, NULL, slots, 3), 0);
+  ck_assert_mem_eq(&start, &best, sizeof start);
+  /* The ways alone beat unfused (one call fused): best itself. */
+  v.wins = 1;
+  v.diff_ms = -0.01;
+  tune_config mixed = {{3, LT_AUTO_FUSED, LT_AUTO_UNFUSED}};
+  ck_assert_int_eq(
+      tune_auto_start(&start, &mixed, &fused, &unfused, &v, slots, 3), 0);
+  ck_assert_mem_eq(&start, &mixed, sizeof start);
+}
+END_TEST
+
 /* --show-plans' evidence names the whole-step comparisons by the steps
  * they weigh (a near-winners record once printed another record's `to`),
  * and the time spent deciding the ways alone. */
@@ -576,6 +627,7 @@ int main(void) {
   tcase_add_test(tc, a_winner_gets_challengers_of_its_own);
   tcase_add_test(tc, near_winners_win_together);
   tcase_add_test(tc, the_check_defends_the_start);
+  tcase_add_test(tc, a_narrow_unfused_win_defends_fused);
   tcase_add_test(tc, near_winners_are_nominated_at_half_the_margin);
   tcase_add_test(tc, a_beaten_near_winner_is_forgotten);
   tcase_add_test(tc, whole_step_records_are_named);

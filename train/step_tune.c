@@ -176,6 +176,12 @@ static int search(tune_config *best, step_tune_report *r,
   if (tune_compare_always(&wins, &fused, &unfused, &ops, &r->log, -1,
                           LT_AUTO_FUSED, LT_AUTO_UNFUSED, TUNE_FLOOR_STEPS) < 0)
     return -1;
+  /* Its verdict, where the log kept it (tune_auto_start). */
+  tune_verdict steps, *steps_v = NULL;
+  if (r->log.comparisons <= TUNE_MAX_RECORDS) {
+    steps = r->log.record[r->log.count - 1].verdict;
+    steps_v = &steps;
+  }
   /* The better step, with the other's tuned algorithms where a call may
    * switch to its way: the twins' when fused won, the epilogue calls'
    * own when unfused did. */
@@ -189,7 +195,8 @@ static int search(tune_config *best, step_tune_report *r,
   if (weigh_ways_alone(best, r, t, &ops,
                        wins ? LT_AUTO_UNFUSED : LT_AUTO_FUSED) != 0)
     return -1;
-  r->start = *best;
+  tune_auto_start(&r->start, best, &fused, &unfused, steps_v, r->slots,
+                  r->slot_count);
   r->has_start = 1;
   /* The ways get what is left of 1.5 budgets, and at least a budget of
    * their own: with what the algorithms left over (half a budget), a 30 us

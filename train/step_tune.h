@@ -30,7 +30,8 @@
  * second copy in a fresh context. That set is what an untuned run runs,
  * cuBLASLt's first candidates, or under auto the start: those candidates
  * with the ways the way search started from (the better whole step, or
- * the ways alone where they beat it; ways chosen beside the tuned
+ * the ways alone where they beat it; every call fused where unfused won
+ * the whole step by under 3 %, tune_auto_start; ways chosen beside the tuned
  * algorithms, so the start is neither a set the search timed nor what an
  * untuned auto run runs, its ways alone: tune_defended). The copy's
  * warm-up loads the first candidates, as the run's does; it times the
@@ -151,9 +152,8 @@ typedef struct step_tune_report {
   tune_slot slots[TUNE_MAX_SLOTS];
   tune_config chosen;
   tune_log log;
-  int has_start; /* 1: start holds, in its way slots, the ways the way
-                    search started from (--mode auto: the better whole
-                    step, or the ways alone where they beat it) */
+  int has_start; /* 1: start holds, in its way slots, the ways the check
+                    defends (--mode auto: tune_auto_start) */
   tune_config start;
 } step_tune_report;
 
