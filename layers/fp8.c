@@ -1,9 +1,6 @@
 /* fp8.c: the FP8 casts, their scales and the scale rule (fp8.h). The
- * encoder works on the float's bits in integers: the value is sig * 2^e
- * with an integer significand, and its FP8 quantum 2^q is fixed by the
- * value's binade (frexpf's exponent; or the subnormal range), so rounding
- * is one integer shift with round-to-nearest-even on the bits shifted
- * out. */
+ * encoder works in integers: |x| = sig 2^e, and the binade fixes the FP8
+ * quantum, so rounding is one shift, to nearest even. */
 #include "layers/fp8.h"
 
 #include <math.h>

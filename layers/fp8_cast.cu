@@ -1,17 +1,12 @@
-/* fp8_cast.cu: the FP8 cast (fp8_cast.h). A tile is FP8_CAST_ROWS (32)
- * rows by FP8_CAST_TILE (128) columns, 128 threads (layers/fp8_tile.cuh);
- * thread t holds rows 8 (t % 4) .. + 7 of columns 4 (t / 4) .. + 3:
- * 16-byte copies of the source, an 8-byte store of its codes per column,
- * the codes transposed through shared memory. A block casts tiles t,
- * t + gridDim.x, ... (as many blocks as the GPU holds at once), the next
- * tiles' loads in flight (fp8_cast_ring, layers/fp8_cast_load.cuh) while
- * it converts, stores and transposes this one. One atomic per block for
- * the amax and each count; the scale read, never recomputed from a
- * history. At 4 warps a scheduler instructions cost time: the loop
- * divides nothing and strides the columns' addresses. What each choice
- * bought, and what was tried and not kept: docs/performance.md, "FP8 as a
- * precision of the step".
- */
+/* fp8_cast.cu: the FP8 step's kernels (fp8_cast.h): the cast, the
+ * transpose of codes and the roll. The cast's tile is FP8_CAST_ROWS (32)
+ * rows by FP8_CAST_TILE (128) columns, 128 threads; thread t holds rows
+ * 8 (t % 4) .. + 7 of columns 4 (t / 4) .. + 3, stores its codes 8 bytes a
+ * column and the transposed codes through shared memory (fp8_tile.cuh). A
+ * block casts tiles t, t + gridDim.x, ..., the next tiles' loads in flight
+ * (fp8_cast_load.cuh); one atomic per block for the amax and each count.
+ * What each choice bought: docs/performance.md, "FP8 as a precision of
+ * the step". */
 #include <stdio.h>
 
 #include "gpu/gpu_check.h"
@@ -39,8 +34,8 @@ static __device__ __forceinline__ uint32_t pack4(const float *x, float scale,
              << 16;
 }
 
-/* The scale of this cast: delayed, the roll's; current, fp8_scale_rule of
- * the amax the amax pass recorded (*bad: it was not finite). */
+/* The scale of this cast: delayed, the roll's; current, from the amax
+ * pass's amax (*bad: it was not finite). */
 static __device__ float cast_scale(const fp8_cast_args &a, bool *bad) {
   *bad = false;
   if (a.d_scale) return *a.d_scale;
@@ -51,19 +46,14 @@ static __device__ float cast_scale(const fp8_cast_args &a, bool *bad) {
   return scale;
 }
 
-/* The row sums of tile (tx, ty)'s columns (s: this thread's 8 rows over
- * its four columns), over the block in a fixed order, into the partials of
- * column tile ty: each thread's sums through shared memory, then four
- * threads a row, eight column quads each, and two shuffles. Every thread
- * calls it; it synchronises the block once, after its stores to shared
- * memory, and leaves `sums` read: the caller synchronises before the next
- * call. */
+/* The row sums of tile (tx, ty) (s: this thread's 8 rows over its four
+ * columns), in a fixed order, into column tile ty's partials: through
+ * shared memory, four threads a row, two shuffles. Every thread calls it;
+ * it synchronises once; the caller synchronises before the next call. */
 static __device__ __forceinline__ void write_partials(const fp8_cast_args &a,
                                                       const float s[8], int rg,
                                                       int cq, int tx, int ty) {
-  /* [row of the tile][column quad]: the padding word makes both the
-   * stores (a warp's: 4 rows, 8 quads) and the loads (8 rows, 4 x 8 quads) fall
-   * in 32 banks. */
+  /* [row of the tile][column quad]; the padding word: no bank conflicts */
   __shared__ float sums[CAST_ROWS][COLS / 4 + 1];
 #pragma unroll
   for (int i = 0; i < 8; i++)
@@ -81,8 +71,7 @@ static __device__ __forceinline__ void write_partials(const fp8_cast_args &a,
     a.d_partials[(size_t)ty * a.rows + row] = total;
 }
 
-/* Tile t's coordinates to tile t + gridDim.x's: (x, y) + (step_x,
- * step_y), with a carry. */
+/* Tile t's coordinates to tile t + gridDim.x's, with a carry. */
 static __device__ __forceinline__ void next_tile(int *x, int *y, int step_x,
                                                  int step_y, int tiles_x) {
   int nx = *x + step_x;
@@ -95,10 +84,8 @@ static __device__ __forceinline__ uint32_t nonzero_codes(uint32_t w) {
   return ((w & 0x7F7F7F7Fu) + 0x7F7F7F7Fu) & 0x80808080u;
 }
 
-/* How many of a thread's 32 values of a tile are ±0 (NaN is not). A
- * BF16 source's values are BF16 values (GELU's rounded to BF16), so two
- * are packed and compared at once and the count is kept in BF16 (exact to
- * 256). */
+/* How many of a thread's 32 values are ±0. A BF16 source's are BF16
+ * values: two compared at once, counted in BF16 (exact to 256). */
 template <typename S>
 __device__ __forceinline__ unsigned zeros(const float (*x)[8]) {
   unsigned n = 0;
@@ -121,17 +108,16 @@ __device__ __forceinline__ unsigned zeros<__nv_bfloat16>(const float (*x)[8]) {
   return (unsigned)(__low2float(n) + __high2float(n));
 }
 
-/* What a block's casts lost (fp8_meta's counts) over its tiles. Past the
- * matrix x is 0 and its code 0: the two zero counts cancel there. */
+/* What a block's casts lost (fp8_meta's counts); past the matrix the two
+ * zero counts cancel. */
 typedef struct cast_lost {
   unsigned zero_codes, zero_x, saturated, nan;
 } cast_lost;
 
-/* Tile (tx, ty) of the cast from its decoded values x (this thread's
- * rows r .. r + 7 of columns c0 .. c0 + 3), their row sums, amax, least
- * (fp8_decode_tile) and NaN flag: the codes at `scale` in both layouts, what
- * they lost added to *lost, the partial sums. Every thread calls it; it
- * ends with the block synchronised and tile_t free again. */
+/* Tile (tx, ty) from this thread's decoded values x, their row sums,
+ * amax, least (fp8_decode_tile) and NaN flag: the codes at `scale` in both
+ * layouts, their losses into *lost, the partial sums. Every thread calls
+ * it; it ends synchronised, tile_t free again. */
 template <typename S>
 __device__ __forceinline__ void
 store_tile(const fp8_cast_args &a, uint8_t (*tile_t)[COLS], const float (*x)[8],
@@ -147,10 +133,8 @@ store_tile(const fp8_cast_args &a, uint8_t (*tile_t)[COLS], const float (*x)[8],
     if (a.d_out && r < a.rows && c0 + j < a.cols)
       *(uint2 *)(a.d_out + (size_t)(c0 + j) * a.ld_out + r) = w[j];
   }
-  /* Flushed values, counted as zero codes less zero values: none where
-   * every non-zero |x| scales above the bound (skipped: about 90
-   * instructions where a whole warp does; the ReLU casts ran 7 % fewer
-   * instructions, their time within noise: ncu, session 19). */
+  /* Flushed: zero codes less zero values; none where every non-zero |x|
+   * scales above the bound. */
   if (!(least * scale > fp8_flush_bound(a.format))) {
     uint32_t nonzero = 0; /* bit 7 - k of a byte: code of word k not ±0 */
 #pragma unroll
@@ -188,12 +172,10 @@ store_tile(const fp8_cast_args &a, uint8_t (*tile_t)[COLS], const float (*x)[8],
 }
 
 /* The cast (AMAX_ONLY: current scaling's amax pass) of tiles blockIdx.x,
- * + gridDim.x, ... of `tiles` (tiles_x a column of tiles), the copies of
- * the next STAGES - 1 tiles in flight while it works on this one. The
- * amax and counts are the block's over its tiles; sums, codes and
- * partials are per tile. At most 128 registers (no spill on sm_89 and
- * later, where FP8 runs), so four blocks per SM where shared memory holds
- * them (the H200's 228 KB; two on GPUs of 100 KB); the amax pass six. */
+ * + gridDim.x, ... of `tiles` (tiles_x a column of tiles), the next
+ * STAGES - 1 tiles' copies in flight. At most 128 registers (no spill on
+ * sm_89 and later), so four blocks per SM where shared memory holds them
+ * (228 KB on the H200; two on GPUs of 100 KB); the amax pass six. */
 template <typename S, fp8_mask MASK, bool AMAX_ONLY>
 __global__ void __launch_bounds__(THREADS, AMAX_ONLY ? 6 : 4)
     fp8_cast_kernel(fp8_cast_args a, int tiles_x, int tiles) {
@@ -207,9 +189,8 @@ __global__ void __launch_bounds__(THREADS, AMAX_ONLY ? 6 : 4)
   float scale = AMAX_ONLY ? 1.0f : cast_scale(a, &bad);
   float block_amax = 0.0f;
   cast_lost lost = {0, 0, 0, 0};
-  /* Tile t is (t % tiles_x, t / tiles_x); t steps by gridDim.x, so
-   * (tx, ty) steps by (step_x, step_y), with a carry. The tile to load
-   * next is lt, at (lx, ly), STAGES - 1 tiles ahead. */
+  /* Tile t is (t % tiles_x, t / tiles_x), stepping by gridDim.x; the
+   * tile to load next is lt, at (lx, ly), STAGES - 1 tiles ahead. */
   int step_x = (int)gridDim.x % tiles_x, step_y = (int)gridDim.x / tiles_x;
   int tx = (int)blockIdx.x % tiles_x, ty = (int)blockIdx.x / tiles_x;
   int lt = blockIdx.x, lx = tx, ly = ty, use = 0;
@@ -258,10 +239,9 @@ __global__ void __launch_bounds__(THREADS, AMAX_ONLY ? 6 : 4)
   }
 }
 
-/* Blocks for `tiles` tiles of `kernel`: as many as the GPU holds at once
- * (asked once a kernel: gpu_early_places) or a.blocks, when set and fewer,
- * then fewer where that takes the same number of tiles a block (1000
- * tiles over an H200's 528 places: 500 blocks of 2, not 528 of 1 or 2). */
+/* Blocks for `tiles` tiles: as many as the GPU holds at once
+ * (gpu_early_places) or `cap` when set and fewer, then fewer where the
+ * tiles a block stay the same (1000 over 528 places: 500 blocks of 2). */
 static cudaError_t cast_blocks(const void *kernel, int tiles, int cap,
                                gpu_early_cache *early, unsigned *blocks) {
   int places;
@@ -308,13 +288,74 @@ extern "C" int fp8_cast(const fp8_cast_args *a, gpu_early_cache *early,
     return -1;
   }
   if (!a->d_scale) {
-    /* This cast's own amax: not the max with earlier casts since the
-     * last roll. */
+    /* This cast's own amax, not the max with earlier casts'. */
     CUDA_CHECK(cudaMemsetAsync(&a->d_meta->amax, 0, sizeof(float), stream));
     CUDA_CHECK(launch_cast<true>(*a, early, stream));
     CUDA_CHECK_KERNEL("fp8_cast_kernel (amax)");
   }
   CUDA_CHECK(launch_cast<false>(*a, early, stream));
   CUDA_CHECK_KERNEL("fp8_cast_kernel");
+  return 0;
+}
+
+/* The transpose: the cast's tile at 64 rows, 16-code loads. */
+enum { TRANSPOSE_ROWS = 64 };
+
+__global__ void __launch_bounds__(THREADS)
+    fp8_transpose_kernel(uint8_t *out_t, int ld_t, const uint8_t *in, int ld,
+                         int rows, int cols) {
+  gpu_wait_previous();
+  __shared__ __align__(16) uint8_t tile_t[TRANSPOSE_ROWS][COLS];
+  int rg = threadIdx.x % 4, cq = threadIdx.x / 4;
+  int r = blockIdx.x * TRANSPOSE_ROWS + 16 * rg,
+      c0 = blockIdx.y * COLS + 4 * cq;
+  uint4 w[4];
+#pragma unroll
+  for (int j = 0; j < 4; j++)
+    w[j] = r < rows && c0 + j < cols
+               ? *(const uint4 *)(in + (size_t)(c0 + j) * ld + r)
+               : make_uint4(0, 0, 0, 0);
+#pragma unroll
+  for (int k = 0; k < 4; k++) {
+    uint32_t c[4] = {((const uint32_t *)&w[0])[k], ((const uint32_t *)&w[1])[k],
+                     ((const uint32_t *)&w[2])[k],
+                     ((const uint32_t *)&w[3])[k]};
+    fp8_stage_words<TRANSPOSE_ROWS>(tile_t, c, 16 * rg + 4 * k, cq);
+  }
+  __syncthreads();
+  fp8_write_transposed<TRANSPOSE_ROWS>(out_t, ld_t, tile_t, rows, cols,
+                                       blockIdx.x, blockIdx.y);
+}
+
+extern "C" int fp8_transpose(uint8_t *d_out_t, int ld_out_t,
+                             const uint8_t *d_in, int ld_in, int rows, int cols,
+                             gpu_early_cache *early, cudaStream_t stream) {
+  if (rows < 16 || rows % 16 || cols < 1 || ld_in % 16 || ld_in < rows ||
+      ld_out_t % 16 || ld_out_t < fp8_round16(cols) || !fp8_aligned16(d_in) ||
+      !fp8_aligned16(d_out_t)) {
+    fprintf(stderr,
+            "fp8_transpose: expected rows a multiple of 16, 16-byte aligned "
+            "matrices and leading dimensions (ld_in >= rows, ld_out_t >= "
+            "cols rounded up to 16), found %d x %d, ld %d, ld_t %d\n",
+            rows, cols, ld_in, ld_out_t);
+    return -1;
+  }
+  dim3 grid((unsigned)((rows + TRANSPOSE_ROWS - 1) / TRANSPOSE_ROWS),
+            (unsigned)fp8_cast_tiles(fp8_round16(cols)));
+  CUDA_CHECK(gpu_launch(early, fp8_transpose_kernel, grid, dim3(THREADS),
+                        stream, d_out_t, ld_out_t, d_in, ld_in, rows, cols));
+  CUDA_CHECK_KERNEL("fp8_transpose_kernel");
+  return 0;
+}
+
+__global__ void fp8_roll_kernel(fp8_roll_args a) {
+  gpu_wait_previous();
+  fp8_roll_block(a);
+}
+
+extern "C" int fp8_roll(const fp8_roll_args *a, gpu_early_cache *early,
+                        cudaStream_t stream) {
+  CUDA_CHECK(gpu_launch(early, fp8_roll_kernel, dim3(1), dim3(64), stream, *a));
+  CUDA_CHECK_KERNEL("fp8_roll_kernel");
   return 0;
 }

@@ -1,9 +1,6 @@
-/* fp8_cast_load.cuh: the FP8 cast's source side (fp8_cast.cu): the
- * ring of tiles in flight in shared memory, the copies of a tile into it
- * and the decode of a thread's values from it, masked by the ReLU bits
- * or times GELU'. A tile is FP8_CAST_ROWS rows by FP8_TILE_COLS columns,
- * FP8_TILE_THREADS threads; thread t holds rows 8 (t % 4) .. + 7 of
- * columns 4 (t / 4) .. + 3. */
+/* fp8_cast_load.cuh: the FP8 cast's source side (fp8_cast.cu): the ring
+ * of tiles in flight in shared memory, a tile's copies into it, and the
+ * decode of a thread's values, masked by the ReLU bits or times GELU'. */
 #ifndef MNIST_EPILOGS_FP8_CAST_LOAD_CUH
 #define MNIST_EPILOGS_FP8_CAST_LOAD_CUH
 
@@ -15,14 +12,13 @@
 
 enum { FP8_CAST_ROWS = 32 };
 
-/* The block's tiles in flight (gpu_copy_async): a ring of STAGES tiles.
- * A tile's slots are each thread's 16-byte slots ([slot][thread]: a warp's
- * copies and reads of a slot are 512 contiguous bytes): its four columns'
- * values (BF16 a vector each, FP32 two), then GELU's z of each; it reads
- * only the slots it copied. The ReLU mask: each thread copies the 4-byte
- * word of rows 32 tx .. + 31 of column c0 + rg (its own) and reads its
- * column quad's four. Two stages where a tile needs twice the slots (three
- * would take 48 KB). */
+/* The block's tiles in flight (gpu_copy_async), a ring of STAGES. A
+ * tile holds each thread's 16-byte slots ([slot][thread]: 512 contiguous
+ * bytes a warp): its four columns' values (FP32: two slots each), then
+ * GELU's z of each, read only by the thread that copied them. The ReLU
+ * mask: each thread copies the word of rows 32 tx .. + 31 of column
+ * c0 + rg and reads its column quad's four. Two stages where a tile needs
+ * twice the slots (three would take 48 KB). */
 template <typename S, fp8_mask MASK> struct fp8_cast_ring {
   enum {
     VECS = sizeof(S) / 2,
@@ -35,16 +31,11 @@ template <typename S, fp8_mask MASK> struct fp8_cast_ring {
 };
 
 /* GELU'(z) of lt_gelu.h's tanh form, (1 + t) / 2 + (1 - t^2) (s / 2) z
- * (1 + 3 c z^2), t = tanh(s (z + c z^3)), from one exponential e = 2^a,
- * a = 2 log2(e) s (z + c z^3): with r = 1 / (e + 1), (1 + t) / 2 = e r
- * and 1 - t^2 = 4 e r^2, each to a few ulps of itself (no 1 - t cancels).
- * z is taken within [-8, 8] (|a| <= 72; GELU' is 1 in float from 7 on and
- * under 1e-13 below -7), and z - z added at the end, so a NaN or infinite
- * z gives NaN, as lt_gelu_grad does. The hardware's 2^a and reciprocal
- * keep it within about 4e-7 of the exact form over every BF16 z
- * (lt_gelu_grad's tanhf: 6e-7), far below the BF16 rounding that follows;
- * tanhf took about 30 instructions a value (the GELU cast 36-37 us against
- * the ReLU cast's 20-23: ncu, session 19). */
+ * (1 + 3 c z^2), t = tanh(s (z + c z^3)), from one e = 2^a, a = 2 log2(e)
+ * s (z + c z^3): with r = 1 / (e + 1), (1 + t) / 2 = e r and 1 - t^2 =
+ * 4 e r^2 (nothing cancels). z is clamped to [-8, 8] (GELU' is 1 in float
+ * from 7 on, under 1e-13 below -7) and z - z added, so NaN or inf give
+ * NaN. Within 4e-7 of the exact form over every BF16 z (tanhf: 6e-7). */
 static __device__ __forceinline__ float fp8_gelu_grad(float z) {
   const float s = (float)LT_GELU_SCALE, c = (float)LT_GELU_CUBIC;
   const float k = 2.0f * 1.44269504f * s; /* 2 log2(e) s */
@@ -57,14 +48,11 @@ static __device__ __forceinline__ float fp8_gelu_grad(float z) {
   return fmaf(slope, half_1_plus_t * r, half_1_plus_t) + (z - z);
 }
 
-/* The thread's values of the tile in stage `stage` ([column][row]; zeros
- * past the matrix decode to 0 under every mask), masked as the cast says
- * (GELU: rounded to the source type, the value a 16-bit buffer would
- * hold), and *least: a value no non-zero x is below in magnitude. ReLU:
- * the least |x| before the mask (exact zeros in a gradient are rare);
- * else 0 (a ReLU network's activations are half zeros, and GELU's
- * products near its slope's zero are so small in most tiles that the
- * bound bought nothing there: ncu, session 19). */
+/* The thread's values of the tile in stage `stage` ([column][row]; 0 past
+ * the matrix), masked (GELU: rounded to the source type, as a 16-bit
+ * buffer would hold it), and *least: no non-zero |x| is below it (ReLU:
+ * the least |x| before the mask; else 0, where the bound bought nothing:
+ * ncu, session 19). */
 template <typename S, fp8_mask MASK>
 __device__ __forceinline__ void
 fp8_decode_tile(float (*x)[8], float *least, const fp8_cast_ring<S, MASK> &ring,
@@ -100,9 +88,8 @@ fp8_decode_tile(float (*x)[8], float *least, const fp8_cast_ring<S, MASK> &ring,
   *least = low;
 }
 
-/* Tile (tx, ty)'s slots of this thread (rg, cq) copied into stage
- * `stage`: rows r .. r + 7 of columns c0 .. c0 + 3 and what their mask
- * reads, each column's addresses a stride on from the first's. */
+/* Tile (tx, ty)'s slots of this thread copied into stage `stage`: rows
+ * r .. r + 7 of columns c0 .. c0 + 3 and what their mask reads. */
 template <typename S, fp8_mask MASK>
 __device__ __forceinline__ void fp8_load_tile(fp8_cast_ring<S, MASK> &ring,
                                               int stage, const fp8_cast_args &a,

@@ -1,7 +1,5 @@
-/* fp8_tile.cuh: the tile the FP8 cast and transpose kernels share
- * (fp8_cast.cu, fp8_transpose.cu): FP8_TILE_COLS (FP8_CAST_TILE) columns
- * of one-byte codes, staged transposed in shared memory by byte permutes
- * and written out 16 bytes a store by FP8_TILE_THREADS threads. */
+/* fp8_tile.cuh: the tile of codes the FP8 cast and transpose share, staged
+ * transposed in shared memory by byte permutes, written 16 bytes a store. */
 #ifndef MNIST_EPILOGS_FP8_TILE_CUH
 #define MNIST_EPILOGS_FP8_TILE_CUH
 
@@ -15,10 +13,9 @@ static __host__ __device__ inline int fp8_round16(int n) {
   return (n + 15) / 16 * 16;
 }
 
-/* Byte `column` of tile line `line` in shared memory: the line's 16-byte
- * chunk p sits at chunk p ^ 2 * (its row group), so that a warp's staging
- * stores fall in 32 banks (they were 4-way conflicts: ncu, session 5's
- * call E) while a chunk stays whole for fp8_write_transposed. */
+/* Byte `column` of line `line`: the line's 16-byte chunk p sits at chunk
+ * p ^ 2 (row group), so a warp's staging stores fall in 32 banks (4-way
+ * conflicts before: ncu, session 5) while a chunk stays whole. */
 template <int TILE_ROWS>
 static __device__ __forceinline__ uint8_t *
 fp8_tile_at(uint8_t (*tile_t)[FP8_TILE_COLS], int line, int column) {
@@ -43,13 +40,10 @@ fp8_stage_words(uint8_t (*tile_t)[FP8_TILE_COLS], const uint32_t c[4], int row,
     *(uint32_t *)fp8_tile_at<TILE_ROWS>(tile_t, row + k, 4 * cq) = line[k];
 }
 
-/* After the block has synchronised, line i of tile (tx, ty) (source row
- * tx * TILE_ROWS + i) goes to out_t + row * ld_t + the tile's first
- * column, 16 bytes a store, for rows < `rows` and columns < fp8_round16(`cols`)
- * (zero past `cols`). A thread stores the same 16-byte part of every
- * (FP8_TILE_THREADS / PARTS)th line, its count known at compile time (a loop
- * over q = threadIdx.x, + FP8_TILE_THREADS, ... took about 190
- * instructions a thread per 32-row tile in the cast's SASS, session 17). */
+/* After the block has synchronised: line i of tile (tx, ty) (source row
+ * tx * TILE_ROWS + i) to out_t's row, 16 bytes a store, for rows < `rows`
+ * and columns < fp8_round16(`cols`); a thread stores the same part of
+ * every LINES_APART-th line, unrolled (session 17). */
 template <int TILE_ROWS>
 static __device__ __forceinline__ void
 fp8_write_transposed(uint8_t *out_t, int ld_t, uint8_t (*tile_t)[FP8_TILE_COLS],

@@ -1,6 +1,6 @@
-/* mlp_fp8.c: the FP8 step's memory and scaling state (mlp_fp8.h):
- * buffers, creation, the reset after the parameters change, and the views
- * tests and reports read. The step's hooks: mlp_fp8_pass.c. */
+/* mlp_fp8.c: the FP8 step's memory and scaling state (mlp_fp8.h): its
+ * buffers, the reset after the parameters change, the views tests read.
+ * The step's hooks: mlp_fp8_pass.c. */
 #include "layers/mlp_fp8.h"
 
 #include <stddef.h>
@@ -28,8 +28,7 @@ size_t mlp_fp8_batch_bytes(int in, int n) {
 }
 
 /* Lays the buffers out from `base` (NULL: only counts), what a step
- * changes first; returns the bytes, *state_bytes those of the first
- * part. */
+ * changes first (*state_bytes); returns the bytes. */
 static size_t lay_out(mlp *net, char *base, size_t *state_bytes) {
   mlp_fp8_tensors *f = net->fp8_tensors;
   int depth = net->layout.depth, N = net->max_batch;
@@ -67,8 +66,8 @@ static size_t lay_out(mlp *net, char *base, size_t *state_bytes) {
   return at;
 }
 
-/* 0 when every width is a multiple of 16 (cuBLASLt's FP8 GEMMs take m
- * and k only so, and the casts' tiles assume it), else -1, named. */
+/* 0 when every width is a multiple of 16 (cuBLASLt's FP8 m and k), else
+ * -1, named. */
 static int check_widths(const mlp *net) {
   for (int l = 0; l <= net->layout.depth; l++) {
     if (net->layout.widths[l] % 16 == 0) continue;
@@ -117,25 +116,39 @@ void mlp_fp8_destroy(mlp *net) {
   net->fp8_tensors = NULL;
 }
 
-/* Every tensor's state zeroed, scales 1 (training and evaluation), the
- * step 0. */
+fp8_cast_args mlp_fp8_cast_of(const void *d_src, int rows, int n, uint8_t *out,
+                              uint8_t *out_t, fp8_meta *meta,
+                              const float *delayed_scale, lt_fp8 format) {
+  fp8_cast_args a = {.src_type = LT_DTYPE_BF16,
+                     .d_src = d_src,
+                     .ld_src = lt_ld(rows),
+                     .rows = rows,
+                     .cols = n,
+                     .d_out = out,
+                     .ld_out = lt_ld_fp8(rows),
+                     .d_out_t = out_t,
+                     .ld_out_t = lt_ld_fp8(n),
+                     .d_scale = delayed_scale,
+                     .d_meta = meta,
+                     .format = format};
+  return a;
+}
+
+/* Every state zeroed, scales 1, the step 0. */
 static int reset_meta(mlp *net, cudaStream_t stream) {
-  mlp_fp8_tensors *f = net->fp8_tensors;
+  static const fp8_meta zero;
+  fp8_meta h[4 * MLP_MAX_LAYERS];
   size_t count = 4 * (size_t)net->layout.depth;
-  fp8_meta *h = calloc(count, sizeof *h);
-  if (!h) {
-    fprintf(stderr, "mlp: out of host memory\n");
-    return -1;
-  }
-  for (size_t i = 0; i < count; i++)
+  for (size_t i = 0; i < count; i++) {
+    h[i] = zero;
     h[i].scale = h[i].scale_inv = 1.0f;
-  /* On the stream (after its work), waited for before h is freed. */
-  cudaError_t status = cudaMemcpyAsync(f->d_meta, h, count * sizeof *h,
-                                       cudaMemcpyHostToDevice, stream);
-  if (status == cudaSuccess) status = cudaStreamSynchronize(stream);
-  free(h);
-  CUDA_CHECK(status);
-  CUDA_CHECK(cudaMemsetAsync(f->d_step, 0, 2 * sizeof(uint32_t), stream));
+  }
+  /* On the stream (after its work), waited for before h goes. */
+  CUDA_CHECK(cudaMemcpyAsync(net->fp8_tensors->d_meta, h, count * sizeof *h,
+                             cudaMemcpyHostToDevice, stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  CUDA_CHECK(cudaMemsetAsync(net->fp8_tensors->d_step, 0, 2 * sizeof(uint32_t),
+                             stream));
   return 0;
 }
 
@@ -144,18 +157,11 @@ int mlp_fp8_reset(mlp *net, gpu_context *ctx) {
   if (reset_meta(net, ctx->stream) != 0) return -1;
   for (int l = 0; l < net->layout.depth; l++) {
     const linear_layer *layer = &net->layers[l];
-    fp8_cast_args a = {.src_type = LT_DTYPE_F32,
-                       .d_src = net->d_params + net->layout.w_offset[l],
-                       .ld_src = lt_ld(layer->in),
-                       .rows = layer->in,
-                       .cols = layer->out,
-                       .d_out = f->w8[l],
-                       .ld_out = lt_ld_fp8(layer->in),
-                       .d_out_t = f->w8t[l],
-                       .ld_out_t = lt_ld_fp8(layer->out),
-                       .d_meta =
-                           f->d_meta + MLP_FP8_WEIGHTS * net->layout.depth + l,
-                       .format = LT_FP8_E4M3};
+    fp8_cast_args a = mlp_fp8_cast_of(
+        net->d_params + net->layout.w_offset[l], layer->in, layer->out,
+        f->w8[l], f->w8t[l],
+        f->d_meta + MLP_FP8_WEIGHTS * net->layout.depth + l, NULL, LT_FP8_E4M3);
+    a.src_type = LT_DTYPE_F32;
     if (fp8_cast(&a, &ctx->early, ctx->stream) != 0) return -1;
   }
   f->calibrated = 0;

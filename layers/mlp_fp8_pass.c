@@ -1,7 +1,6 @@
 /* mlp_fp8_pass.c: the FP8 step's hooks in the one forward, backward and
- * call list (mlp_fp8.h): each layer's FP8 view for a pass, the casts and
- * transposes between the GEMMs, the loss's cast, the end of the backward
- * and the update. */
+ * call list (mlp_fp8.h): the layers' FP8 views, the casts between GEMMs,
+ * the end of the backward and the update. */
 #include <stdio.h>
 
 #include "gpu/gpu_check.h"
@@ -20,9 +19,8 @@ static int delayed(const mlp *net) {
   return !f->recipe.current && f->calibrated;
 }
 
-/* 1 when layer l's forward may write FP8 under `mode`: a hidden layer of a
- * training network, delayed scaling, not unfused (whose epilogue kernel
- * works in BF16). */
+/* 1 when layer l's forward may write FP8: a training network's hidden
+ * layer, delayed scaling, not unfused (its epilogue kernel is BF16). */
 static int may_write_fp8(const mlp *net, int l, mlp_mode mode) {
   return net->layers[l].hidden && !net->inference_only && delayed(net) &&
          mode != MLP_MODE_UNFUSED;
@@ -32,9 +30,8 @@ int mlp_fp8_writes_fp8(const mlp *net, int l, mlp_mode mode) {
   return may_write_fp8(net, l, mode) && net->fp8_tensors->writes_fp8[l] > 0;
 }
 
-/* The scaling state a pass writes layer l's input into: an evaluation
- * pass keeps its own, except where a GEMM wrote the input with the
- * training scale (it writes only the amax elsewhere). */
+/* The state a pass writes layer l's input into: an evaluation pass's own,
+ * except where a GEMM wrote it at the training scale (amax elsewhere). */
 static fp8_meta *input_meta(const mlp *net, int l, mlp_mode mode,
                             mlp_pass pass) {
   int gemm_wrote = l > 0 && mlp_fp8_writes_fp8(net, l - 1, mode);
@@ -100,26 +97,6 @@ int mlp_fp8_begin_pass(mlp *net, gpu_context *ctx, const void *d_x, int n,
   return 0;
 }
 
-/* The cast of a BF16 (rows, n) matrix, ld lt_ld(rows), into the FP8
- * copies `out` (ld lt_ld_fp8(rows)) and `out_t` (ld lt_ld_fp8(n)). */
-static fp8_cast_args cast_of(const void *d_src, int rows, int n, uint8_t *out,
-                             uint8_t *out_t, fp8_meta *meta,
-                             const float *delayed_scale, lt_fp8 format) {
-  fp8_cast_args a = {.src_type = LT_DTYPE_BF16,
-                     .d_src = d_src,
-                     .ld_src = lt_ld(rows),
-                     .rows = rows,
-                     .cols = n,
-                     .d_out = out,
-                     .ld_out = lt_ld_fp8(rows),
-                     .d_out_t = out_t,
-                     .ld_out_t = lt_ld_fp8(n),
-                     .d_scale = delayed_scale,
-                     .d_meta = meta,
-                     .format = format};
-  return a;
-}
-
 int mlp_fp8_after_forward(mlp *net, gpu_context *ctx, int l, int n,
                           mlp_mode mode, mlp_pass pass) {
   mlp_fp8_tensors *f = net->fp8_tensors;
@@ -128,14 +105,14 @@ int mlp_fp8_after_forward(mlp *net, gpu_context *ctx, int l, int n,
   if (!layer->hidden) return 0;
   if (mlp_fp8_writes_fp8(net, l, mode))
     return train ? fp8_transpose(f->x8t[l + 1], lt_ld_fp8(n), f->x8[l + 1],
-                                 lt_ld_fp8(layer->out), layer->out, n, 1, 0, 0,
+                                 lt_ld_fp8(layer->out), layer->out, n,
                                  &ctx->early, ctx->stream)
                  : 0;
   fp8_meta *train_meta = meta_of(net, MLP_FP8_INPUT, l + 1);
-  fp8_cast_args a =
-      cast_of(layer->d_y, layer->out, n, f->x8[l + 1],
-              train ? f->x8t[l + 1] : NULL, input_meta(net, l + 1, mode, pass),
-              delayed(net) ? &train_meta->scale : NULL, LT_FP8_E4M3);
+  fp8_cast_args a = mlp_fp8_cast_of(
+      layer->d_y, layer->out, n, f->x8[l + 1], train ? f->x8t[l + 1] : NULL,
+      input_meta(net, l + 1, mode, pass),
+      delayed(net) ? &train_meta->scale : NULL, LT_FP8_E4M3);
   return fp8_cast(&a, &ctx->early, ctx->stream);
 }
 
@@ -161,9 +138,9 @@ int mlp_fp8_cast_gradient(mlp *net, gpu_context *ctx, int l, int n) {
   int top = l == net->layout.depth - 1;
   if (top && delayed(net)) return 0; /* the loss kernel cast it */
   fp8_meta *meta = meta_of(net, MLP_FP8_GRADIENT, l);
-  fp8_cast_args a = cast_of(layer->d_dz, layer->out, n, f->dz8[l], f->dz8t[l],
-                            meta, delayed(net) ? &meta->scale : NULL,
-                            fp8_recipe_gradient(&f->recipe));
+  fp8_cast_args a = mlp_fp8_cast_of(
+      layer->d_dz, layer->out, n, f->dz8[l], f->dz8t[l], meta,
+      delayed(net) ? &meta->scale : NULL, fp8_recipe_gradient(&f->recipe));
   a.d_partials = f->partials[l];
   if (!top) {
     int gelu = layer->activation == LT_ACTIVATION_GELU;

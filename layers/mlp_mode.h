@@ -1,5 +1,5 @@
-/* mlp_mode.h: how the layers make their calls. Plain C, no CUDA headers,
- * so the option parsers hold it. */
+/* mlp_mode.h: how the layers make their calls, and in which pass. Plain C, no
+ * CUDA headers, so the option parsers hold it. */
 #ifndef MNIST_EPILOGS_MLP_MODE_H
 #define MNIST_EPILOGS_MLP_MODE_H
 
@@ -13,6 +13,9 @@ typedef enum mlp_mode {
                        DRELU_BGRAD / DGELU_BGRAD) split, timed at plan
                        time (lt_matmul_auto_on) */
 } mlp_mode;
+
+/* A forward pass of a training step, or an evaluation pass. */
+typedef enum mlp_pass { MLP_PASS_TRAIN, MLP_PASS_EVAL } mlp_pass;
 
 /* "fused", "unfused", "auto". */
 const char *mlp_mode_name(mlp_mode mode);

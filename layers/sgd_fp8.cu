@@ -9,9 +9,8 @@
 #include "layers/sgd_step.cuh"
 #include "lt/lt_types.cuh"
 
-/* A tile of a matrix: TILE rows by TILE columns, SGD_THREADS threads;
- * thread t updates rows 4 (t % 16) .. + 3 of columns t / 16 + 16 i,
- * i < 4. */
+/* A TILE x TILE tile, SGD_THREADS threads: thread t updates rows
+ * 4 (t % 16) .. + 3 of columns t / 16 + 16 i, i < 4. */
 enum {
   SGD_THREADS = 256,
   TILE = 64,
@@ -48,7 +47,6 @@ static __device__ void update_tile(const sgd_fp8_args &a,
       for (int k = 0; k < 4; k++) {
         p[k] = sgd_step(p[k], &v[k], __bfloat162float(g[k]), lr, momentum,
                         unscale, velocity);
-        if (r + k >= m.rows) continue; /* a padding row of ld: stays 0 */
         float x = p[k], q = x * scale;
         uint8_t code = fp8_encode_device(q, LT_FP8_E4M3);
         amax = fmaxf(amax, fabsf(x));
@@ -59,12 +57,7 @@ static __device__ void update_tile(const sgd_fp8_args &a,
       }
       *(float4 *)(a.slabs.d_params + at) = p4;
       if (velocity) *(float4 *)(a.slabs.d_velocity + at) = v4;
-      uint8_t *w8 = m.d_w8 + (size_t)c * m.ld_w8 + r;
-      if (r + 3 < m.rows)
-        *(uint32_t *)w8 = packed;
-      else
-        for (int k = 0; k < 4 && r + k < m.rows; k++)
-          w8[k] = (uint8_t)(packed >> (8 * k));
+      *(uint32_t *)(m.d_w8 + (size_t)c * m.ld_w8 + r) = packed;
     }
     *(uint32_t *)&codes[cl][rq] = packed;
   }
@@ -75,15 +68,9 @@ static __device__ void update_tile(const sgd_fp8_args &a,
     for (int i = 0; i < TILE / COLUMN_STEP; i++) {
       int rl = threadIdx.x / QUADS + COLUMN_STEP * i, rr = r0 + rl;
       if (rr >= m.rows || c >= m.cols) continue;
-      uint8_t *out = m.d_w8t + (size_t)rr * m.ld_w8t + c;
-      if (c + 3 < m.cols)
-        *(uint32_t *)out = (uint32_t)codes[cq][rl] |
-                           (uint32_t)codes[cq + 1][rl] << 8 |
-                           (uint32_t)codes[cq + 2][rl] << 16 |
-                           (uint32_t)codes[cq + 3][rl] << 24;
-      else
-        for (int k = 0; k < 4 && c + k < m.cols; k++)
-          out[k] = codes[cq + k][rl];
+      *(uint32_t *)(m.d_w8t + (size_t)rr * m.ld_w8t + c) =
+          (uint32_t)codes[cq][rl] | (uint32_t)codes[cq + 1][rl] << 8 |
+          (uint32_t)codes[cq + 2][rl] << 16 | (uint32_t)codes[cq + 3][rl] << 24;
     }
   }
   if (tile == 0 && threadIdx.x == 0) {
@@ -144,9 +131,8 @@ __global__ void sgd_fp8_kernel(sgd_fp8_args a, const float *d_lr,
   __shared__ bool last;
   update_block(a, blockIdx.x, *d_lr, momentum, unscale);
   if (!a.roll.d_meta) return;
-  /* The last block to finish rolls: every amax is then recorded (the
-   * block's atomics, then a fence, then the counter; the CUDA programming
-   * guide's threadFenceReduction pattern). */
+  /* The last block to finish rolls, every amax recorded (the programming
+   * guide's threadFenceReduction: atomics, a fence, the counter). */
   __syncthreads();
   if (threadIdx.x == 0) {
     __threadfence();
@@ -169,12 +155,13 @@ extern "C" int sgd_fp8_update(const sgd_fp8_args *a, const float *d_lr,
   }
   for (int i = 0; i < a->matrices; i++) {
     const sgd_fp8_matrix *m = &a->m[i];
-    if (m->offset % 4 || m->ld % 4 || m->ld_w8 % 4 ||
-        (m->d_w8t && m->ld_w8t % 4)) {
+    if (m->offset % 4 || m->ld % 4 || m->ld_w8 % 4 || m->rows % 4 ||
+        m->cols % 4 || (m->d_w8t && m->ld_w8t % 4)) {
       fprintf(stderr,
-              "sgd_fp8: expected offsets and leading dimensions that are "
-              "multiples of 4 (matrix %d: offset %zu, ld %d, %d, %d)\n",
-              i, m->offset, m->ld, m->ld_w8, m->ld_w8t);
+              "sgd_fp8: expected rows, columns, offsets and leading "
+              "dimensions that are multiples of 4 (matrix %d: %d x %d, "
+              "offset %zu, ld %d, %d, %d)\n",
+              i, m->rows, m->cols, m->offset, m->ld, m->ld_w8, m->ld_w8t);
       return -1;
     }
     blocks += ((m->rows + TILE - 1) / TILE) * ((m->cols + TILE - 1) / TILE);

@@ -1,13 +1,10 @@
-/* sgd_fp8.h: SGD for the FP8 step (layers/mlp_fp8.h): the update of
- * sgd.h, in the same pass writing each weight matrix's FP8 copies in both
- * layouts (W8 for the forward GEMM, W8T for the data GEMM), so the FP8
- * weights cost no pass of their own. The weights' scale is the one the
- * last roll computed from their amax history (the new weights' own amax
- * is known only once the pass is over, so it is recorded for the next
- * roll). The pass also sums the bias gradients from the casts' partial
- * row sums (fp8_cast.h) and, in its last block, rolls every tensor's
- * history: the small kernels of the step folded into the one pass that
- * runs anyway. The vectors (the biases) get their BF16 copy as in sgd.h. */
+/* sgd_fp8.h: SGD for the FP8 step (layers/mlp_fp8.h): sgd.h's update,
+ * writing in the same pass each weight matrix's FP8 copies in both
+ * layouts (W8, W8T) at the scale the last roll computed (their new amax
+ * recorded for the next), summing the bias gradients from the casts'
+ * partial sums (fp8_cast.h) and, in its last block, rolling every
+ * tensor's history: the step's small kernels folded into the one pass
+ * that runs anyway. The biases get their BF16 copy as in sgd.h. */
 #ifndef MNIST_EPILOGS_SGD_FP8_H
 #define MNIST_EPILOGS_SGD_FP8_H
 
@@ -19,7 +16,7 @@
 extern "C" {
 #endif
 
-/* One weight matrix Wt (rows = in, cols = out) of the slab. */
+/* One weight matrix Wt (rows = in, cols = out, multiples of 4). */
 typedef struct sgd_fp8_matrix {
   size_t offset;  /* of Wt in each slab, floats (a multiple of 4) */
   int ld;         /* Wt's leading dimension (lt_ld(in), a multiple of 4) */
@@ -33,10 +30,9 @@ typedef struct sgd_fp8_matrix {
 } sgd_fp8_matrix;
 
 /* The slab's other elements, [offset, + length), updated with a BF16
- * copy. With d_partials, their gradient is first summed from the partial
- * sums of a cast ([tiles][length], fp8_cast.h): in FP32, in tile order,
- * rounded once to BF16 and written into the gradient slab (the bias
- * gradient, =), then used; without, the slab's gradient is read. */
+ * copy. With d_partials ([tiles][length], fp8_cast.h) their gradient is
+ * first summed in FP32 in tile order, rounded once to BF16 and written
+ * (=) into the gradient slab; without, the slab's gradient is read. */
 typedef struct sgd_fp8_vector {
   size_t offset;
   int length;
@@ -51,19 +47,14 @@ typedef struct sgd_fp8_args {
   sgd_fp8_matrix m[MLP_MAX_LAYERS];
   int vectors;
   sgd_fp8_vector v[MLP_MAX_LAYERS];
-  fp8_roll_args roll;   /* the roll after the update (its d_meta NULL:
-                           none); the matrices' metas are among them */
-  uint32_t *d_finished; /* with a roll: a counter of finished blocks, 0
-                           between passes (the last block resets it) */
+  fp8_roll_args roll;   /* the roll after the update (d_meta NULL: none) */
+  uint32_t *d_finished; /* with a roll: finished blocks, 0 between passes */
 } sgd_fp8_args;
 
-/* The update of sgd_update (same arithmetic, so the same FP32 master
- * weights bit for bit) over every matrix and vector of `args`, and the FP8
- * copies: q = fp8_encode(p * scale) with the matrix's scale; the new amax
- * and what the casts lost recorded in its fp8_meta; then, once every block
- * is done (the last block, after a fence: a counter), each matrix's
- * scale_inv = 1 / the scale used, and the roll. One kernel on `stream`;
- * returns 0 or -1 (message on stderr). */
+/* sgd_update's arithmetic (the same FP32 master weights bit for bit) over
+ * every matrix and vector of `args`, the FP8 copies q = fp8_encode(p *
+ * scale), their amax and losses recorded; then in the last block (a
+ * counter after a fence) the roll. One kernel on `stream`; 0 or -1. */
 int sgd_fp8_update(const sgd_fp8_args *args, const float *d_lr, float momentum,
                    float grad_unscale, gpu_early_cache *early,
                    cudaStream_t stream);

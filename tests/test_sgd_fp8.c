@@ -23,12 +23,13 @@ static uint64_t seed;
  * fp8_encode of the new weights with the scale its state holds, its
  * scale_inv 1 / that scale; the vectors' BF16 copy; then the roll of all
  * six tensors (the new amax into the history, the next scale, the step).
- * Two matrices: 98 x 70 (ld 104: a partial row quad, written byte by
- * byte, and a partial column tile) and 64 x 16, and a vector of 37. */
+ * Two matrices: 100 x 68 (ld 104: partial row and column tiles) and
+ * 64 x 16, and a vector of 37; a matrix whose rows or columns are not
+ * multiples of 4 refused. */
 START_TEST(sgd_fp8_matches_sgd_and_casts) {
-  enum { SLAB = 104 * 70 + 64 * 16 + 64 };
-  const size_t offsets[3] = {0, 104 * 70, 104 * 70 + 64 * 16};
-  const int rows[2] = {98, 64}, cols[2] = {70, 16}, lds[2] = {104, 64};
+  enum { SLAB = 104 * 68 + 64 * 16 + 64 };
+  const size_t offsets[3] = {0, 104 * 68, 104 * 68 + 64 * 16};
+  const int rows[2] = {100, 64}, cols[2] = {68, 16}, lds[2] = {104, 64};
   test_rng rng;
   test_rng_init(&rng, seed);
   float *p = calloc(SLAB, sizeof(float)), *v = calloc(SLAB, sizeof(float));
@@ -38,9 +39,9 @@ START_TEST(sgd_fp8_matches_sgd_and_casts) {
     v[i] = (float)test_rng_uniform(&rng, -0.1, 0.1);
     g[i] = test_round(LT_DTYPE_BF16, (float)test_rng_uniform(&rng, -1, 1));
   }
-  /* Matrix 0's padding rows 98 .. 103 are zero, as a network's are. */
-  for (int c = 0; c < 70; c++)
-    for (int r = 98; r < 104; r++)
+  /* Matrix 0's padding rows 100 .. 103 are zero, as a network's are. */
+  for (int c = 0; c < 68; c++)
+    for (int r = 100; r < 104; r++)
       p[c * 104 + r] = v[c * 104 + r] = g[c * 104 + r] = 0.0f;
   /* The vector's gradient: the sum of two tiles of partials. */
   float partials[2 * 37];
@@ -112,6 +113,12 @@ START_TEST(sgd_fp8_matches_sgd_and_casts) {
   }
   a.v[0] = (sgd_fp8_vector){
       .offset = offsets[2], .length = 37, .d_partials = d_partials, .tiles = 2};
+  a.m[0].rows = 98;
+  ck_assert_int_eq(sgd_fp8_update(&a, d_lr, 0.9f, 0.5f, NULL, 0), -1);
+  a.m[0].rows = 100;
+  a.m[0].cols = 70;
+  ck_assert_int_eq(sgd_fp8_update(&a, d_lr, 0.9f, 0.5f, NULL, 0), -1);
+  a.m[0].cols = 68;
   ck_assert_int_eq(sgd_fp8_update(&a, d_lr, 0.9f, 0.5f, NULL, 0), 0);
   float *got_p = malloc(SLAB * sizeof(float)),
         *exp_p = malloc(SLAB * sizeof(float));
