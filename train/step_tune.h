@@ -31,7 +31,7 @@
  * cuBLASLt's first candidates, or under auto the start: those candidates
  * with the ways the way search started from (the better whole step, or
  * the ways alone where they beat it; every call fused where unfused won
- * the whole step by under 3 %, tune_auto_start; ways chosen beside the tuned
+ * the whole step by under 2 %, tune_auto_start; ways chosen beside the tuned
  * algorithms, so the start is neither a set the search timed nor what an
  * untuned auto run runs, its ways alone: tune_defended). The copy's
  * warm-up loads the first candidates, as the run's does; it times the

@@ -194,16 +194,18 @@ int tune_defended(tune_config *out, const tune_config *chosen,
  * starts from), except where best runs every call unfused (the ways alone
  * did not beat it) after the tuned all-unfused step beat the tuned
  * all-fused one (verdict `v`, fused the incumbent) by less than
- * TUNE_MIN_GAIN_WAY of fused's step: then best with fused's ways, so that
+ * TUNE_AUTO_NARROW of fused's step: then best with fused's ways, so that
  * the check weighs the choice against the all-fused step. The context
- * apart mis-times the whole steps by more than that: on the H200 it had
- * 784-1024-1024-10 FP32 GELU's tuned unfused step 0.75 % ahead of fused
- * (0.1322 against 0.1332 ms), whose epochs ran 3.7 % behind (133.3 against
- * 128.4 us a step), and auto took all-unfused in one process of four
- * (docs/performance.md, "Session 20"); a fresh context's pairs agreed with
- * the epochs there. The default network's unfused won by 3.8-4.6 % apart
- * and 4.6 % in its epochs, and pays no check. Returns 1 when the start is
- * fused's ways, else 0. */
+ * apart mis-times the whole steps by more than the whole steps' floor: on
+ * the H200 it had 784-1024-1024-10 FP32 GELU's tuned unfused step 0.7 %
+ * ahead of fused (0.1322 against 0.1332 ms), whose epochs ran 3.7 %
+ * behind (133.3 against 128.4 us a step), and auto took all-unfused in one
+ * process of six (docs/performance.md, "Session 20"); a fresh context's
+ * pairs agreed with the epochs there. 2 %: the narrow wins in the logs of
+ * sessions 15-20 are 0.7-2.2 %, and the default network's unfused won by
+ * 3.6-4.6 % apart (4.6 % in its epochs), so its first run pays no check.
+ * Returns 1 when the start is fused's ways, else 0. */
+#define TUNE_AUTO_NARROW 0.02
 int tune_auto_start(tune_config *start, const tune_config *best,
                     const tune_config *fused, const tune_config *unfused,
                     const tune_verdict *v, const tune_slot *slots, int count);
