@@ -60,12 +60,12 @@ enum {
 };
 
 /* The per-tensor scale from an amax (a tensor's, or its history's
- * largest): the largest 2^k with amax 2^k <= max_finite, k <= 126, so the
- * cast is the only rounding (Transformer Engine's force_pow_2_scales,
- * recipe/recipe_common.cuh). An amax of 0, or not a finite number >= 0,
- * returns `previous` (TE's recipe/delayed_scaling.cu); *outcome says
- * which. Exact: amax = a 2^ea, max_finite = m 2^em, a, m in [0.5, 1):
- * k = em - ea, one less when a > m. */
+ * largest): the largest 2^k with amax 2^k <= max_finite (a power of two:
+ * the cast is the only rounding; Transformer Engine's force_pow_2_scales,
+ * recipe/recipe_common.cuh), k <= 126 (scale and 1 / scale normal). An amax of
+ * 0, or not a finite number >= 0, returns `previous` (TE's
+ * recipe/delayed_scaling.cu); *outcome says which. Exact: amax = a 2^ea,
+ * max_finite = m 2^em, a, m in [0.5, 1): k = em - ea, one less when a > m. */
 static FP8_HOST_DEVICE inline float
 fp8_scale_rule(float amax, float max_finite, float previous, int *outcome) {
   if (!(amax >= 0.0f) || isinf(amax)) {

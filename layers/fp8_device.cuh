@@ -30,11 +30,11 @@ static __device__ __forceinline__ float fp8_flush_bound(lt_fp8 format) {
   return format == LT_FP8_E5M2 ? 0x1p-17f : 0x1p-10f;
 }
 
-/* What one block found, into `meta`: the amax (atomicMax of its bits,
- * when `record_amax`) and the counts, summed over the block first (shared
- * atomics, a warp's sums each), so that a block makes at most four global
- * atomics, none for a zero count. Every thread of the block calls it; it
- * ends with the block synchronised. */
+/* What one block found, into `meta`: the amax (>= 0, not NaN: atomicMax
+ * of its bits, when `record_amax`) and the counts, summed over the block
+ * first (shared atomics, a warp's sums each), so that a block makes at
+ * most four global atomics, none for a zero count. Every thread of the
+ * block (whole warps) calls it; it ends with the block synchronised. */
 static __device__ void fp8_block_record(fp8_meta *meta, bool record_amax,
                                         float amax, unsigned saturated,
                                         unsigned flushed, unsigned nan) {

@@ -14,8 +14,8 @@ static __host__ __device__ inline int fp8_round16(int n) {
 }
 
 /* Byte `column` of line `line`: the line's 16-byte chunk p sits at chunk
- * p ^ 2 (row group), so a warp's staging stores fall in 32 banks (4-way
- * conflicts before: ncu, session 5) while a chunk stays whole. */
+ * p XOR (2 x its row group), so a warp's staging stores fall in 32 banks
+ * (4-way conflicts before: ncu, session 5) while a chunk stays whole. */
 template <int TILE_ROWS>
 static __device__ __forceinline__ uint8_t *
 fp8_tile_at(uint8_t (*tile_t)[FP8_TILE_COLS], int line, int column) {

@@ -100,22 +100,25 @@ int mlp_fp8_after_forward(mlp *net, gpu_context *ctx, int l, int n,
  * the step folds it there (delayed, calibrated); else NULL. */
 const xent_fp8 *mlp_fp8_loss_cast(const mlp *net, xent_fp8 *out, int n);
 
-/* Before layer l's backward GEMMs: its dZ8 (l > 0) and dZ8T cast from its
- * BF16 gradient (hidden: masked by ReLU bits or GELU'), and its bias
- * gradient's partial sums; nothing where the loss kernel cast it. */
+/* Before layer l's backward GEMMs, on the main lane (ctx->stream): its
+ * dZ8 (l > 0) and dZ8T cast from its BF16 gradient (hidden: masked by ReLU
+ * bits or GELU'), its bias gradient's partial sums; nothing where the loss
+ * kernel cast it. */
 int mlp_fp8_cast_gradient(mlp *net, gpu_context *ctx, int l, int n);
 
 /* After the backward: the tiles for SGD's bias sums; a calibrating pass
- * rolls the histories it started. */
+ * rolls the histories it started. On ctx->stream. */
 int mlp_fp8_end_backward(mlp *net, gpu_context *ctx, int n);
 
-/* mlp_update in FP8: one SGD pass over `slabs` (sgd_fp8.h). */
+/* mlp_update in FP8: one SGD pass over `slabs` (sgd_fp8.h), on
+ * ctx->stream. */
 int mlp_fp8_update(mlp *net, gpu_context *ctx, const sgd_slabs *slabs,
                    const float *d_lr, float momentum);
 
-/* The cast of a BF16 (rows, n) matrix, ld lt_ld(rows), into the FP8
+/* The cast of a BF16 (rows, n) matrix d_src, ld lt_ld(rows), into the FP8
  * copies `out` (ld lt_ld_fp8(rows)) and `out_t` (ld lt_ld_fp8(n)), at
- * `delayed_scale` (NULL: current scaling). */
+ * `delayed_scale` (NULL: current scaling); set src_type for FP32 (the
+ * master weights: mlp_fp8_reset). */
 fp8_cast_args mlp_fp8_cast_of(const void *d_src, int rows, int n, uint8_t *out,
                               uint8_t *out_t, fp8_meta *meta,
                               const float *delayed_scale, lt_fp8 format);

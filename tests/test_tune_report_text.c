@@ -159,9 +159,9 @@ START_TEST(a_ways_only_check_reads_back) {
 }
 END_TEST
 
-/* Under --mode auto the check defends the start (the ways the way search
- * started from): the row names it, and a chosen set that loses keeps the
- * start, read back with the margin of both sides. */
+/* Under --mode auto the check defends the start (tune_auto_start): the
+ * row names it, and a chosen set that loses keeps the start, read back
+ * with the margin of both sides. */
 START_TEST(an_auto_check_names_the_start) {
   static step_tune_report r;
   static tune_report_text t;

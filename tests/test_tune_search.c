@@ -331,11 +331,26 @@ START_TEST(a_narrow_unfused_win_defends_fused) {
   ck_assert_int_eq(start.value[0], 3);
   ck_assert_int_eq(start.value[1], LT_AUTO_FUSED);
   ck_assert_int_eq(start.value[2], LT_AUTO_FUSED);
-  /* 2.1 % ahead: best itself. */
+  /* 2.1 % ahead, and exactly 2 %: best itself. */
   v.diff_ms = -0.021;
   ck_assert_int_eq(
       tune_auto_start(&start, &best, &fused, &unfused, &v, slots, 3), 0);
   ck_assert_mem_eq(&start, &best, sizeof start);
+  v.diff_ms = -0.02;
+  ck_assert_int_eq(
+      tune_auto_start(&start, &best, &fused, &unfused, &v, slots, 3), 0);
+  /* 1.99 % of fused's step (2.03 % of unfused's): the gain is fused's. */
+  v.diff_ms = -0.0199;
+  v.cand_ms = 0.9801;
+  ck_assert_int_eq(
+      tune_auto_start(&start, &best, &fused, &unfused, &v, slots, 3), 1);
+  /* Fused kept the whole step, then the ways alone, all unfused, beat it:
+   * best itself (no narrow win of unfused). */
+  v.wins = 0;
+  ck_assert_int_eq(
+      tune_auto_start(&start, &best, &fused, &unfused, &v, slots, 3), 0);
+  ck_assert_mem_eq(&start, &best, sizeof start);
+  v.wins = 1;
   /* Fused kept, a refused unfused, no verdict: best itself. */
   v.diff_ms = -0.001;
   v.wins = 0;
@@ -552,10 +567,14 @@ START_TEST(compare_always_ignores_the_budget) {
       tune_compare(&wins, &a, &b, &ops, &log, -1, 1, 2, TUNE_FLOOR_ALGO), 1);
   ck_assert_int_eq(wins, 0);
   ck_assert_int_eq(f.measures, 0);
+  tune_verdict v;
   ck_assert_int_eq(tune_compare_always(&wins, &a, &b, &ops, &log, -1, 1, 2,
-                                       TUNE_FLOOR_STEPS),
+                                       TUNE_FLOOR_STEPS, &v),
                    0);
   ck_assert_int_eq(wins, 1);
+  ck_assert_int_eq(v.wins, 1); /* the verdict handed back, as logged */
+  ck_assert_int_eq(v.pairs, TUNE_PAIRS);
+  ck_assert(v.diff_ms < 0.0 && v.diff_ms == log.record[0].verdict.diff_ms);
   ck_assert_int_eq(log.comparisons, 1);
   ck_assert(log.spent_ms > 0.0);
 }

@@ -67,7 +67,7 @@ static int check_kept(void *arg) {
       tune_ops ops = {clock, step_clock_measure};
       status = tune_compare_always(&job->wins, job->defended, &r->chosen, &ops,
                                    &r->log, -1, job->from, TUNE_CHOSEN,
-                                   TUNE_FLOOR_STEPS);
+                                   TUNE_FLOOR_STEPS, NULL);
     }
     r->log.check_ways_only = ways_only(r, &r->chosen, job->defended);
     if (status == 0 && r->log.count > 0)
@@ -135,8 +135,8 @@ int step_check_apart(step_tune_report *r, const step_tune_target *t,
     fprintf(stderr,
             "step_tune: note: the chosen set could not be checked in a fresh "
             "context (see above); this run takes the set the check defends "
-            "(cuBLASLt's first candidates; under auto with the ways the "
-            "search started from) and caches nothing\n");
+            "(cuBLASLt's first candidates; under auto with the start's "
+            "ways) and caches nothing\n");
   }
   free(copy);
   free(entries);

@@ -136,7 +136,7 @@ static int weigh_ways_alone(tune_config *best, step_tune_report *r,
   if (!differs) return 0;
   int wins = 0;
   if (tune_compare_always(&wins, best, &alone, ops, &r->log, -1, better,
-                          TUNE_WAYS_ALONE, TUNE_FLOOR_WAY) != 0)
+                          TUNE_WAYS_ALONE, TUNE_FLOOR_WAY, NULL) != 0)
     return -1;
   if (wins) *best = alone;
   return 0;
@@ -173,15 +173,11 @@ static int search(tune_config *best, step_tune_report *r,
   n = runs_of(visit, r->slots, r->slot_count, 1);
   if (tune_search(&unfused, r->slots, visit, n, &ops, &r->log) != 0) return -1;
   int wins = 0;
+  tune_verdict steps; /* for tune_auto_start */
   if (tune_compare_always(&wins, &fused, &unfused, &ops, &r->log, -1,
-                          LT_AUTO_FUSED, LT_AUTO_UNFUSED, TUNE_FLOOR_STEPS) < 0)
+                          LT_AUTO_FUSED, LT_AUTO_UNFUSED, TUNE_FLOOR_STEPS,
+                          &steps) < 0)
     return -1;
-  /* Its verdict, where the log kept it (tune_auto_start). */
-  tune_verdict steps, *steps_v = NULL;
-  if (r->log.comparisons <= TUNE_MAX_RECORDS) {
-    steps = r->log.record[r->log.count - 1].verdict;
-    steps_v = &steps;
-  }
   /* The better step, with the other's tuned algorithms where a call may
    * switch to its way: the twins' when fused won, the epilogue calls'
    * own when unfused did. */
@@ -195,8 +191,8 @@ static int search(tune_config *best, step_tune_report *r,
   if (weigh_ways_alone(best, r, t, &ops,
                        wins ? LT_AUTO_UNFUSED : LT_AUTO_FUSED) != 0)
     return -1;
-  tune_auto_start(&r->start, best, &fused, &unfused, steps_v, r->slots,
-                  r->slot_count);
+  r->start_fused = tune_auto_start(&r->start, best, &fused, &unfused, &steps,
+                                   r->slots, r->slot_count);
   r->has_start = 1;
   /* The ways get what is left of 1.5 budgets, and at least a budget of
    * their own: with what the algorithms left over (half a budget), a 30 us
@@ -297,6 +293,7 @@ static int from_apart(step_tune_report *r, const step_tune_target *t,
      * decided them are the context apart's). */
     r->start = apart->start;
     r->has_start = apart->has_start;
+    r->start_fused = apart->start_fused;
   }
   size_t at = strlen(r->cache_note);
   r->apart = status == 0;

@@ -30,10 +30,11 @@
  * second copy in a fresh context. That set is what an untuned run runs,
  * cuBLASLt's first candidates, or under auto the start: those candidates
  * with the ways the way search started from (the better whole step, or
- * the ways alone where they beat it; every call fused where unfused won
- * the whole step by under 2 %, tune_auto_start; ways chosen beside the tuned
- * algorithms, so the start is neither a set the search timed nor what an
- * untuned auto run runs, its ways alone: tune_defended). The copy's
+ * the ways alone where they beat it), except every call fused where
+ * unfused won the whole step by under 2 % (tune_auto_start); ways chosen
+ * beside the tuned algorithms, so the start is neither a set the search
+ * timed nor what an untuned auto run runs, its ways alone: tune_defended.
+ * The copy's
  * warm-up loads the first candidates, as the run's does; it times the
  * defended step (under auto loading the twins its ways run) in two rounds,
  * the first only printed, then loads the chosen set's kernels and times the
@@ -110,9 +111,9 @@ typedef struct step_tune_options {
 
 /* The sets a check in a fresh context weighs (step_tune_options.check):
  * the context apart's choice, and the set the check defends (cuBLASLt's
- * first candidates; under --mode auto with the ways the way search
- * started from, as the context apart decided them: the start,
- * tune_defended), with the defended set's name in the report. */
+ * first candidates; under --mode auto with the start's ways, as the
+ * context apart decided them: tune_auto_start, tune_defended), with the
+ * defended set's name in the report. */
 typedef struct step_tune_check {
   const tune_cache_entry *chosen;
   const tune_cache_entry *defended;
@@ -155,6 +156,8 @@ typedef struct step_tune_report {
   int has_start; /* 1: start holds, in its way slots, the ways the check
                     defends (--mode auto: tune_auto_start) */
   tune_config start;
+  int start_fused; /* 1: those ways are every call fused, after a narrow
+                      unfused win of the whole step (tune_auto_start) */
 } step_tune_report;
 
 /* Chooses as above and writes the choices into net's layers (picks at

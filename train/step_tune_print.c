@@ -134,6 +134,12 @@ static void print_evidence(FILE *out, const step_tune_report *r) {
               tune_log_check_keeps(log, v) ? "chosen" : from);
     }
     fprintf(out, "\n");
+    if (c->slot < 0 && c->from == LT_AUTO_FUSED && c->to == LT_AUTO_UNFUSED &&
+        r->start_fused)
+      fprintf(out,
+              "    (unfused won by under %.0f %%: the start the check "
+              "defends is every call fused)\n",
+              100.0 * TUNE_AUTO_NARROW);
   }
 }
 

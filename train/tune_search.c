@@ -73,8 +73,8 @@ int tune_compare(int *wins, const tune_config *a, const tune_config *b,
 
 int tune_compare_always(int *wins, const tune_config *a, const tune_config *b,
                         const tune_ops *ops, tune_log *log, int slot, int from,
-                        int to, tune_floor floor) {
-  return compare(wins, a, b, ops, log, slot, from, to, 0, floor, NULL);
+                        int to, tune_floor floor, tune_verdict *out) {
+  return compare(wins, a, b, ops, log, slot, from, to, 0, floor, out);
 }
 
 tune_floor tune_slot_floor(const tune_slot *s) {
@@ -192,7 +192,7 @@ static int try_near_winners(tune_config *incumbent, const near_winner *near,
     trial.value[near[i].slot] = (unsigned char)near[i].value;
   int wins = 0;
   if (tune_compare_always(&wins, incumbent, &trial, ops, log, -1, 0,
-                          TUNE_NEAR_WINNERS, TUNE_FLOOR_WAY) != 0)
+                          TUNE_NEAR_WINNERS, TUNE_FLOOR_WAY, NULL) != 0)
     return -1;
   if (wins) *incumbent = trial;
   return 0;

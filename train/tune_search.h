@@ -56,7 +56,7 @@ enum {
  * all below TUNE_WAYS_ALONE (step_tune.c asserts it). The check in a
  * fresh context (step_tune.h) records TUNE_UNTUNED (what an untuned run
  * of the step runs) -> TUNE_CHOSEN, or under --mode auto TUNE_START (the
- * step the way search started from, cuBLASLt's first candidates in every
+ * start's ways, tune_auto_start, cuBLASLt's first candidates in every
  * algorithm slot) -> TUNE_CHOSEN. */
 enum {
   TUNE_WAYS_ALONE = 4,
@@ -157,10 +157,11 @@ int tune_compare(int *wins, const tune_config *a, const tune_config *b,
  * for a comparison the run cannot do without: --mode auto's tuned fused
  * against tuned unfused step (floor TUNE_FLOOR_STEPS), the better one
  * against its calls' ways alone, and a search's near winners together
- * (TUNE_FLOOR_WAY: several calls' ways changed at once). */
+ * (TUNE_FLOOR_WAY: several calls' ways changed at once). *out (may be
+ * NULL) = the verdict, zeroed when nothing was judged. */
 int tune_compare_always(int *wins, const tune_config *a, const tune_config *b,
                         const tune_ops *ops, tune_log *log, int slot, int from,
-                        int to, tune_floor floor);
+                        int to, tune_floor floor, tune_verdict *out);
 
 /* Visits slots visit[0 .. visit_count) as above, from *incumbent, which
  * ends as the best configuration found. Returns 0 (budget spent or not:
@@ -181,11 +182,11 @@ int tune_first_algorithms(tune_config *out, const tune_config *c,
 
 /* *out = the set a check in a fresh context defends against `chosen`
  * (train/step_check.h): cuBLASLt's first candidate in every algorithm
- * slot, and the ways of `start` when not NULL (--mode auto: the ways the
- * way search started from, chosen beside the tuned algorithms, so this
- * set is neither one the search timed nor what an untuned auto run runs:
- * its ways alone), else chosen's. Returns 1 when *out differs from
- * chosen, else 0. */
+ * slot, and the ways of `start` when not NULL (--mode auto:
+ * tune_auto_start's, chosen beside the tuned algorithms, so this set is
+ * neither one the search timed nor what an untuned auto run runs: its ways
+ * alone), else chosen's. Returns 1 when *out differs from chosen, else
+ * 0. */
 int tune_defended(tune_config *out, const tune_config *chosen,
                   const tune_config *start, const tune_slot *slots, int count);
 
@@ -195,15 +196,19 @@ int tune_defended(tune_config *out, const tune_config *chosen,
  * did not beat it) after the tuned all-unfused step beat the tuned
  * all-fused one (verdict `v`, fused the incumbent) by less than
  * TUNE_AUTO_NARROW of fused's step: then best with fused's ways, so that
- * the check weighs the choice against the all-fused step. The context
+ * the check weighs the choice against the all-fused step with cuBLASLt's
+ * first candidates (the set the run takes if the choice loses). `v` NULL:
+ * no verdict, best itself. The context
  * apart mis-times the whole steps by more than the whole steps' floor: on
  * the H200 it had 784-1024-1024-10 FP32 GELU's tuned unfused step 0.7 %
  * ahead of fused (0.1322 against 0.1332 ms), whose epochs ran 3.7 %
  * behind (133.3 against 128.4 us a step), and auto took all-unfused in one
  * process of six (docs/performance.md, "Session 20"); a fresh context's
  * pairs agreed with the epochs there. 2 %: the narrow wins in the logs of
- * sessions 15-20 are 0.7-2.2 %, and the default network's unfused won by
- * 3.6-4.6 % apart (4.6 % in its epochs), so its first run pays no check.
+ * sessions 15-20 are 0.7-1.6 % and one of 2.2 % (784-100-10 FP32 GELU,
+ * whose unfused ran 4 % ahead in its epochs too: left unchecked), and the
+ * default network's unfused won by 3.6-4.6 % apart (4.6 % in its epochs),
+ * so its first run pays no check.
  * Returns 1 when the start is fused's ways, else 0. */
 #define TUNE_AUTO_NARROW 0.02
 int tune_auto_start(tune_config *start, const tune_config *best,
