@@ -326,49 +326,58 @@ START_TEST(a_narrow_unfused_win_defends_fused) {
                     .diff_ms = -0.019,
                     .noise_ms = 0.001,
                     .wins = 1};
-  ck_assert_int_eq(
-      tune_auto_start(&start, &best, &fused, &unfused, &v, slots, 3), 1);
+  ck_assert_int_eq(tune_auto_start(&start, &best, &fused, &unfused, &v,
+                                   TUNE_AUTO_NARROW, slots, 3),
+                   1);
   ck_assert_int_eq(start.value[0], 3);
   ck_assert_int_eq(start.value[1], LT_AUTO_FUSED);
   ck_assert_int_eq(start.value[2], LT_AUTO_FUSED);
   /* 2.1 % ahead, and exactly 2 %: best itself. */
   v.diff_ms = -0.021;
-  ck_assert_int_eq(
-      tune_auto_start(&start, &best, &fused, &unfused, &v, slots, 3), 0);
+  ck_assert_int_eq(tune_auto_start(&start, &best, &fused, &unfused, &v,
+                                   TUNE_AUTO_NARROW, slots, 3),
+                   0);
   ck_assert_mem_eq(&start, &best, sizeof start);
   v.diff_ms = -0.02;
-  ck_assert_int_eq(
-      tune_auto_start(&start, &best, &fused, &unfused, &v, slots, 3), 0);
+  ck_assert_int_eq(tune_auto_start(&start, &best, &fused, &unfused, &v,
+                                   TUNE_AUTO_NARROW, slots, 3),
+                   0);
   /* 1.99 % of fused's step (2.03 % of unfused's): the gain is fused's. */
   v.diff_ms = -0.0199;
   v.cand_ms = 0.9801;
-  ck_assert_int_eq(
-      tune_auto_start(&start, &best, &fused, &unfused, &v, slots, 3), 1);
+  ck_assert_int_eq(tune_auto_start(&start, &best, &fused, &unfused, &v,
+                                   TUNE_AUTO_NARROW, slots, 3),
+                   1);
   /* Fused kept the whole step, then the ways alone, all unfused, beat it:
    * best itself (no narrow win of unfused). */
   v.wins = 0;
-  ck_assert_int_eq(
-      tune_auto_start(&start, &best, &fused, &unfused, &v, slots, 3), 0);
+  ck_assert_int_eq(tune_auto_start(&start, &best, &fused, &unfused, &v,
+                                   TUNE_AUTO_NARROW, slots, 3),
+                   0);
   ck_assert_mem_eq(&start, &best, sizeof start);
   v.wins = 1;
   /* Fused kept, a refused unfused, no verdict: best itself. */
   v.diff_ms = -0.001;
   v.wins = 0;
-  ck_assert_int_eq(
-      tune_auto_start(&start, &fused, &fused, &unfused, &v, slots, 3), 0);
+  ck_assert_int_eq(tune_auto_start(&start, &fused, &fused, &unfused, &v,
+                                   TUNE_AUTO_NARROW, slots, 3),
+                   0);
   ck_assert_mem_eq(&start, &fused, sizeof start);
   tune_verdict refused = {.refused = 1};
-  ck_assert_int_eq(
-      tune_auto_start(&start, &best, &fused, &unfused, &refused, slots, 3), 0);
-  ck_assert_int_eq(
-      tune_auto_start(&start, &best, &fused, &unfused, NULL, slots, 3), 0);
+  ck_assert_int_eq(tune_auto_start(&start, &best, &fused, &unfused, &refused,
+                                   TUNE_AUTO_NARROW, slots, 3),
+                   0);
+  ck_assert_int_eq(tune_auto_start(&start, &best, &fused, &unfused, NULL,
+                                   TUNE_AUTO_NARROW, slots, 3),
+                   0);
   ck_assert_mem_eq(&start, &best, sizeof start);
   /* The ways alone beat unfused (one call fused): best itself. */
   v.wins = 1;
   v.diff_ms = -0.01;
   tune_config mixed = {{3, LT_AUTO_FUSED, LT_AUTO_UNFUSED}};
-  ck_assert_int_eq(
-      tune_auto_start(&start, &mixed, &fused, &unfused, &v, slots, 3), 0);
+  ck_assert_int_eq(tune_auto_start(&start, &mixed, &fused, &unfused, &v,
+                                   TUNE_AUTO_NARROW, slots, 3),
+                   0);
   ck_assert_mem_eq(&start, &mixed, sizeof start);
 }
 END_TEST

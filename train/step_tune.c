@@ -4,6 +4,7 @@
 #include "train/step_tune.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -142,6 +143,19 @@ static int weigh_ways_alone(tune_config *best, step_tune_report *r,
   return 0;
 }
 
+double step_tune_narrow(void) {
+  const char *text = getenv("MNIST_TUNE_AUTO_NARROW");
+  if (!text || !text[0]) return TUNE_AUTO_NARROW;
+  char *end;
+  double v = strtod(text, &end);
+  if (*end == '\0' && v >= 0.0 && v <= 1.0) return v;
+  fprintf(stderr,
+          "step_tune: MNIST_TUNE_AUTO_NARROW: expected a fraction from 0 to "
+          "1, found '%.40s'; using %g\n",
+          text, TUNE_AUTO_NARROW);
+  return TUNE_AUTO_NARROW;
+}
+
 /* The search in its phases (step_tune.h), from the heuristic's first
  * candidates. */
 static int search(tune_config *best, step_tune_report *r,
@@ -191,8 +205,9 @@ static int search(tune_config *best, step_tune_report *r,
   if (weigh_ways_alone(best, r, t, &ops,
                        wins ? LT_AUTO_UNFUSED : LT_AUTO_FUSED) != 0)
     return -1;
+  r->narrow = step_tune_narrow();
   r->start_fused = tune_auto_start(&r->start, best, &fused, &unfused, &steps,
-                                   r->slots, r->slot_count);
+                                   r->narrow, r->slots, r->slot_count);
   r->has_start = 1;
   /* The ways get what is left of 1.5 budgets, and at least a budget of
    * their own: with what the algorithms left over (half a budget), a 30 us
@@ -294,6 +309,7 @@ static int from_apart(step_tune_report *r, const step_tune_target *t,
     r->start = apart->start;
     r->has_start = apart->has_start;
     r->start_fused = apart->start_fused;
+    r->narrow = apart->narrow;
   }
   size_t at = strlen(r->cache_note);
   r->apart = status == 0;

@@ -158,6 +158,7 @@ typedef struct step_tune_report {
   tune_config start;
   int start_fused; /* 1: those ways are every call fused, after a narrow
                       unfused win of the whole step (tune_auto_start) */
+  double narrow;   /* the narrow win's bound used (step_tune_narrow) */
 } step_tune_report;
 
 /* Chooses as above and writes the choices into net's layers (picks at
@@ -168,6 +169,13 @@ typedef struct step_tune_report {
  * returns 0; -1 only when a CUDA error remains. */
 int step_tune_run(step_tune_report *report, const step_tune_target *target,
                   const step_tune_options *options);
+
+/* tune_auto_start's bound: TUNE_AUTO_NARROW, or the fraction in
+ * $MNIST_TUNE_AUTO_NARROW (0 to 1; tests/test_step_tune.c sets 0.5 to see
+ * the check defend every call fused at the default network, whose unfused
+ * wins by about 4 %); a value that is not such a fraction is named on
+ * stderr and the default used. */
+double step_tune_narrow(void);
 
 /* The report --show-plans prints: the fingerprint, where the choices came
  * from, each slot's choice, and every comparison's evidence. */

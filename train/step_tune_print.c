@@ -137,9 +137,9 @@ static void print_evidence(FILE *out, const step_tune_report *r) {
     if (c->slot < 0 && c->from == LT_AUTO_FUSED && c->to == LT_AUTO_UNFUSED &&
         r->start_fused)
       fprintf(out,
-              "    (unfused won by under %.0f %%: the start the check "
+              "    (unfused won by under %g %%: the start the check "
               "defends is every call fused)\n",
-              100.0 * TUNE_AUTO_NARROW);
+              100.0 * r->narrow);
   }
 }
 

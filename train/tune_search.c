@@ -261,10 +261,10 @@ int tune_first_algorithms(tune_config *out, const tune_config *c,
 
 int tune_auto_start(tune_config *start, const tune_config *best,
                     const tune_config *fused, const tune_config *unfused,
-                    const tune_verdict *v, const tune_slot *slots, int count) {
+                    const tune_verdict *v, double narrow,
+                    const tune_slot *slots, int count) {
   *start = *best;
-  if (!v || !v->wins || !(-v->diff_ms < TUNE_AUTO_NARROW * v->base_ms))
-    return 0;
+  if (!v || !v->wins || !(-v->diff_ms < narrow * v->base_ms)) return 0;
   for (int i = 0; i < count && i < TUNE_MAX_SLOTS; i++)
     if (slots[i].field == TUNE_FIELD_WAY && best->value[i] != unfused->value[i])
       return 0;

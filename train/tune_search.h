@@ -194,8 +194,9 @@ int tune_defended(tune_config *out, const tune_config *chosen,
  * (tune_defended; step_tune.h): *start = *best (the step the way search
  * starts from), except where best runs every call unfused (the ways alone
  * did not beat it) after the tuned all-unfused step beat the tuned
- * all-fused one (verdict `v`, fused the incumbent) by less than
- * TUNE_AUTO_NARROW of fused's step: then best with fused's ways, so that
+ * all-fused one (verdict `v`, fused the incumbent) by less than `narrow`
+ * (TUNE_AUTO_NARROW; step_tune.h says how a run sets another) of fused's
+ * step: then best with fused's ways, so that
  * the check weighs the choice against the all-fused step with cuBLASLt's
  * first candidates (the set the run takes if the choice loses). `v` NULL:
  * no verdict, best itself. The context
@@ -213,6 +214,7 @@ int tune_defended(tune_config *out, const tune_config *chosen,
 #define TUNE_AUTO_NARROW 0.02
 int tune_auto_start(tune_config *start, const tune_config *best,
                     const tune_config *fused, const tune_config *unfused,
-                    const tune_verdict *v, const tune_slot *slots, int count);
+                    const tune_verdict *v, double narrow,
+                    const tune_slot *slots, int count);
 
 #endif
