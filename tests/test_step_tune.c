@@ -389,19 +389,27 @@ START_TEST(auto_is_never_behind) {
 }
 END_TEST
 
+/* One epoch of mnist_train under --mode auto, tuned afresh, with
+ * --show-plans and `args`, after `env` ("NAME=VALUE " or ""): its output
+ * into text; the run must succeed. */
+static void run_auto_plans(char *text, size_t size, const char *env,
+                           const char *args) {
+  char command[8192];
+  snprintf(command, sizeof command,
+           "%s'%s' --data-dir '%s' %s --mode auto --epochs 1 --tune-cache off "
+           "--show-plans",
+           env, MNIST_TRAIN_PATH, mnist_dir, args);
+  assert_or_show(run(command, text, size) == 0, text, "mnist_train failed");
+}
+
 /* tune_auto_start on the GPU: the default network's unfused wins the
  * whole step by about 4 % (3.6-4.6 % in sessions 17 and 20) and its ways
  * alone lose, so with MNIST_TUNE_AUTO_NARROW=0.5 that win is a narrow one:
  * the report says the check defends every call fused, and the check in a
  * fresh context runs, its row naming the start. */
 START_TEST(a_narrow_unfused_win_is_checked_against_fused) {
-  char command[8192], text[65536];
-  snprintf(command, sizeof command,
-           "MNIST_TUNE_AUTO_NARROW=0.5 '%s' --data-dir '%s' --mode auto "
-           "--epochs 1 --tune-cache off --show-plans",
-           MNIST_TRAIN_PATH, mnist_dir);
-  assert_or_show(run(command, text, sizeof text) == 0, text,
-                 "mnist_train failed");
+  char text[65536];
+  run_auto_plans(text, sizeof text, "MNIST_TUNE_AUTO_NARROW=0.5 ", "");
   const char *whole = strstr(text, "the whole step         fused -> unfused: ");
   assert_or_show(whole != NULL, text, "no whole-step comparison");
   printf("%.*s\n", (int)strcspn(whole, "\n"), whole);
@@ -425,14 +433,9 @@ END_TEST
  * better whole step, whatever the budget; a check in a fresh context, if
  * the chosen set needs one, defends the start (its row names it). */
 START_TEST(auto_weighs_the_ways_alone) {
-  char command[8192], text[65536];
-  snprintf(command, sizeof command,
-           "'%s' --data-dir '%s' --hidden 100 --batch 256 --precision fp16 "
-           "--activation gelu --mode auto --epochs 1 --tune-cache off "
-           "--show-plans",
-           MNIST_TRAIN_PATH, mnist_dir);
-  assert_or_show(run(command, text, sizeof text) == 0, text,
-                 "mnist_train failed");
+  char text[65536];
+  run_auto_plans(text, sizeof text, "",
+                 "--hidden 100 --batch 256 --precision fp16 --activation gelu");
   const char *whole = strstr(text, "the whole step");
   assert_or_show(whole != NULL, text, "no whole-step comparison");
   const char *alone = strstr(whole, "-> ways alone: ");
