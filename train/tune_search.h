@@ -53,7 +53,7 @@ enum {
  * ways they take alone (train/step_tune.h), or the incumbent with its near
  * winners together (tune_search, from 0: the incumbent); the other values
  * of a whole-step record are ways (every call fused, every call unfused),
- * all below TUNE_WAYS_ALONE (step_tune.c asserts it). The check in a
+ * all below TUNE_WAYS_ALONE (step_search.c asserts it). The check in a
  * fresh context (step_tune.h) records TUNE_UNTUNED (what an untuned run
  * of the step runs) -> TUNE_CHOSEN, or under --mode auto TUNE_START (the
  * start's ways, tune_auto_start, cuBLASLt's first candidates in every
@@ -118,7 +118,7 @@ typedef struct tune_log {
   double budget_ms;        /* the most spent_ms may reach before a comparison */
   int budget_hit;          /* 1: a comparison was left out for the budget */
   double ways_alone_ms;    /* wall clock of deciding the calls' ways alone
-                              (--mode auto, step_tune.c), outside the budget;
+                              (--mode auto, step_search.c), outside the budget;
                               0 when not decided */
   double untuned_alone_ms; /* the check in a fresh context (step_tune.h):
                               the defended step (untuned; under auto the

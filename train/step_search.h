@@ -1,0 +1,19 @@
+/* step_search.h: the step tuner's search (train/step_tune.h): the slots
+ * built and checked, the step timed (step_time.h) through the phases of
+ * tune_search.h (under --mode auto: the tuned whole steps, the ways
+ * alone, tune_auto_start, each call's way), the network's state kept and
+ * put back. Internal to the step tuner. */
+#ifndef MNIST_EPILOGS_STEP_SEARCH_H
+#define MNIST_EPILOGS_STEP_SEARCH_H
+
+#include "train/step_tune.h"
+
+/* Builds r's slots for r's calls and chooses r->chosen by timing the step
+ * (the budget o->budget_ms, or STEP_TUNE_BUDGET_MS), r->log the evidence;
+ * under auto r->start, r->start_fused and r->narrow too. The network's
+ * state is taken before the first step and put back after the last
+ * (step_time_kept). Returns 0 or -1. */
+int step_search_tune(step_tune_report *r, const step_tune_target *t,
+                     const step_tune_options *o);
+
+#endif
