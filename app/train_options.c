@@ -10,6 +10,7 @@
 void train_options_defaults(train_options *out) {
   memset(out, 0, sizeof *out);
   out->config = trainer_config_defaults();
+  out->config.context_cycle = 1; /* the program's default, not the library's */
   out->steps = -1;
   out->gpu = gpu_options_defaults();
 }
@@ -126,12 +127,25 @@ static void store_autotune(void *target, int index) {
 }
 
 /* The flags only training reads (--epochs 0 refuses them: one rule). */
-static const char *const training_only[] = {
-    "steps",         "lr",         "momentum",       "schedule",
-    "seed",          "order",      "save",           "log",
-    "show-plans",    "chain",      "no-graphs",      "loss-scale",
-    "context-cycle", "tune-cache", "tune-cache-dir", "tune-here",
-    "tune-budget",   NULL};
+static const char *const training_only[] = {"steps",
+                                            "lr",
+                                            "momentum",
+                                            "schedule",
+                                            "seed",
+                                            "order",
+                                            "save",
+                                            "log",
+                                            "show-plans",
+                                            "chain",
+                                            "no-graphs",
+                                            "loss-scale",
+                                            "context-cycle",
+                                            "no-context-cycle",
+                                            "tune-cache",
+                                            "tune-cache-dir",
+                                            "tune-here",
+                                            "tune-budget",
+                                            NULL};
 
 /* The first flag of `flags` in training_only[] that was given, or NULL
  * (every flag's `given` is set). */
@@ -295,6 +309,10 @@ int train_options_parse(train_options *out, int argc, char **argv, char *err,
        .kind = CLI_SWITCH,
        .target = &c->context_cycle,
        .switch_value = 1},
+      {.name = "no-context-cycle",
+       .kind = CLI_SWITCH,
+       .target = &c->context_cycle,
+       .switch_value = 0},
       {.name = "tune-budget",
        .kind = CLI_FLOAT,
        .target = &c->tune_budget_ms,
@@ -336,6 +354,14 @@ int train_options_parse(train_options *out, int argc, char **argv, char *err,
       check_combinations(out, training_flag_given(flags, count), err,
                          err_size) != 0)
     return -1;
+  if (given_by_name(flags, count, "context-cycle") &&
+      given_by_name(flags, count, "no-context-cycle")) {
+    snprintf(err, err_size,
+             "expected one of --context-cycle (the default) and "
+             "--no-context-cycle, found both");
+    return -1;
+  }
+  if (c->epochs == 0) c->context_cycle = 0; /* no training, nothing to gain */
   /* --epochs 0 --load takes the file's precision unless --precision is
    * given: the fp8 flags are checked once it is known
    * (train_options_check_fp8, after the load). */

@@ -22,7 +22,9 @@ START_TEST(defaults) {
   ck_assert_int_eq(o.config.mode, MLP_MODE_FUSED);
   ck_assert_int_eq(o.config.graphs, 1);
   ck_assert_int_eq(o.gpu.autotune, GPU_AUTOTUNE_EXACT);
-  ck_assert_int_eq(o.config.context_cycle, 0);
+  /* the program's default (the library's is off: trainer_config_defaults) */
+  ck_assert_int_eq(o.config.context_cycle, 1);
+  ck_assert_int_eq(trainer_config_defaults().context_cycle, 0);
   ck_assert_ptr_null(o.data_dir);
   /* One place for the defaults: the parser's are the config's. */
   trainer_config c = trainer_config_defaults();
@@ -76,6 +78,21 @@ START_TEST(every_flag) {
   ck_assert_int_eq(o.config.cosine, 0);
   ck_assert_int_eq(o.show_plans, 1);
   ck_assert_int_eq(o.config.context_cycle, 1);
+}
+END_TEST
+
+/* The context cycle: on unless --no-context-cycle, or nothing trains. */
+START_TEST(context_cycle_by_default) {
+  train_options o;
+  char err[256];
+  char *off[] = {"mnist_train", "--no-context-cycle"};
+  ck_assert_msg(train_options_parse(&o, 2, off, err, sizeof err) == 0, "%s",
+                err);
+  ck_assert_int_eq(o.config.context_cycle, 0);
+  char *evaluate[] = {"mnist_train", "--epochs", "0", "--load", "m.st"};
+  ck_assert_msg(train_options_parse(&o, 5, evaluate, err, sizeof err) == 0,
+                "%s", err);
+  ck_assert_int_eq(o.config.context_cycle, 0);
 }
 END_TEST
 
@@ -253,8 +270,11 @@ static const bad_flags bad[] = {
      "--epochs 0 evaluates only: expected none of the flags only training "
      "reads (--steps, --lr, --momentum, --schedule, --seed, --order, "
      "--save, --log, --show-plans, --chain, --no-graphs, --loss-scale, "
-     "--context-cycle, --tune-cache, --tune-cache-dir, --tune-here, "
-     "--tune-budget), found --save"},
+     "--context-cycle, --no-context-cycle, --tune-cache, --tune-cache-dir, "
+     "--tune-here, --tune-budget), found --save"},
+    {{"--context-cycle", "--no-context-cycle"},
+     "one of --context-cycle (the default) and --no-context-cycle, found "
+     "both"},
     {{"--order", "random"}, "'shuffle' or 'file'"},
     {{"--steps", "x"}, "--steps"},
     {{"--epochs", "5x"}, "found '5x'"},
@@ -373,6 +393,7 @@ START_TEST(evaluation_refuses_training_flags) {
       {"--no-graphs", NULL},
       {"--loss-scale", "2"},
       {"--context-cycle", NULL},
+      {"--no-context-cycle", NULL},
       {"--tune-cache", "off"},
       {"--tune-cache-dir", "d"},
       {"--tune-here", NULL},
@@ -440,6 +461,7 @@ int main(void) {
   tcase_add_test(tc, fp8_pads_to_16);
   tcase_add_test(tc, fp8_flags_wait_for_the_files_precision);
   tcase_add_test(tc, one_builder_of_the_network);
+  tcase_add_test(tc, context_cycle_by_default);
   tcase_add_test(tc, hidden_none);
   tcase_add_test(tc, given_flags_are_recorded);
   tcase_add_test(tc, evaluation_refuses_training_flags);

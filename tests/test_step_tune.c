@@ -16,8 +16,9 @@
  *     better row's step: then the rows differ by placement alone), and
  *     weighs the step whose calls go the ways they take alone against the
  *     better whole step;
- *   - --context-cycle prints the digits of a run without it, and cycles a
- *     context only where the tuner made none apart.
+ *   - the context cycle (on by default) prints the digits of a run
+ *     without it, and cycles a context only where the tuner made none
+ *     apart.
  * Skips (77) without a GPU or the data, saying which. */
 #include <check.h>
 #include <math.h>
@@ -101,15 +102,15 @@ START_TEST(exact_tuning_prints_what_off_prints) {
 }
 END_TEST
 
-/* --context-cycle (train/trainer.h) changes nothing but speed: the digits
- * of --autotune off with and without it; a run that does not tune says it
- * made and destroyed the context, a run whose tuner ran apart (which
- * stands for the cycle) says nothing of it. */
+/* The context cycle (train/trainer.h), mnist_train's default, changes
+ * nothing but speed: the digits of --autotune off with and without it; a
+ * run that does not tune says it made and destroyed the context, a run
+ * whose tuner ran apart (which stands for the cycle) says nothing of it. */
 START_TEST(a_context_cycle_changes_nothing_but_speed) {
   char plain[4096], cycled[4096], command[16384], out[65536];
-  train_digits(plain, sizeof plain, "--autotune off", "plain");
-  train_digits(cycled, sizeof cycled, "--autotune off --context-cycle",
-               "cycled");
+  train_digits(plain, sizeof plain, "--autotune off --no-context-cycle",
+               "plain");
+  train_digits(cycled, sizeof cycled, "--autotune off", "cycled");
   ck_assert_msg(strcmp(plain, cycled) == 0, "without\n%s\nwith\n%s", plain,
                 cycled);
   /* Untuned; tuned apart into an empty cache (its copy's context stands
@@ -122,8 +123,7 @@ START_TEST(a_context_cycle_changes_nothing_but_speed) {
   const int cycles[4] = {1, 0, 1, 1};
   for (int i = 0; i < 4; i++) {
     snprintf(command, sizeof command,
-             "'%s' --data-dir '%s' --hidden 256 --epochs 1 --context-cycle "
-             "--show-plans %s",
+             "'%s' --data-dir '%s' --hidden 256 --epochs 1 --show-plans %s",
              MNIST_TRAIN_PATH, mnist_dir,
              i < 3 ? tuning[i] : "--tune-cache off --tune-here");
     assert_or_show(run(command, out, sizeof out) == 0, out,

@@ -50,7 +50,8 @@ typedef struct trainer_config {
                         only the kernels its step runs; 0: in the training's */
   int context_cycle; /* 1: after the warm-up and the tuner, a CUDA context
                         made and destroyed (gpu_apart_cycle), unless the
-                        tuner made one there (it tuned apart); 0: none */
+                        tuner made one there (it tuned apart); 0: none
+                        (the defaults'; mnist_train's default is 1) */
   fp8_recipe fp8;    /* --precision fp8's recipe (zeroed: the defaults) */
   /* The network's first parameters instead of the seed's (a loaded
    * checkpoint: its real units' layout and FP32 slab, borrowed until
