@@ -34,8 +34,7 @@ float fp8_decode(uint8_t code, lt_fp8 format) {
   if (format == LT_FP8_E5M2 && magnitude == 0x7C) return sign * INFINITY;
   int field = magnitude >> s.mantissa_bits;
   int mantissa = magnitude & ((1 << s.mantissa_bits) - 1);
-  /* Subnormal: m * 2^(1 - bias - M); normal: (2^M + m) * 2^(field - bias
-   * - M). Both are exact in float. */
+  /* Exact: subnormal m 2^(1-bias-M), normal (2^M + m) 2^(field-bias-M). */
   if (field == 0)
     return sign * ldexpf((float)mantissa, 1 - s.bias - s.mantissa_bits);
   return sign * ldexpf((float)((1 << s.mantissa_bits) + mantissa),
@@ -63,10 +62,9 @@ static uint8_t encode_magnitude(uint32_t sig, int e, int exponent, fp8_spec s) {
     exponent = min_exponent; /* subnormal range: one fixed quantum */
   int quantum = exponent - s.mantissa_bits;
   uint32_t n = shift_round_even(sig, quantum - e); /* |x| / 2^quantum */
-  /* Codes count quanta: in the subnormal binade the code is n; in binade
-   * `exponent` it is ((exponent - min_exponent) << M) + n, n in [2^M,
-   * 2^(M+1)], and n = 2^(M+1) (a carry) lands on the next binade's first
-   * code. */
+  /* Codes count quanta: the subnormal binade's code is n; binade `exponent`'s
+   * ((exponent - min_exponent) << M) + n, n in [2^M, 2^(M+1)], where n =
+   * 2^(M+1) (a carry) lands on the next binade's first code. */
   uint32_t code = ((uint32_t)(exponent - min_exponent) << s.mantissa_bits) + n;
   return code > s.max_code ? s.max_code : (uint8_t)code;
 }

@@ -1,15 +1,11 @@
-/* fp8.h: the two OCP FP8 formats (OFP8 1.0, Hopper's and cuda_fp8.h's
- * __NV_E4M3 and __NV_E5M2), their casts with per-tensor scales and the
- * scale rule: the plain-C reference the oracle and the GPU's FP8 kernels
- * are held to bit for bit. Plain C; CPU-only code includes it.
- *   E4M3: bias 7, 3 mantissa bits, no inf; NaN only S.1111.111; max 448,
- *         min normal 2^-6, subnormals m 2^-9.
- *   E5M2: bias 15, 2 mantissa bits, IEEE-like inf and NaN; max 57344,
- *         min normal 2^-14, subnormals m 2^-16.
- * A tensor is stored as q = encode(x * scale) and read as decode(q) *
- * scale_inv (what cuBLASLt's A_SCALE / B_SCALE pointers hold: cublasLt.h
- * "converts data in matrix A to the compute data type range"). Why each
- * rule, and Transformer Engine's: docs/backprop.md section 12. */
+/* fp8.h: the OCP FP8 formats (OFP8 1.0; cuda_fp8.h's __NV_E4M3, __NV_E5M2),
+ * their casts with per-tensor scales and the scale rule: the plain-C reference
+ * the oracle and the GPU's FP8 kernels are held to bit for bit. Plain C.
+ *   E4M3: bias 7, 3 mantissa bits, max 448, no inf, NaN only S.1111.111;
+ *   E5M2: bias 15, 2 mantissa bits, max 57344, IEEE-like inf and NaN;
+ *   min normal 2^-6 and 2^-14, subnormals m 2^-9 and m 2^-16 respectively.
+ * Stored as q = encode(x * scale), read as decode(q) * scale_inv (cublasLt.h's
+ * A_SCALE / B_SCALE). Why, and TE's choices: docs/backprop.md section 12. */
 #ifndef MNIST_EPILOGS_FP8_H
 #define MNIST_EPILOGS_FP8_H
 
@@ -35,16 +31,13 @@ static FP8_HOST_DEVICE inline float fp8_max_finite(lt_fp8 format) {
 }
 /* 1 when `code` is a NaN of the format. */
 int fp8_is_nan(uint8_t code, lt_fp8 format);
-
 /* The value of `code`, exact: +-inf for E5M2's inf codes, NaN for NaNs. */
 float fp8_decode(uint8_t code, lt_fp8 format);
 
-/* Round to nearest, ties to the even code, subnormals exact; saturating:
- * past max + half an ulp (E4M3 464, whose tie goes down to 448; E5M2
- * 61440, whose tie goes up) and +-inf give +-max; NaN gives 0x7F (its
- * sign dropped); a zero result keeps its sign. Exactly CUDA 13.0's
- * __nv_cvt_float_to_fp8(x, __NV_SATFINITE, fmt) (tests/test_fp8.c, every
- * float of the range), whose device code is one cvt.rn.satfinite. */
+/* Round to nearest, ties to the even code, subnormals exact, saturating: past
+ * max + half an ulp (E4M3 464, its tie down to 448; E5M2 61440, its tie up) and
+ * +-inf give +-max; NaN gives 0x7F; a zero keeps its sign. Exactly CUDA 13.0's
+ * __nv_cvt_float_to_fp8(x, __NV_SATFINITE, fmt) (tests/test_fp8.c). */
 uint8_t fp8_encode(float x, lt_fp8 format);
 
 /* encode(x * scale), the product in FP32, as a GPU kernel computes it. */
@@ -59,13 +52,12 @@ enum {
   FP8_SCALE_BAD = -1  /* amax NaN, infinite or negative: previous kept */
 };
 
-/* The per-tensor scale from an amax (a tensor's, or its history's
- * largest): the largest 2^k with amax 2^k <= max_finite (a power of two:
- * the cast is the only rounding; Transformer Engine's force_pow_2_scales,
- * recipe/recipe_common.cuh), k <= 126 (scale and 1 / scale normal). An amax of
- * 0, or not a finite number >= 0, returns `previous` (TE's
- * recipe/delayed_scaling.cu); *outcome says which. Exact: amax = a 2^ea,
- * max_finite = m 2^em, a, m in [0.5, 1): k = em - ea, one less when a > m. */
+/* The per-tensor scale from an amax (a tensor's, or its history's largest):
+ * the largest 2^k with amax 2^k <= max_finite, k <= 126 (scale, 1 / scale
+ * normal; TE's force_pow_2_scales, recipe/recipe_common.cuh). An amax 0, or not
+ * a finite number >= 0, returns `previous` (TE's recipe/delayed_scaling.cu),
+ * *outcome saying which. Exact: amax = a 2^ea, max_finite = m 2^em, a, m in
+ * [0.5, 1): k = em - ea, one less when a > m. */
 static FP8_HOST_DEVICE inline float
 fp8_scale_rule(float amax, float max_finite, float previous, int *outcome) {
   if (!(amax >= 0.0f) || isinf(amax)) {
@@ -84,9 +76,8 @@ fp8_scale_rule(float amax, float max_finite, float previous, int *outcome) {
   return ldexpf(1.0f, k > 126 ? 126 : k);
 }
 
-/* fp8_scale_rule for `format` into *scale (in: the previous). Returns 0,
- * or -1 for an amax not finite or negative: *scale kept, `why` (may be
- * NULL) naming it. */
+/* fp8_scale_rule for `format` into *scale (in: the previous): 0, or -1 for an
+ * amax not finite or negative, *scale kept, `why` (may be NULL) naming it. */
 int fp8_scale_from_amax(float *scale, float amax, lt_fp8 format, char *why,
                         size_t why_size);
 
@@ -100,8 +91,7 @@ typedef enum fp8_fast_accum {
 
 typedef struct fp8_recipe {
   int all_e4m3; /* 0 (hybrid): gradients E5M2; 1: E4M3 as the rest */
-  int current;  /* 0 (delayed): scales from the amax history; 1: from
-                   the tensor's own amax (one more read) */
+  int current;  /* 0 (delayed): amax history; 1: its own amax (one more read) */
   fp8_fast_accum fast_accum;
 } fp8_recipe;
 

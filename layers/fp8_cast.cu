@@ -1,12 +1,10 @@
-/* fp8_cast.cu: the FP8 step's kernels (fp8_cast.h): the cast, the
- * transpose of codes and the roll. The cast's tile is FP8_CAST_ROWS (32)
- * rows by FP8_CAST_TILE (128) columns, 128 threads; thread t holds rows
- * 8 (t % 4) .. + 7 of columns 4 (t / 4) .. + 3, stores its codes 8 bytes a
- * column and the transposed codes through shared memory (fp8_tile.cuh). A
- * block casts tiles t, t + gridDim.x, ..., the next tiles' loads in flight
- * (fp8_cast_load.cuh); one atomic per block for the amax and each count.
- * What each choice bought: docs/performance.md, "FP8 as a precision of
- * the step". */
+/* fp8_cast.cu: the FP8 step's kernels (fp8_cast.h): cast, transpose, roll.
+ * The cast's tile: FP8_CAST_ROWS (32) rows by FP8_CAST_TILE (128) columns, 128
+ * threads; thread t holds rows 8 (t % 4) .. + 7 of columns 4 (t / 4) .. + 3,
+ * stores its codes 8 bytes a column, the transposed via shared memory
+ * (fp8_tile.cuh). A block casts tiles t, t + gridDim.x, ..., the next ones'
+ * loads in flight (fp8_cast_load.cuh); one atomic a block for amax and counts.
+ * What each bought: docs/performance.md, "FP8 as a precision of the step". */
 #include <stdio.h>
 
 #include "gpu/gpu_check.h"
@@ -46,10 +44,9 @@ static __device__ float cast_scale(const fp8_cast_args &a, bool *bad) {
   return scale;
 }
 
-/* The row sums of tile (tx, ty) (s: this thread's 8 rows over its four
- * columns), in a fixed order, into column tile ty's partials: through
- * shared memory, four threads a row, two shuffles. Every thread calls it;
- * it synchronises once; the caller synchronises before the next call. */
+/* Tile (tx, ty)'s row sums (s: this thread's 8 rows, 4 columns), fixed order,
+ * into column tile ty's partials: shared memory, 4 threads a row, 2 shuffles.
+ * All threads call it; it syncs once, the caller before the next call. */
 static __device__ __forceinline__ void write_partials(const fp8_cast_args &a,
                                                       const float s[8], int rg,
                                                       int cq, int tx, int ty) {
@@ -108,16 +105,14 @@ __device__ __forceinline__ unsigned zeros<__nv_bfloat16>(const float (*x)[8]) {
   return (unsigned)(__low2float(n) + __high2float(n));
 }
 
-/* What a block's casts lost (fp8_meta's counts); past the matrix the two
- * zero counts cancel. */
+/* A block's losses (fp8_meta's counts); past the matrix, zero counts cancel. */
 typedef struct cast_lost {
   unsigned zero_codes, zero_x, saturated, nan;
 } cast_lost;
 
-/* Tile (tx, ty) from this thread's decoded values x, their row sums,
- * amax, least (fp8_decode_tile) and NaN flag: the codes at `scale` in both
- * layouts, their losses into *lost, the partial sums. Every thread calls
- * it; it ends synchronised, tile_t free again. */
+/* Tile (tx, ty) from this thread's decoded x, row sums, amax, least
+ * (fp8_decode_tile), NaN flag: codes at `scale` in both layouts, losses into
+ * *lost, partial sums. Every thread calls it; it ends synced, tile_t free. */
 template <typename S>
 __device__ __forceinline__ void
 store_tile(const fp8_cast_args &a, uint8_t (*tile_t)[COLS], const float (*x)[8],
@@ -133,8 +128,7 @@ store_tile(const fp8_cast_args &a, uint8_t (*tile_t)[COLS], const float (*x)[8],
     if (a.d_out && r < a.rows && c0 + j < a.cols)
       *(uint2 *)(a.d_out + (size_t)(c0 + j) * a.ld_out + r) = w[j];
   }
-  /* Flushed: zero codes less zero values; none where every non-zero |x|
-   * scales above the bound. */
+  /* Flushed = zero codes - zero values; none if least * scale > the bound. */
   if (!(least * scale > fp8_flush_bound(a.format))) {
     uint32_t nonzero = 0; /* bit 7 - k of a byte: code of word k not ±0 */
 #pragma unroll
@@ -172,10 +166,9 @@ store_tile(const fp8_cast_args &a, uint8_t (*tile_t)[COLS], const float (*x)[8],
 }
 
 /* The cast (AMAX_ONLY: current scaling's amax pass) of tiles blockIdx.x,
- * + gridDim.x, ... of `tiles` (tiles_x a column of tiles), the next
- * STAGES - 1 tiles' copies in flight. At most 128 registers (no spill on
- * sm_89 and later), so four blocks per SM where shared memory holds them
- * (228 KB on the H200; two on GPUs of 100 KB); the amax pass six. */
+ * + gridDim.x, ... of `tiles` (tiles_x a column of tiles), STAGES - 1 ahead in
+ * flight. <= 128 registers (no spill, sm_89 on): four blocks an SM where shared
+ * memory holds them (228 KB on the H200; two at 100 KB); the amax pass six. */
 template <typename S, fp8_mask MASK, bool AMAX_ONLY>
 __global__ void __launch_bounds__(THREADS, AMAX_ONLY ? 6 : 4)
     fp8_cast_kernel(fp8_cast_args a, int tiles_x, int tiles) {
@@ -189,8 +182,7 @@ __global__ void __launch_bounds__(THREADS, AMAX_ONLY ? 6 : 4)
   float scale = AMAX_ONLY ? 1.0f : cast_scale(a, &bad);
   float block_amax = 0.0f;
   cast_lost lost = {0, 0, 0, 0};
-  /* Tile t is (t % tiles_x, t / tiles_x), stepping by gridDim.x; the
-   * tile to load next is lt, at (lx, ly), STAGES - 1 tiles ahead. */
+  /* Tile t: (t % tiles_x, t / tiles_x); load lt, at (lx, ly), STAGES - 1 on. */
   int step_x = (int)gridDim.x % tiles_x, step_y = (int)gridDim.x / tiles_x;
   int tx = (int)blockIdx.x % tiles_x, ty = (int)blockIdx.x / tiles_x;
   int lt = blockIdx.x, lx = tx, ly = ty, use = 0;
@@ -239,9 +231,8 @@ __global__ void __launch_bounds__(THREADS, AMAX_ONLY ? 6 : 4)
   }
 }
 
-/* Blocks for `tiles` tiles: as many as the GPU holds at once
- * (gpu_early_places) or `cap` when set and fewer, then fewer where the
- * tiles a block stay the same (1000 over 528 places: 500 blocks of 2). */
+/* Blocks for `tiles`: as many as the GPU holds (gpu_early_places) or `cap` if
+ * fewer, then fewer at the same tiles a block (1000 over 528: 500 of 2). */
 static cudaError_t cast_blocks(const void *kernel, int tiles, int cap,
                                gpu_early_cache *early, unsigned *blocks) {
   int places;

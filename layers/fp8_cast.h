@@ -1,9 +1,8 @@
-/* fp8_cast.h: the FP8 step's own kernels (layers/mlp_fp8.h) and the
- * scaling state they keep: the cast of a matrix to FP8 in both layouts at
- * once (the backward's ReLU mask or GELU' applied, the bias gradient's
- * partial row sums taken), the transpose of FP8 codes, the roll of the
- * amax histories. Scales stay on the GPU. The casts are layers/fp8.h's,
- * bit for bit (tests/test_fp8_cast.c). */
+/* fp8_cast.h: the FP8 step's own kernels (layers/mlp_fp8.h) and the scaling
+ * state they keep: a matrix's cast to FP8 in both layouts at once (ReLU mask
+ * or GELU' applied, the bias gradient's partial row sums taken), the transpose
+ * of FP8 codes, the amax histories' roll. Scales stay on the GPU. The casts
+ * are layers/fp8.h's bit for bit (tests/test_fp8_cast.c). */
 #ifndef MNIST_EPILOGS_FP8_CAST_H
 #define MNIST_EPILOGS_FP8_CAST_H
 
@@ -19,13 +18,11 @@
 extern "C" {
 #endif
 
-/* Steps of amax history delayed scaling keeps (torchao's kept 16;
- * Transformer Engine's DelayedScaling 1024 by default). */
+/* Amax history steps kept (torchao: 16; TE's DelayedScaling default: 1024). */
 #define FP8_HISTORY 16
 
-/* One FP8 tensor's scaling state, on the device, 112 bytes: scale_inv,
- * scale and amax each on a 16-byte boundary, as cuBLASLt's scale and amax
- * pointers must be (4 bytes off: NOT_SUPPORTED, measured on the H200). */
+/* One FP8 tensor's scaling state, on the device, 112 bytes: scale_inv, scale
+ * and amax 16-byte aligned, as cuBLASLt needs (docs/backprop.md section 12). */
 typedef struct fp8_meta {
   float scale_inv;    /* 1 / the scale of the codes: A_SCALE / B_SCALE */
   uint32_t saturated; /* elements the casts lost since the parameters */
@@ -37,9 +34,8 @@ typedef struct fp8_meta {
   uint32_t bad_amax;  /* rolls, current casts whose amax was not finite */
   uint32_t overflows; /* rolls whose amax times the scale used passed the
                          largest finite value (an FP8 D's only count) */
-  float amax;         /* this step's: a GEMM's AMAX_D (overwritten), or
-                         the casts' atomicMax of the bits; the roll moves
-                         it into the history and zeroes it */
+  float amax;         /* this step's: AMAX_D (overwritten) or the casts'
+                         atomicMax of its bits; rolled into history, zeroed */
   uint32_t unused[3];
   float history[FP8_HISTORY]; /* amax of the last FP8_HISTORY steps */
 } fp8_meta;
@@ -85,8 +81,7 @@ typedef struct fp8_cast_args {
   fp8_meta *d_meta;     /* amax max-ed (current: zeroed first), counts,
                            casts, scale and scale_inv written */
   lt_fp8 format;
-  int blocks; /* 0: as many blocks as the GPU holds at once; n > 0: at
-                 most n (tests: several tiles a block) */
+  int blocks; /* 0: as many as the GPU holds at once; n > 0: at most n */
 } fp8_cast_args;
 
 /* The cast of `args` on `stream`: one kernel (delayed), or the amax reset,
@@ -105,13 +100,11 @@ int fp8_transpose(uint8_t *d_out_t, int ld_out_t, const uint8_t *d_in,
                   int ld_in, int rows, int cols, gpu_early_cache *early,
                   cudaStream_t stream);
 
-/* The roll that ends a step: per tensor, history[*d_step % FP8_HISTORY] =
- * amax, the next scale from the history (fp8_scale_rule), amax = 0; then
- * *d_step += 1. scale_inv follows the new scale, except the weights' (it
- * stays their codes' until SGD writes them again). */
+/* The roll ending a step: per tensor history[*d_step % FP8_HISTORY] = amax,
+ * the next scale from the history (fp8_scale_rule), amax = 0; *d_step += 1.
+ * scale_inv follows, except the weights' (their codes' until SGD's rewrite). */
 typedef struct fp8_roll_args {
-  fp8_meta *d_meta; /* [3 layers]: the weights', the inputs', then the
-                       gradients' of layers 0, 1, ... */
+  fp8_meta *d_meta; /* [3 layers], role-major: weights, inputs, gradients */
   int layers;
   lt_fp8 gradient;  /* the gradients' format (the others are E4M3) */
   uint32_t *d_step; /* steps rolled */

@@ -1,6 +1,5 @@
-/* fp8_cast_check.c: what the cast kernel can take (fp8_cast.h), checked on
- * the host before anything runs. Plain C: tests/test_fp8_cast_check.c holds
- * each rule without a GPU. */
+/* fp8_cast_check.c: the cast kernel's limits (fp8_cast.h), checked on the host.
+ * Plain C: tests/test_fp8_cast_check.c holds each rule without a GPU. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -12,13 +12,12 @@
 
 enum { FP8_CAST_ROWS = 32 };
 
-/* The block's tiles in flight (gpu_copy_async), a ring of STAGES. A
- * tile holds each thread's 16-byte slots ([slot][thread]: 512 contiguous
- * bytes a warp): its four columns' values (FP32: two slots each), then
- * GELU's z of each, read only by the thread that copied them. The ReLU
- * mask: each thread copies the word of rows 32 tx .. + 31 of column
- * c0 + rg and reads its column quad's four. Two stages where a tile needs
- * twice the slots (three would take 48 KB). */
+/* The block's tiles in flight (gpu_copy_async), a ring of STAGES. A tile holds
+ * each thread's 16-byte slots ([slot][thread]: 512 bytes a warp): its four
+ * columns' values (FP32: two slots each), then GELU's z of each, read only by
+ * the copying thread. ReLU: each thread copies the mask word of rows 32 tx ..
+ * + 31 of column c0 + rg, reads its column quad's four. Two stages where a tile
+ * needs twice the slots (three would take 48 KB). */
 template <typename S, fp8_mask MASK> struct fp8_cast_ring {
   enum {
     VECS = sizeof(S) / 2,
@@ -32,10 +31,9 @@ template <typename S, fp8_mask MASK> struct fp8_cast_ring {
 
 /* GELU'(z) of lt_gelu.h's tanh form, (1 + t) / 2 + (1 - t^2) (s / 2) z
  * (1 + 3 c z^2), t = tanh(s (z + c z^3)), from one e = 2^a, a = 2 log2(e)
- * s (z + c z^3): with r = 1 / (e + 1), (1 + t) / 2 = e r and 1 - t^2 =
- * 4 e r^2 (nothing cancels). z is clamped to [-8, 8] (GELU' is 1 in float
- * from 7 on, under 1e-13 below -7) and z - z added, so NaN or inf give
- * NaN. Within 4e-7 of the exact form over every BF16 z (tanhf: 6e-7). */
+ * s (z + c z^3): r = 1 / (e + 1) gives (1 + t) / 2 = e r, 1 - t^2 = 4 e r^2
+ * (no cancelling). z clamped to [-8, 8] (GELU' 1.0f from 7, < 1e-13 below -7),
+ * z - z added (NaN, inf: NaN). Within 4e-7 on every BF16 z (tanhf: 6e-7). */
 static __device__ __forceinline__ float fp8_gelu_grad(float z) {
   const float s = (float)LT_GELU_SCALE, c = (float)LT_GELU_CUBIC;
   const float k = 2.0f * 1.44269504f * s; /* 2 log2(e) s */
@@ -48,11 +46,9 @@ static __device__ __forceinline__ float fp8_gelu_grad(float z) {
   return fmaf(slope, half_1_plus_t * r, half_1_plus_t) + (z - z);
 }
 
-/* The thread's values of the tile in stage `stage` ([column][row]; 0 past
- * the matrix), masked (GELU: rounded to the source type, as a 16-bit
- * buffer would hold it), and *least: no non-zero |x| is below it (ReLU:
- * the least |x| before the mask; else 0, where the bound bought nothing:
- * ncu, session 19). */
+/* The thread's values of stage `stage`'s tile ([column][row]; 0 past the
+ * matrix), masked (GELU: rounded to S, as a 16-bit buffer holds it); *least:
+ * no non-zero |x| is below it (ReLU: least |x| before the mask; else 0). */
 template <typename S, fp8_mask MASK>
 __device__ __forceinline__ void
 fp8_decode_tile(float (*x)[8], float *least, const fp8_cast_ring<S, MASK> &ring,

@@ -18,23 +18,19 @@ static __device__ __forceinline__ uint8_t fp8_encode_device(float p,
   return (uint8_t)__nv_cvt_float_to_fp8(p, __NV_SATFINITE, fp8_kind(format));
 }
 
-/* The counts' saturation rule: past the rounding boundary (fp8_encode),
- * inf included; NaN is not. */
+/* Counted saturated: past fp8_encode's rounding boundary, inf too; NaN not. */
 static __device__ __forceinline__ bool fp8_saturates(float p, lt_fp8 format) {
   return format == LT_FP8_E5M2 ? fabsf(p) >= 61440.0f : fabsf(p) > 464.0f;
 }
 
-/* A code is +-0 exactly when |p| is at most this: half the smallest
- * subnormal (the tie rounds to the even 0). */
+/* A code is +-0 exactly when |p| <= this: half the least subnormal (tie: 0). */
 static __device__ __forceinline__ float fp8_flush_bound(lt_fp8 format) {
   return format == LT_FP8_E5M2 ? 0x1p-17f : 0x1p-10f;
 }
 
-/* What one block found, into `meta`: the amax (>= 0, not NaN: atomicMax
- * of its bits, when `record_amax`) and the counts, summed over the block
- * first (shared atomics, a warp's sums each), so that a block makes at
- * most four global atomics, none for a zero count. Every thread of the
- * block (whole warps) calls it; it ends with the block synchronised. */
+/* One block's amax (>= 0, not NaN: atomicMax of its bits, if `record_amax`) and
+ * counts into `meta`, summed over the block first: at most four global atomics,
+ * none for a zero count. All threads (whole warps) call it; it ends synced. */
 static __device__ void fp8_block_record(fp8_meta *meta, bool record_amax,
                                         float amax, unsigned saturated,
                                         unsigned flushed, unsigned nan) {
@@ -83,8 +79,7 @@ static __device__ void fp8_roll_one(fp8_meta *meta, unsigned slot,
   meta->amax = 0.0f;
 }
 
-/* The roll of every tensor of `a` by one block's threads, then the step
- * advanced. Every thread of the block calls it. */
+/* `a`'s roll by one block (every thread calls it), then the step advanced. */
 static __device__ void fp8_roll_block(const fp8_roll_args &a) {
   unsigned slot = *a.d_step % FP8_HISTORY;
   for (int t = threadIdx.x; t < 3 * a.layers; t += blockDim.x)

@@ -13,9 +13,8 @@ static __host__ __device__ inline int fp8_round16(int n) {
   return (n + 15) / 16 * 16;
 }
 
-/* Byte `column` of line `line`: the line's 16-byte chunk p sits at chunk
- * p XOR (2 x its row group), so a warp's staging stores fall in 32 banks
- * (4-way conflicts before: ncu, session 5) while a chunk stays whole. */
+/* Byte `column` of line `line`: the line's 16-byte chunk p sits at chunk p XOR
+ * (2 x its row group): a warp's staging stores span 32 banks, chunks whole. */
 template <int TILE_ROWS>
 static __device__ __forceinline__ uint8_t *
 fp8_tile_at(uint8_t (*tile_t)[FP8_TILE_COLS], int line, int column) {
@@ -40,10 +39,9 @@ fp8_stage_words(uint8_t (*tile_t)[FP8_TILE_COLS], const uint32_t c[4], int row,
     *(uint32_t *)fp8_tile_at<TILE_ROWS>(tile_t, row + k, 4 * cq) = line[k];
 }
 
-/* After the block has synchronised: line i of tile (tx, ty) (source row
- * tx * TILE_ROWS + i) to out_t's row, 16 bytes a store, for rows < `rows`
- * and columns < fp8_round16(`cols`); a thread stores the same part of
- * every LINES_APART-th line, unrolled (session 17). */
+/* After the block synchronised: line i of tile (tx, ty) (source row tx *
+ * TILE_ROWS + i) to out_t's row, 16 bytes a store, rows < `rows`, columns <
+ * fp8_round16(`cols`), a thread the same part of each LINES_APART-th line. */
 template <int TILE_ROWS>
 static __device__ __forceinline__ void
 fp8_write_transposed(uint8_t *out_t, int ld_t, uint8_t (*tile_t)[FP8_TILE_COLS],

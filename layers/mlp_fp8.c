@@ -1,6 +1,5 @@
-/* mlp_fp8.c: the FP8 step's memory and scaling state (mlp_fp8.h): its
- * buffers, the reset after the parameters change, the views tests read.
- * The step's hooks: mlp_fp8_pass.c. */
+/* mlp_fp8.c: the FP8 step's memory and state (mlp_fp8.h): buffers, the reset
+ * after the parameters change, views tests read. Hooks: mlp_fp8_pass.c. */
 #include "layers/mlp_fp8.h"
 
 #include <stddef.h>
@@ -66,8 +65,7 @@ static size_t lay_out(mlp *net, char *base, size_t *state_bytes) {
   return at;
 }
 
-/* 0 when every width is a multiple of 16 (cuBLASLt's FP8 m and k), else
- * -1, named. */
+/* 0 when all widths are multiples of 16 (cuBLASLt's FP8 m, k); else -1. */
 static int check_widths(const mlp *net) {
   for (int l = 0; l <= net->layout.depth; l++) {
     if (net->layout.widths[l] % 16 == 0) continue;

@@ -1,15 +1,9 @@
-/* mlp_fp8.h: the MLP's FP8 step (--precision fp8): a precision of the one
- * step (mlp.h), whose forward, backward and call list run each layer's
- * FP8 view (linear_fp8) with the hooks below between the GEMMs. It keeps
- * the FP8 copies of the weights (W8, W8T), inputs (X8, X8T) and gradients
- * (dZ8, dZ8T), the bias gradients' partial sums and each tensor's scaling
- * state (fp8_meta). cuBLASLt's FP8 GEMMs run only TN, so every operand is
- * stored with k leading, most in both layouts:
- *   forward   Y (out, n) = W8^T X8     A = W8 (in, out), B = X8 (in, n)
- *   data      dX (in, n) = W8T^T dZ8   A = W8T (out, in), B = dZ8 (out, n)
- *   weights   dWt (in, out) = X8T^T dZ8T   A = X8T (n, in), B = dZ8T (n, out)
- * Who writes which copy and its amax, and the scales: docs/backprop.md
- * section 12. */
+/* mlp_fp8.h: the MLP's FP8 step (--precision fp8), a precision of the one step
+ * (mlp.h): its forward, backward and call list run each layer's FP8 view
+ * (linear_fp8), the hooks below between the GEMMs. It keeps the FP8 copies of
+ * weights (W8, W8T), inputs (X8, X8T), gradients (dZ8, dZ8T), k leading (FP8
+ * GEMMs run only TN), the bias gradients' partial sums, each tensor's fp8_meta.
+ * The GEMMs, who writes which copy, the scales: docs/backprop.md section 12. */
 #ifndef MNIST_EPILOGS_MLP_FP8_H
 #define MNIST_EPILOGS_MLP_FP8_H
 
@@ -29,8 +23,7 @@ typedef enum mlp_fp8_role {
   MLP_FP8_ROLES
 } mlp_fp8_role;
 
-/* What the FP8 step keeps (mlp.fp8_tensors); layer l: in, out; N the
- * largest batch. */
+/* What the FP8 step keeps (mlp.fp8_tensors); layer l: in, out; N: max batch. */
 typedef struct mlp_fp8_tensors {
   fp8_recipe recipe;
   void *d_block;                   /* every buffer below, one allocation, */
@@ -47,8 +40,7 @@ typedef struct mlp_fp8_tensors {
   uint8_t *dz8t[MLP_MAX_LAYERS];   /* training: (lt_ld_fp8(N), out) */
   float *partials[MLP_MAX_LAYERS]; /* training: [fp8_cast_tiles(N)][out] */
   int calibrated;                  /* a training pass started the histories */
-  int writes_fp8[MLP_MAX_LAYERS];  /* forward's FP8 D: 1 planned, -1
-                                      refused, 0 not asked yet */
+  int writes_fp8[MLP_MAX_LAYERS];  /* FP8 D: 1 planned, -1 refused, 0 unasked */
   mlp_mode train_mode;             /* of the last training pass */
   int tiles; /* fp8_cast_tiles of the last backward's batch */
 } mlp_fp8_tensors;
@@ -67,16 +59,14 @@ size_t mlp_fp8_batch_bytes(int in, int n);
 int mlp_fp8_create(mlp *net, const fp8_recipe *recipe);
 void mlp_fp8_destroy(mlp *net);
 
-/* After the master weights were set: W8, W8T cast at their own amax; the
- * rest of the state zeroed, scales 1; the next training pass calibrates.
- * On ctx->stream. */
+/* After the master weights were set, on ctx->stream: W8, W8T cast at their own
+ * amax, the rest zeroed, scales 1; the next training pass calibrates. */
 int mlp_fp8_reset(mlp *net, gpu_context *ctx);
 
-/* The device memory a training step changes, one allocation (the scaling
- * states, the step counter, the FP8 weights), for a snapshot around
- * replayed steps. Returns 0, or -1 without FP8 state. Host-side, a step
- * changes only what a replay repeats, and once the calibration and the
- * FP8-output decisions. */
+/* The device memory a training step changes, one allocation (scaling states,
+ * step counter, FP8 weights), for a snapshot around replayed steps; 0, or -1
+ * without FP8 state. Host-side a step changes only what a replay repeats, and
+ * once the calibration and the FP8-output decisions. */
 int mlp_fp8_state(const mlp *net, void **d_state, size_t *bytes);
 
 /* The step's hooks (mlp.c, mlp_step.c). */
@@ -100,25 +90,22 @@ int mlp_fp8_after_forward(mlp *net, gpu_context *ctx, int l, int n,
  * the step folds it there (delayed, calibrated); else NULL. */
 const xent_fp8 *mlp_fp8_loss_cast(const mlp *net, xent_fp8 *out, int n);
 
-/* Before layer l's backward GEMMs, on the main lane (ctx->stream): its
- * dZ8 (l > 0) and dZ8T cast from its BF16 gradient (hidden: masked by ReLU
- * bits or GELU'), its bias gradient's partial sums; nothing where the loss
- * kernel cast it. */
+/* Before layer l's backward GEMMs, on the main lane (ctx->stream): dZ8 (l > 0)
+ * and dZ8T cast from its BF16 gradient (hidden: ReLU bits or GELU' applied),
+ * its bias gradient's partial sums; nothing where the loss kernel cast it. */
 int mlp_fp8_cast_gradient(mlp *net, gpu_context *ctx, int l, int n);
 
 /* After the backward: the tiles for SGD's bias sums; a calibrating pass
  * rolls the histories it started. On ctx->stream. */
 int mlp_fp8_end_backward(mlp *net, gpu_context *ctx, int n);
 
-/* mlp_update in FP8: one SGD pass over `slabs` (sgd_fp8.h), on
- * ctx->stream. */
+/* mlp_update in FP8: one SGD pass over `slabs` (sgd_fp8.h) on ctx->stream. */
 int mlp_fp8_update(mlp *net, gpu_context *ctx, const sgd_slabs *slabs,
                    const float *d_lr, float momentum);
 
-/* The cast of a BF16 (rows, n) matrix d_src, ld lt_ld(rows), into the FP8
- * copies `out` (ld lt_ld_fp8(rows)) and `out_t` (ld lt_ld_fp8(n)), at
- * `delayed_scale` (NULL: current scaling); set src_type for FP32 (the
- * master weights: mlp_fp8_reset). */
+/* The cast of a BF16 (rows, n) matrix d_src, ld lt_ld(rows), into FP8 `out` (ld
+ * lt_ld_fp8(rows)) and `out_t` (ld lt_ld_fp8(n)) at `delayed_scale` (NULL:
+ * current scaling); set src_type for FP32 (master weights: mlp_fp8_reset). */
 fp8_cast_args mlp_fp8_cast_of(const void *d_src, int rows, int n, uint8_t *out,
                               uint8_t *out_t, fp8_meta *meta,
                               const float *delayed_scale, lt_fp8 format);
@@ -128,8 +115,7 @@ fp8_cast_args mlp_fp8_cast_of(const void *d_src, int rows, int n, uint8_t *out,
 /* 1 when layer l's forward writes FP8 under `mode`. */
 int mlp_fp8_writes_fp8(const mlp *net, int l, mlp_mode mode);
 
-/* meta[0 .. 3 depth) = the training scaling state, role-major (waits for
- * ctx->stream). Returns 0 or -1. */
+/* meta[0 .. 3 depth) = training state, role-major (syncs ctx->stream): 0/-1. */
 int mlp_fp8_read_meta(const mlp *net, gpu_context *ctx, fp8_meta *meta);
 
 #ifdef __cplusplus

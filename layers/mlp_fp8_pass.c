@@ -1,6 +1,5 @@
-/* mlp_fp8_pass.c: the FP8 step's hooks in the one forward, backward and
- * call list (mlp_fp8.h): the layers' FP8 views, the casts between GEMMs,
- * the end of the backward and the update. */
+/* mlp_fp8_pass.c: the FP8 step's hooks in the one forward, backward and call
+ * list (mlp_fp8.h): FP8 views, casts between GEMMs, backward's end, update. */
 #include <stdio.h>
 
 #include "gpu/gpu_check.h"
@@ -12,15 +11,13 @@ static fp8_meta *meta_of(const mlp *net, mlp_fp8_role role, int l) {
   return net->fp8_tensors->d_meta + role * net->layout.depth + l;
 }
 
-/* Delayed scaling with histories to read (else casts scale by their own
- * amax: current scaling, or a first pass). */
+/* Delayed scaling with histories to read (else casts use their own amax). */
 static int delayed(const mlp *net) {
   const mlp_fp8_tensors *f = net->fp8_tensors;
   return !f->recipe.current && f->calibrated;
 }
 
-/* 1 when layer l's forward may write FP8: a training network's hidden
- * layer, delayed scaling, not unfused (its epilogue kernel is BF16). */
+/* 1 when layer l's forward may write FP8 (unfused: its epilogue is BF16). */
 static int may_write_fp8(const mlp *net, int l, mlp_mode mode) {
   return net->layers[l].hidden && !net->inference_only && delayed(net) &&
          mode != MLP_MODE_UNFUSED;
@@ -165,8 +162,7 @@ int mlp_fp8_end_backward(mlp *net, gpu_context *ctx, int n) {
   mlp_fp8_tensors *f = net->fp8_tensors;
   f->tiles = fp8_cast_tiles(n);
   if (f->calibrated || f->recipe.current) return 0;
-  /* The first training pass cast with current scaling: its amax values
-   * start the histories that delayed scaling reads from now on. */
+  /* The first pass cast with current scaling; its amax starts the histories. */
   f->calibrated = 1;
   fp8_roll_args roll = roll_of(net);
   return fp8_roll(&roll, &ctx->early, ctx->stream);

@@ -102,8 +102,7 @@ static __device__ void update_element(const sgd_fp8_args &a,
   ((__nv_bfloat16 *)a.slabs.d_copy)[at] = __float2bfloat16_rn(p);
 }
 
-/* Block `block`'s share: a tile of a matrix, or SGD_THREADS elements of
- * the vectors (one after another). */
+/* Block `block`'s share: a matrix tile, or SGD_THREADS vector elements. */
 static __device__ void update_block(const sgd_fp8_args &a, int block, float lr,
                                     float momentum, float unscale) {
   for (int i = 0; i < a.matrices; i++) {

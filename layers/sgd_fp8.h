@@ -1,10 +1,8 @@
-/* sgd_fp8.h: SGD for the FP8 step (layers/mlp_fp8.h): sgd.h's update,
- * writing in the same pass each weight matrix's FP8 copies in both
- * layouts (W8, W8T) at the scale the last roll computed (their new amax
- * recorded for the next), summing the bias gradients from the casts'
- * partial sums (fp8_cast.h) and, in its last block, rolling every
- * tensor's history: the step's small kernels folded into the one pass
- * that runs anyway. The biases get their BF16 copy as in sgd.h. */
+/* sgd_fp8.h: SGD for the FP8 step (layers/mlp_fp8.h): sgd.h's update that in
+ * the same pass writes each weight matrix's FP8 copies (W8, W8T) at the last
+ * roll's scale (their new amax recorded for the next), sums the bias gradients
+ * from the casts' partial sums (fp8_cast.h) and, in its last block, rolls every
+ * tensor's history. The biases get their BF16 copy as in sgd.h. */
 #ifndef MNIST_EPILOGS_SGD_FP8_H
 #define MNIST_EPILOGS_SGD_FP8_H
 
@@ -25,14 +23,12 @@ typedef struct sgd_fp8_matrix {
   int ld_w8;
   uint8_t *d_w8t; /* (cols, rows), ld ld_w8t: written; NULL: none */
   int ld_w8t;
-  fp8_meta *d_meta; /* the weights' scaling state: scale read; amax and
-                       counts recorded; scale_inv = 1 / scale written */
+  fp8_meta *d_meta; /* scale read; amax, counts recorded; scale_inv written */
 } sgd_fp8_matrix;
 
-/* The slab's other elements, [offset, + length), updated with a BF16
- * copy. With d_partials ([tiles][length], fp8_cast.h) their gradient is
- * first summed in FP32 in tile order, rounded once to BF16 and written
- * (=) into the gradient slab; without, the slab's gradient is read. */
+/* The slab's other elements, [offset, + length), updated with a BF16 copy.
+ * With d_partials ([tiles][length], fp8_cast.h) their gradient is the FP32 sum
+ * in tile order, rounded once and written (=) to the BF16 slab; else read. */
 typedef struct sgd_fp8_vector {
   size_t offset;
   int length;
@@ -51,10 +47,9 @@ typedef struct sgd_fp8_args {
   uint32_t *d_finished; /* with a roll: finished blocks, 0 between passes */
 } sgd_fp8_args;
 
-/* sgd_update's arithmetic (the same FP32 master weights bit for bit) over
- * every matrix and vector of `args`, the FP8 copies q = fp8_encode(p *
- * scale), their amax and losses recorded; then in the last block (a
- * counter after a fence) the roll. One kernel on `stream`; 0 or -1. */
+/* sgd_update's arithmetic (same FP32 master weights, bit for bit) over `args`,
+ * the FP8 copies q = fp8_encode(p * scale), amax, losses recorded; the last
+ * block (a counter after a fence) rolls. One kernel on `stream`; 0 or -1. */
 int sgd_fp8_update(const sgd_fp8_args *args, const float *d_lr, float momentum,
                    float grad_unscale, gpu_early_cache *early,
                    cudaStream_t stream);
