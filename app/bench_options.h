@@ -17,7 +17,7 @@ typedef struct bench_options {
   int skip_layers;      /* --no-layers */
   int show_plans;       /* --show-plans: each row's step tuner report */
   int no_context_cycle; /* --no-context-cycle: trainer_config.context_cycle
-                           off (on by default here) */
+                           off (on by default, as in mnist_train) */
   int precision;        /* a gpu_precision, or -1: all of them */
   int activation;       /* an lt_activation, or -1: both */
   int autotune;         /* a gpu_autotune (default exact) */

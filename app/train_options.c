@@ -176,7 +176,7 @@ void train_options_training_flags(char *out, size_t size) {
 static int check_combinations(const train_options *out, const char *training,
                               char *err, size_t err_size) {
   const trainer_config *c = &out->config;
-  char names[256];
+  char names[512];
   train_options_training_flags(names, sizeof names);
   if (c->epochs == 0 && !out->load_path) {
     snprintf(err, err_size,
@@ -361,7 +361,8 @@ int train_options_parse(train_options *out, int argc, char **argv, char *err,
              "--no-context-cycle, found both");
     return -1;
   }
-  if (c->epochs == 0) c->context_cycle = 0; /* no training, nothing to gain */
+  if (c->epochs == 0 || out->steps == 0)
+    c->context_cycle = 0; /* no training, nothing to gain */
   /* --epochs 0 --load takes the file's precision unless --precision is
    * given: the fp8 flags are checked once it is known
    * (train_options_check_fp8, after the load). */

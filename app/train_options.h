@@ -12,7 +12,8 @@
 #include "train/train_config.h"
 
 typedef struct train_options {
-  trainer_config config; /* trainer_config_defaults() unless given */
+  trainer_config config; /* trainer_config_defaults() unless given, but the
+                            context cycle on (train_options_defaults) */
   gpu_options gpu;       /* gpu_options_defaults() unless given */
   const char *data_dir;  /* NULL: $MNIST_DIR, then data/mnist */
   const char *log_path;  /* NULL: no CSV */
@@ -36,7 +37,8 @@ typedef struct train_options {
   int check_data;  /* load and validate the data, no GPU */
 } train_options;
 
-/* The defaults of trainer_config_defaults and gpu_options_defaults. */
+/* The defaults of trainer_config_defaults and gpu_options_defaults, and
+ * the context cycle on (trainer_config.context_cycle). */
 void train_options_defaults(train_options *out);
 
 /* Parses argv[1..argc) over the defaults (cli_flags.h: strict numbers, a

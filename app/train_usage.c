@@ -49,7 +49,7 @@ void train_options_usage(FILE *out, const char *program) {
           "                     --precision is given; the flags only training\n"
           "                     reads are refused with it:\n",
           program, c.epochs);
-  char refused[256];
+  char refused[512];
   train_options_training_flags(refused, sizeof refused);
   print_wrapped(out, refused, 21, 73);
   fprintf(
@@ -153,11 +153,12 @@ void train_options_usage(FILE *out, const char *program) {
       "                     training loads only the kernels it runs)\n"
       "  --no-context-cycle\n"
       "                     no CUDA context made and destroyed after the\n"
-      "                     warm-up (by default one is, about 0.17 s, as a\n"
+      "                     warm-up (by default one is, about 0.2 s, as a\n"
       "                     first run's step tuner does: on the H200 a run\n"
       "                     that read its choices from the cache, or ran\n"
-      "                     --autotune off, trained 0.8 %% slower without\n"
-      "                     it, 7 %% in fp8); --context-cycle: the default\n"
+      "                     --autotune off, trained the default network\n"
+      "                     0.8 %% slower without it, 7 %% in fp8);\n"
+      "                     --context-cycle: the default\n"
       "  --check-flags      check the other flags and the --log and --save\n"
       "                     paths, say what would run, and exit (0 when they\n"
       "                     pass, else 2); reads no data, needs no GPU and\n"

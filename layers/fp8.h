@@ -53,8 +53,9 @@ enum {
 };
 
 /* The per-tensor scale from an amax (a tensor's, or its history's largest):
- * the largest 2^k with amax 2^k <= max_finite, k <= 126 (scale, 1 / scale
- * normal; TE's force_pow_2_scales, recipe/recipe_common.cuh). An amax 0, or not
+ * the largest 2^k with amax 2^k <= max_finite (a power of two, so the cast is
+ * the only rounding: TE's force_pow_2_scales, recipe/recipe_common.cuh),
+ * k <= 126 (scale, 1 / scale normal). An amax 0, or not
  * a finite number >= 0, returns `previous` (TE's recipe/delayed_scaling.cu),
  * *outcome saying which. Exact: amax = a 2^ea, max_finite = m 2^em, a, m in
  * [0.5, 1): k = em - ea, one less when a > m. */

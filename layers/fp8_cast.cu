@@ -3,8 +3,9 @@
  * threads; thread t holds rows 8 (t % 4) .. + 7 of columns 4 (t / 4) .. + 3,
  * stores its codes 8 bytes a column, the transposed via shared memory
  * (fp8_tile.cuh). A block casts tiles t, t + gridDim.x, ..., the next ones'
- * loads in flight (fp8_cast_load.cuh); one atomic a block for amax and counts.
- * What each bought: docs/performance.md, "FP8 as a precision of the step". */
+ * loads in flight (fp8_cast_load.cuh); a block's one atomic for the amax, one a
+ * count. What each bought: docs/performance.md, "FP8 as a precision of the
+ * step". */
 #include <stdio.h>
 
 #include "gpu/gpu_check.h"
@@ -105,7 +106,8 @@ __device__ __forceinline__ unsigned zeros<__nv_bfloat16>(const float (*x)[8]) {
   return (unsigned)(__low2float(n) + __high2float(n));
 }
 
-/* A block's losses (fp8_meta's counts); past the matrix, zero counts cancel. */
+/* A block's losses (fp8_meta's counts); past the matrix the two zero counts
+ * cancel. */
 typedef struct cast_lost {
   unsigned zero_codes, zero_x, saturated, nan;
 } cast_lost;

@@ -13,9 +13,10 @@
 enum { FP8_CAST_ROWS = 32 };
 
 /* The block's tiles in flight (gpu_copy_async), a ring of STAGES. A tile holds
- * each thread's 16-byte slots ([slot][thread]: 512 bytes a warp): its four
- * columns' values (FP32: two slots each), then GELU's z of each, read only by
- * the copying thread. ReLU: each thread copies the mask word of rows 32 tx ..
+ * each thread's 16-byte slots ([slot][thread]: 512 contiguous bytes a warp):
+ * its four columns' values (FP32: two slots each), then GELU's z of each, read
+ * only by the copying thread. ReLU: each thread copies the mask word of rows 32
+ * tx ..
  * + 31 of column c0 + rg, reads its column quad's four. Two stages where a tile
  * needs twice the slots (three would take 48 KB). */
 template <typename S, fp8_mask MASK> struct fp8_cast_ring {

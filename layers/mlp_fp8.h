@@ -3,7 +3,8 @@
  * (linear_fp8), the hooks below between the GEMMs. It keeps the FP8 copies of
  * weights (W8, W8T), inputs (X8, X8T), gradients (dZ8, dZ8T), k leading (FP8
  * GEMMs run only TN), the bias gradients' partial sums, each tensor's fp8_meta.
- * The GEMMs, who writes which copy, the scales: docs/backprop.md section 12. */
+ * The GEMMs' shapes: linear_shape_*_fp8 (linear.h); who writes which copy,
+ * the scales: docs/backprop.md section 12. */
 #ifndef MNIST_EPILOGS_MLP_FP8_H
 #define MNIST_EPILOGS_MLP_FP8_H
 
@@ -40,7 +41,8 @@ typedef struct mlp_fp8_tensors {
   uint8_t *dz8t[MLP_MAX_LAYERS];   /* training: (lt_ld_fp8(N), out) */
   float *partials[MLP_MAX_LAYERS]; /* training: [fp8_cast_tiles(N)][out] */
   int calibrated;                  /* a training pass started the histories */
-  int writes_fp8[MLP_MAX_LAYERS];  /* FP8 D: 1 planned, -1 refused, 0 unasked */
+  int writes_fp8[MLP_MAX_LAYERS];  /* the forward's FP8 D: 1 planned, -1
+                                      refused, 0 unasked */
   mlp_mode train_mode;             /* of the last training pass */
   int tiles; /* fp8_cast_tiles of the last backward's batch */
 } mlp_fp8_tensors;

@@ -17,7 +17,7 @@ static int delayed(const mlp *net) {
   return !f->recipe.current && f->calibrated;
 }
 
-/* 1 when layer l's forward may write FP8 (unfused: its epilogue is BF16). */
+/* 1 when layer l's forward may write FP8 (not unfused: its epilogue is BF16) */
 static int may_write_fp8(const mlp *net, int l, mlp_mode mode) {
   return net->layers[l].hidden && !net->inference_only && delayed(net) &&
          mode != MLP_MODE_UNFUSED;

@@ -23,12 +23,13 @@ typedef struct sgd_fp8_matrix {
   int ld_w8;
   uint8_t *d_w8t; /* (cols, rows), ld ld_w8t: written; NULL: none */
   int ld_w8t;
-  fp8_meta *d_meta; /* scale read; amax, counts recorded; scale_inv written */
+  fp8_meta *d_meta; /* scale read; amax, counts recorded; scale_inv = 1/scale */
 } sgd_fp8_matrix;
 
 /* The slab's other elements, [offset, + length), updated with a BF16 copy.
  * With d_partials ([tiles][length], fp8_cast.h) their gradient is the FP32 sum
- * in tile order, rounded once and written (=) to the BF16 slab; else read. */
+ * in tile order, rounded once to BF16 and written (=) into the gradient slab
+ * (d_grads); without, d_grads is read. */
 typedef struct sgd_fp8_vector {
   size_t offset;
   int length;

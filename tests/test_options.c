@@ -51,7 +51,7 @@ START_TEST(every_flag) {
                   "l.csv",        "--quiet",     "--no-graphs",
                   "--autotune",   "fast",        "--help",
                   "--schedule",   "constant",    "--show-plans",
-                  "--activation", "gelu",        "--context-cycle"};
+                  "--activation", "gelu",        "--no-context-cycle"};
   int argc = (int)(sizeof argv / sizeof argv[0]);
   ck_assert_msg(train_options_parse(&o, argc, argv, err, sizeof err) == 0, "%s",
                 err);
@@ -77,7 +77,7 @@ START_TEST(every_flag) {
   ck_assert_int_eq(o.help, 1);
   ck_assert_int_eq(o.config.cosine, 0);
   ck_assert_int_eq(o.show_plans, 1);
-  ck_assert_int_eq(o.config.context_cycle, 1);
+  ck_assert_int_eq(o.config.context_cycle, 0);
 }
 END_TEST
 
@@ -93,6 +93,14 @@ START_TEST(context_cycle_by_default) {
   ck_assert_msg(train_options_parse(&o, 5, evaluate, err, sizeof err) == 0,
                 "%s", err);
   ck_assert_int_eq(o.config.context_cycle, 0);
+  char *no_steps[] = {"mnist_train", "--steps", "0"};
+  ck_assert_msg(train_options_parse(&o, 3, no_steps, err, sizeof err) == 0,
+                "%s", err);
+  ck_assert_int_eq(o.config.context_cycle, 0);
+  char *named[] = {"mnist_train", "--context-cycle"};
+  ck_assert_msg(train_options_parse(&o, 2, named, err, sizeof err) == 0, "%s",
+                err);
+  ck_assert_int_eq(o.config.context_cycle, 1);
 }
 END_TEST
 

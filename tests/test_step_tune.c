@@ -114,27 +114,33 @@ START_TEST(a_context_cycle_changes_nothing_but_speed) {
   ck_assert_msg(strcmp(plain, cycled) == 0, "without\n%s\nwith\n%s", plain,
                 cycled);
   /* Untuned; tuned apart into an empty cache (its copy's context stands
-   * for the cycle); reading that cache; tuned in the run's own context. */
-  char cache[4200], tuning[3][4400];
+   * for the cycle); reading that cache; tuned in the run's own context;
+   * untuned with --no-context-cycle (neither named nor made). */
+  char cache[4200], tuning[5][4400];
   snprintf(cache, sizeof cache, "%s/cycle-cache", dir);
   snprintf(tuning[0], sizeof tuning[0], "--autotune off --tune-cache off");
   snprintf(tuning[1], sizeof tuning[1], "--tune-cache-dir '%s'", cache);
   snprintf(tuning[2], sizeof tuning[2], "--tune-cache-dir '%s'", cache);
-  const int cycles[4] = {1, 0, 1, 1};
-  for (int i = 0; i < 4; i++) {
-    snprintf(command, sizeof command,
-             "'%s' --data-dir '%s' --hidden 256 --epochs 1 --show-plans %s",
-             MNIST_TRAIN_PATH, mnist_dir,
-             i < 3 ? tuning[i] : "--tune-cache off --tune-here");
+  snprintf(tuning[3], sizeof tuning[3], "--tune-cache off --tune-here");
+  snprintf(tuning[4], sizeof tuning[4],
+           "--autotune off --tune-cache off --no-context-cycle");
+  const int cycles[5] = {1, 0, 1, 1, 0}, named[5] = {1, 1, 1, 1, 0};
+  for (int i = 0; i < 5; i++) {
+    snprintf(
+        command, sizeof command,
+        "'%s' --data-dir '%s' --hidden 256 --epochs 1 --show-plans %.4400s",
+        MNIST_TRAIN_PATH, mnist_dir, tuning[i]);
     assert_or_show(run(command, out, sizeof out) == 0, out,
                    "mnist_train failed");
-    assert_or_show(strstr(out, ", context cycle\n") != NULL, out,
-                   "the header does not name the context cycle");
+    assert_or_show((strstr(out, ", context cycle\n") != NULL) == named[i], out,
+                   named[i] ? "the header does not name the context cycle"
+                            : "the header names a context cycle turned off");
     int said = strstr(out, "context cycle: a CUDA context made and "
                            "destroyed after the warm-up in ") != NULL;
     assert_or_show(said == cycles[i], out,
                    cycles[i] ? "a run whose tuner made no context apart "
                                "made no context cycle"
+                   : i == 4  ? "--no-context-cycle made a context cycle"
                              : "a run whose tuner ran apart cycled a "
                                "context again");
   }
