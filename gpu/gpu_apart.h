@@ -47,9 +47,9 @@ void gpu_apart_destroy(void *context, int device);
  * or allocated in it; the primary context is current again after. On the
  * H200 a run whose buffers were allocated and whose step had run once
  * (its kernels loaded) before this, trained 0.6-0.9 % faster in every
- * epoch after it; made before the buffers, it changed nothing; the cause
- * is not known (docs/performance.md, "Session 14"; 7 % in fp8 at
- * mnist_train's default network, "Session 21"). About 0.2 s. Returns
+ * epoch after it; made before the buffers, it changed nothing; the cause is
+ * not known (docs/performance.md, "Session 14"; 7 % in fp8 at mnist_train's
+ * default network, "Session 21"). About 0.2 s. Returns
  * 0 (also when destroying it failed: gpu_apart_destroy says so on stderr,
  * and the context stays until the process ends), or -1 with why[] saying
  * why no context was made. */

@@ -16,4 +16,11 @@
 int step_search_tune(step_tune_report *r, const step_tune_target *t,
                      const step_tune_options *o);
 
+/* tune_auto_start's bound: TUNE_AUTO_NARROW, or the fraction in
+ * $MNIST_TUNE_AUTO_NARROW (0 to 1; tests/test_step_tune.c sets 0.5 to see
+ * the check defend every call fused at the default network, whose unfused
+ * wins by about 4 %); a value that is not such a fraction is named on
+ * stderr and the default used. */
+double step_tune_narrow(void);
+
 #endif

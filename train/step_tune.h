@@ -34,27 +34,26 @@
  * unfused won the whole step by under 2 % (tune_auto_start); ways chosen
  * beside the tuned algorithms, so the start is neither a set the search
  * timed nor what an untuned auto run runs, its ways alone: tune_defended.
- * The copy's
- * warm-up loads the first candidates, as the run's does; it times the
- * defended step (under auto loading the twins its ways run) in two rounds,
- * the first only printed, then loads the chosen set's kernels and times the
- * two interleaved (tune_rule_check). So the chosen set is timed beside the
- * kernels the run's context will hold, and beside the defended set's twins
- * too, which that context will not. The defended set runs where the check
- * drops the choice. Under auto the start, not the ways alone, is what the
- * check defends: at the default network (session 12) the tuned all-unfused
- * step tied the ways alone in the check and lost to them there, and ran 2 %
- * faster in the epochs (docs/performance.md, "Session 13"). On the H200
- * (docs/performance.md, "Session 11"): at a 1 %
- * algorithm floor, an algorithm 3-4 % faster in the first context lost
- * 1-2 % in the epochs (the check dropped it), one 1.4 % faster in the big
- * network's FP8 step gained 2 % (the check kept it); under auto, with
- * no check of the ways, 784-1024-1024-10 TF32 ReLU ran 1.031x and 1.094x
- * --autotune off (session 10's call E, session 11's call B), with it
- * 0.945x and 0.962x (calls C and D). A choice that differs from the
- * untuned set in the calls' ways only is kept when it wins the pairs
- * (session 12: the guard against the untuned step alone dropped way-only
- * sets that ran 3.5-7 % faster; tune_rule_check).
+ * The copy's warm-up loads the first candidates, as the run's does; it times
+ * the defended step (under auto loading the twins its ways run) in two
+ * rounds, the first only printed, then loads the chosen set's kernels and
+ * times the two interleaved (tune_rule_check). So the chosen set is timed
+ * beside the kernels the run's context will hold, and beside the defended
+ * set's twins too, which that context will not. The defended set runs where
+ * the check drops the choice. Under auto the start, not the ways alone, is
+ * what the check defends: at the default network (session 12) the tuned
+ * all-unfused step tied the ways alone in the check and lost to them there,
+ * and ran 2 % faster in the epochs (docs/performance.md, "Session 13"). On
+ * the H200 (docs/performance.md, "Session 11"): at a 1 % algorithm floor, an
+ * algorithm 3-4 % faster in the first context lost 1-2 % in the epochs (the
+ * check dropped it), one 1.4 % faster in the big network's FP8 step gained
+ * 2 % (the check kept it); under auto, with no check of the ways,
+ * 784-1024-1024-10 TF32 ReLU ran 1.031x and 1.094x --autotune off
+ * (session 10's call E, session 11's call B), with it 0.945x and 0.962x
+ * (calls C and D). A choice that differs from the untuned set in the calls'
+ * ways only is kept when it wins the pairs (session 12: the guard against
+ * the untuned step alone dropped way-only sets that ran 3.5-7 % faster;
+ * tune_rule_check).
  *
  * The choices go to the network's layers (linear_layer.picks), so each
  * network (each mnist_bench row) keeps its own, and are kept in the
@@ -158,7 +157,7 @@ typedef struct step_tune_report {
   tune_config start;
   int start_fused; /* 1: those ways are every call fused, after a narrow
                       unfused win of the whole step (tune_auto_start) */
-  double narrow;   /* the narrow win's bound used (step_tune_narrow) */
+  double narrow;   /* the narrow win's bound used (train/step_search.h) */
 } step_tune_report;
 
 /* Chooses as above and writes the choices into net's layers (picks at
@@ -169,13 +168,6 @@ typedef struct step_tune_report {
  * returns 0; -1 only when a CUDA error remains. */
 int step_tune_run(step_tune_report *report, const step_tune_target *target,
                   const step_tune_options *options);
-
-/* tune_auto_start's bound: TUNE_AUTO_NARROW, or the fraction in
- * $MNIST_TUNE_AUTO_NARROW (0 to 1; tests/test_step_tune.c sets 0.5 to see
- * the check defend every call fused at the default network, whose unfused
- * wins by about 4 %); a value that is not such a fraction is named on
- * stderr and the default used. */
-double step_tune_narrow(void);
 
 /* The report --show-plans prints: the fingerprint, where the choices came
  * from, each slot's choice, and every comparison's evidence. */

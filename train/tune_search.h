@@ -195,12 +195,11 @@ int tune_defended(tune_config *out, const tune_config *chosen,
  * starts from), except where best runs every call unfused (the ways alone
  * did not beat it) after the tuned all-unfused step beat the tuned
  * all-fused one (verdict `v`, fused the incumbent) by less than `narrow`
- * (TUNE_AUTO_NARROW; step_tune.h says how a run sets another) of fused's
- * step: then best with fused's ways, so that
- * the check weighs the choice against the all-fused step with cuBLASLt's
- * first candidates (the set the run takes if the choice loses). `v` NULL:
- * no verdict, best itself. The context
- * apart mis-times the whole steps by more than the whole steps' floor: on
+ * (TUNE_AUTO_NARROW; step_search.h says how a run sets another) of fused's
+ * step: then best with fused's ways, so that the check weighs the choice
+ * against the all-fused step with cuBLASLt's first candidates (the set the
+ * run takes if the choice loses). `v` NULL: no verdict, best itself. The
+ * context apart mis-times the whole steps by more than their floor: on
  * the H200 it had 784-1024-1024-10 FP32 GELU's tuned unfused step 0.7 %
  * ahead of fused (0.1322 against 0.1332 ms), whose epochs ran 3.7 %
  * behind (133.3 against 128.4 us a step), and auto took all-unfused in one
