@@ -106,6 +106,8 @@ int bench_json_add_training(bench_json *doc, const bench_training_record *r) {
   add_number(doc, o, "speedup_vs_fused", r->speedup_vs_fused, 4);
   add_number(doc, o, "test_accuracy", r->test_accuracy, 4);
   add_int(doc, o, "repeats", r->repeats);
+  if (r->creation_orders > 0)
+    add_int(doc, o, "creation_orders", r->creation_orders);
   add_bool(doc, o, "pad_units", r->pad_units);
   add_string(doc, o, "activation", r->activation);
   if (r->chain) add_string(doc, o, "chain", r->chain);

@@ -23,7 +23,11 @@ typedef struct bench_training_record {
   int kernels_per_step, critical_path_kernels;
   double launch_floor_ms, tflops, fraction_of_peak, speedup_vs_fused;
   double test_accuracy;
-  int repeats;
+  int repeats;         /* timed epochs per creation order */
+  int creation_orders; /* orders the row's twin group was made in
+                          (bench_creation_order): the median is over
+                          repeats x creation_orders epochs; 0: no key
+                          (documents written before it) */
   int pad_units;
   const char *activation;
   const char *chain; /* the step's --chain, resolved (gpu_chain_format) */

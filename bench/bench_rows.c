@@ -86,6 +86,10 @@ int bench_group_order(int size, int round, int i) {
   return (i + round) % size;
 }
 
+int bench_creation_order(int size, int pass, int i) {
+  return (i + pass) % size;
+}
+
 int bench_precision_selected(const bench_selection *sel, int precision) {
   return (sel->precision < 0 || precision == sel->precision) &&
          !sel->refused[precision];

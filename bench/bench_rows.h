@@ -13,8 +13,11 @@
 #include "lt/lt_shape.h"
 #include "train/train_config.h"
 
-/* Timed epochs per row at most (the samples of one median). */
+/* Timed epochs per row and creation order at most (--repeats). */
 #define BENCH_MAX_REPEATS 100
+
+/* Rows in a twin group at most: fused, unfused and auto. */
+#define BENCH_MAX_GROUP 3
 
 /* Rows at most (all networks together). */
 #define BENCH_MAX_ROWS 128
@@ -57,6 +60,16 @@ int bench_group_size(const bench_row *rows, int count, int g);
  * share network, precision and activation). Two rows alternate (the
  * second row runs first in three rounds of five). */
 int bench_group_order(int size, int round, int i);
+
+/* Which row of a twin group of `size` rows (an offset from its first) is
+ * made i-th in pass `pass` (0 .. size - 1): the group's trainers are made
+ * `size` times, each time in the rows' order rotated by `pass`, so each row
+ * is made once in each place. Within one process the trainer made first
+ * ran slower than one made after it with the same step: at 784-100-10 FP8
+ * ReLU 7.67-7.70 ms against 7.50-7.54 whichever of fused and auto it was
+ * (session 21's call F), a 2.7 % that a median over one order keeps and
+ * the 1 % the rows are compared at cannot hold. */
+int bench_creation_order(int size, int pass, int i);
 
 /* Which rows a run asks for: -1 keeps every precision / activation; a
  * precision the GPU cannot run (gpu_precision_check), or an activation

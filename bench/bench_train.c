@@ -3,6 +3,7 @@
 #include "bench/bench_train.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "bench/graph_count.h"
 #include "gpu/sample_stats.h"
@@ -10,7 +11,10 @@
 #include "train/trainer.h"
 
 typedef struct row_result {
-  float times[BENCH_MAX_REPEATS]; /* ms per timed epoch */
+  /* ms per timed epoch: --repeats of them per creation order */
+  float times[BENCH_MAX_REPEATS * BENCH_MAX_GROUP];
+  int orders; /* creation orders timed: the group's size */
+  unsigned fingerprint[BENCH_MAX_GROUP]; /* each order's chosen set */
   float median, lo, hi;
   int kernels, critical;
   double accuracy;
@@ -47,13 +51,17 @@ void bench_train_header(const bench_run *run) {
   gpu_chain_format(chain, sizeof chain, run->chain);
   printf("%d timed epochs per row after one warm-up epoch, rows interleaved "
          "(one epoch of each a round, a twin group's rows in another order "
-         "each round); median (min-max); autotune %s; chain %s; +pad: "
+         "each round), in each of the group's creation orders (its trainers "
+         "made once per row, each row made first once: %d epochs a median "
+         "in a group of three); median (min-max); autotune %s; chain %s; "
+         "+pad: "
          "widths padded to a multiple of %d; context cycle %s.\n"
          "auto: per call the fastest of fused, unfused and (data gradients) "
          "split in the step; every row's algorithms and ways chosen by its "
          "own step tuner (--show-plans lists the choices).\n\n",
-         run->repeats, gpu_autotune_name(run->contexts[0]->options.autotune),
-         chain, run->pad_multiple > 0 ? run->pad_multiple : 8,
+         run->repeats, 3 * run->repeats,
+         gpu_autotune_name(run->contexts[0]->options.autotune), chain,
+         run->pad_multiple > 0 ? run->pad_multiple : 8,
          run->context_cycle ? "on" : "off");
   printf("kernels: per step / on its longest chain; floor: that chain x one "
          "launch x steps (ms per epoch); of peak: of the measured matmul "
@@ -107,11 +115,103 @@ static int report_row(const bench_run *run, const bench_row *row,
                                   .speedup_vs_fused = speedup,
                                   .test_accuracy = r->accuracy,
                                   .repeats = run->repeats,
+                                  .creation_orders = r->orders,
                                   .pad_units = row->pad_units,
                                   .activation =
                                       lt_activation_name(row->activation),
                                   .chain = chain};
   return bench_json_add_training(run->json, &record);
+}
+
+/* A copy of t's step tuner report into *out (NULL: t has none), which
+ * outlives t. Returns 0 or -1. */
+static int keep_report(const trainer *t, step_tune_report **out) {
+  const step_tune_report *r = trainer_tune_report(t);
+  if (!r) return 0;
+  *out = malloc(sizeof **out);
+  if (!*out) {
+    fprintf(stderr, "mnist_bench: out of host memory\n");
+    return -1;
+  }
+  **out = *r;
+  return 0;
+}
+
+/* Makes the rows of the twin group at g that run (runs[v]), in the order
+ * bench_creation_order gives `pass`, into t[v] (the previous pass's
+ * destroyed first). Pass 0 tunes (or reads the cache) as asked, counts
+ * each row's kernels and keeps its tuner report in report[v]; the later
+ * passes take those choices (trainer_config.tune_given), so every order
+ * times the same steps, with the cache or without. */
+static int make_group(const bench_run *run, trainer_config *c,
+                      const bench_row *rows, int g, int size, int pass,
+                      const int *runs, trainer **t, row_result *r,
+                      step_tune_report **report) {
+  for (int i = 0; i < size; i++) {
+    trainer_destroy(t[g + i]);
+    t[g + i] = NULL;
+  }
+  int status = 0;
+  for (int i = 0; i < size && status == 0; i++) {
+    int v = g + bench_creation_order(size, pass, i);
+    if (!runs[v]) continue;
+    c->mode = rows[v].mode;
+    c->graphs = rows[v].graphs;
+    c->pad_units = rows[v].pad_units;
+    c->pad_multiple = rows[v].pad_units ? run->pad_multiple : 0;
+    c->activation = rows[v].activation;
+    c->tune_given = pass > 0 && report[v] && report[v]->has_entry
+                        ? &report[v]->entry
+                        : NULL;
+    status =
+        trainer_create(&t[v], run->contexts[rows[v].precision], run->data, c);
+    if (status == 0 && pass == 0)
+      status = graph_count_step(t[v], &r[v].kernels, &r[v].critical);
+    if (status == 0 && pass == 0) status = keep_report(t[v], &report[v]);
+    const step_tune_report *tuned =
+        status == 0 ? trainer_tune_report(t[v]) : NULL;
+    r[v].fingerprint[pass] = tuned ? tuned->fingerprint : 0;
+  }
+  c->tune_given = NULL;
+  return status;
+}
+
+/* One pass of the twin group at g: round 0 warms up (first replay of each
+ * graph, clocks), rounds 1..R are timed, each row once per round in the
+ * order bench_group_order gives the round (numbered on from the previous
+ * passes' rounds); the times go to r[v].times[pass * R ..]. */
+static int time_group(const bench_run *run, const bench_row *rows, int g,
+                      int size, int pass, const int *runs, trainer **t,
+                      row_result *r) {
+  int status = 0;
+  epoch_stats s;
+  for (int round = 0; round <= run->repeats && status == 0; round++) {
+    int order = round == 0 ? 0 : pass * run->repeats + round;
+    for (int i = 0; i < size && status == 0; i++) {
+      int v = g + bench_group_order(size, order, i);
+      if (!runs[v]) continue;
+      status = trainer_run_epoch(t[v], round, &s);
+      if (status > 0)
+        fprintf(stderr, "mnist_bench: %s %s diverged (loss %g)\n",
+                mlp_mode_name(rows[v].mode),
+                gpu_precision_name(rows[v].precision), s.train_loss);
+      if (round > 0) r[v].times[pass * run->repeats + round - 1] = s.train_ms;
+      r[v].accuracy = s.test_accuracy;
+    }
+  }
+  return status;
+}
+
+/* Under a row's tuner report: the set each creation order ran. */
+static void print_orders(const row_result *r) {
+  int same = 1;
+  printf("creation orders (%d): fingerprints", r->orders);
+  for (int p = 0; p < r->orders; p++) {
+    printf("%s %08x", p ? "," : "", r->fingerprint[p]);
+    same = same && r->fingerprint[p] == r->fingerprint[0];
+  }
+  printf(": %s\n", same ? "the same set in every order"
+                        : "NOT the same set in every order");
 }
 
 int bench_train_network(const bench_run *run, int net, const bench_row *rows,
@@ -127,53 +227,45 @@ int bench_train_network(const bench_run *run, int net, const bench_row *rows,
   c.epochs = run->repeats + 1;
   bench_run_tuning(&c, run);
   c.fp8 = run->fp8;
-  int runs[BENCH_MAX_ROWS] = {0}, first = -1;
+  int runs[BENCH_MAX_ROWS] = {0}, first = -1, steps = 1;
   for (int v = 0; v < count; v++) {
     runs[v] = rows[v].net == net && row_wanted(run, &rows[v]) &&
               row_wanted(run, &rows[rows[v].twin]);
     if (runs[v] && first < 0) first = v;
   }
   trainer *t[BENCH_MAX_ROWS] = {0};
+  step_tune_report *report[BENCH_MAX_ROWS] = {0};
   row_result r[BENCH_MAX_ROWS];
   int status = 0;
-  for (int v = 0; v < count && status == 0; v++) {
-    if (!runs[v]) continue;
-    c.mode = rows[v].mode;
-    c.graphs = rows[v].graphs;
-    c.pad_units = rows[v].pad_units;
-    c.pad_multiple = rows[v].pad_units ? run->pad_multiple : 0;
-    c.activation = rows[v].activation;
-    status =
-        trainer_create(&t[v], run->contexts[rows[v].precision], run->data, &c);
-    if (status == 0)
-      status = graph_count_step(t[v], &r[v].kernels, &r[v].critical);
-  }
-  epoch_stats s;
-  /* Round 0 warms up (first replay of each graph, clocks); rounds 1..R
-   * are timed, each row once per round, a twin group's rows in the order
-   * bench_group_order gives the round. */
-  for (int round = 0; round <= run->repeats && status == 0; round++)
-    for (int g = 0, size; g < count && status == 0; g += size) {
-      size = bench_group_size(rows, count, g);
-      for (int i = 0; i < size && status == 0; i++) {
-        int v = g + bench_group_order(size, round, i);
-        if (!runs[v]) continue;
-        status = trainer_run_epoch(t[v], round, &s);
-        if (status > 0)
-          fprintf(stderr, "mnist_bench: %s %s diverged (loss %g)\n",
-                  mlp_mode_name(rows[v].mode),
-                  gpu_precision_name(rows[v].precision), s.train_loss);
-        if (round > 0) r[v].times[round - 1] = s.train_ms;
-        r[v].accuracy = s.test_accuracy;
-      }
+  /* A twin group at a time, made once per creation order; its trainers
+   * destroyed before the next group's are made. */
+  for (int g = 0, size; g < count && status == 0; g += size) {
+    size = bench_group_size(rows, count, g);
+    if (!runs[g]) continue;
+    if (size > BENCH_MAX_GROUP) {
+      fprintf(stderr, "mnist_bench: a twin group of %d rows (at most %d)\n",
+              size, BENCH_MAX_GROUP);
+      status = -1;
     }
+    for (int pass = 0; pass < size && status == 0; pass++) {
+      status = make_group(run, &c, rows, g, size, pass, runs, t, r, report);
+      if (status == 0)
+        status = time_group(run, rows, g, size, pass, runs, t, r);
+    }
+    if (status == 0 && g == first) steps = trainer_steps_per_epoch(t[first]);
+    for (int i = 0; i < size; i++) {
+      trainer_destroy(t[g + i]);
+      t[g + i] = NULL;
+      r[g + i].orders = size;
+    }
+  }
   char name[64];
   trainer_config_name(name, sizeof name, &c);
-  int steps = status == 0 && first >= 0 ? trainer_steps_per_epoch(t[first]) : 1;
   double flops = epoch_flops(&c, run->data->train.count);
   for (int v = 0; v < count && status == 0; v++)
     if (runs[v])
-      sample_stats(r[v].times, run->repeats, &r[v].median, &r[v].lo, &r[v].hi);
+      sample_stats(r[v].times, r[v].orders * run->repeats, &r[v].median,
+                   &r[v].lo, &r[v].hi);
   for (int v = 0; v < count && status == 0; v++)
     if (runs[v])
       status = report_row(run, &rows[v], &r[v], &r[rows[v].twin], name,
@@ -185,9 +277,12 @@ int bench_train_network(const bench_run *run, int net, const bench_row *rows,
       printf("\n%s %s %s%s:\n", name, label,
              gpu_precision_name(rows[v].precision),
              rows[v].graphs ? "" : " graphs off");
-      step_tune_print(stdout, trainer_tune_report(t[v]));
+      if (report[v]) step_tune_print(stdout, report[v]);
+      print_orders(&r[v]);
     }
-  for (int v = 0; v < count; v++)
+  for (int v = 0; v < count; v++) {
     trainer_destroy(t[v]);
+    free(report[v]);
+  }
   return status == 0 ? 0 : -1;
 }

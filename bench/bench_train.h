@@ -1,9 +1,11 @@
 /* bench_train.h: the training part of mnist_bench: every row of a network
- * (bench_rows.h) trained side by side, one epoch of each per round after
- * one warm-up round (the twin groups in the rows' order, a group's rows in
- * the order bench_group_order gives the round); epochs timed with CUDA
- * events, reported as median (min-max) against the launch floor and the
- * matmul rate, and each unfused and auto row against its fused twin. */
+ * (bench_rows.h) trained side by side, a twin group at a time: its
+ * trainers made once per creation order (bench_creation_order), each time
+ * one epoch of each per round after one warm-up round, a group's rows in
+ * the order bench_group_order gives the round; epochs timed with CUDA
+ * events, reported as median (min-max) over every order's epochs against
+ * the launch floor and the matmul rate, and each unfused and auto row
+ * against its fused twin. */
 #ifndef MNIST_EPILOGS_BENCH_TRAIN_H
 #define MNIST_EPILOGS_BENCH_TRAIN_H
 

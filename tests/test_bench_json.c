@@ -114,6 +114,9 @@ static bench_training_record training_of(const cJSON *o) {
       .speedup_vs_fused = num(o, "speedup_vs_fused"),
       .test_accuracy = num(o, "test_accuracy"),
       .repeats = (int)num(o, "repeats"),
+      .creation_orders = cJSON_HasObjectItem(o, "creation_orders")
+                             ? (int)num(o, "creation_orders")
+                             : 0,
       .pad_units = flag(o, "pad_units"),
       .activation = str(o, "activation"),
       .chain = cJSON_HasObjectItem(o, "chain") ? str(o, "chain") : NULL};
@@ -200,6 +203,7 @@ START_TEST(fixed_records_read_back) {
                              .speedup_vs_fused = 0.91206,
                              .test_accuracy = 0.97661,
                              .repeats = 5,
+                             .creation_orders = 3,
                              .pad_units = 1,
                              .activation = "gelu"};
   ck_assert_int_eq(bench_json_add_training(doc, &t), 0);
@@ -246,6 +250,7 @@ START_TEST(fixed_records_read_back) {
   ck_assert_double_eq(num(row, "speedup_vs_fused"), 0.9121);
   ck_assert_double_eq(num(row, "test_accuracy"), 0.9766);
   ck_assert_double_eq(num(row, "kernels_per_step"), 14);
+  ck_assert_double_eq(num(row, "creation_orders"), 3);
   ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(row, "graphs")));
   ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(row, "pad_units")));
   ck_assert_str_eq(str(row, "mode"), "unfused");

@@ -142,12 +142,41 @@ START_TEST(round_orders_are_balanced) {
 }
 END_TEST
 
+/* Over a group's passes each row is made once in each place, so no row is
+ * always the one made first; pass 0 makes them in the rows' order. */
+START_TEST(creation_orders_put_each_row_first_once) {
+  for (int size = 1; size <= BENCH_MAX_GROUP; size++) {
+    int placed[BENCH_MAX_GROUP][BENCH_MAX_GROUP] = {{0}};
+    for (int pass = 0; pass < size; pass++) {
+      int seen[BENCH_MAX_GROUP] = {0};
+      for (int i = 0; i < size; i++) {
+        int v = bench_creation_order(size, pass, i);
+        ck_assert(v >= 0 && v < size);
+        seen[v]++;
+        placed[v][i]++;
+        if (pass == 0) ck_assert_int_eq(v, i);
+      }
+      for (int v = 0; v < size; v++)
+        ck_assert_int_eq(seen[v], 1);
+    }
+    for (int v = 0; v < size; v++)
+      for (int i = 0; i < size; i++)
+        ck_assert_int_eq(placed[v][i], 1);
+  }
+  bench_row rows[BENCH_MAX_ROWS];
+  int count = bench_rows_build(rows);
+  for (int g = 0; g < count; g += bench_group_size(rows, count, g))
+    ck_assert_int_le(bench_group_size(rows, count, g), BENCH_MAX_GROUP);
+}
+END_TEST
+
 int main(void) {
   Suite *suite = suite_create("bench_rows");
   TCase *tc = tcase_create("bench_rows");
   tcase_add_test(tc, selection_and_labels);
   tcase_add_test(tc, twin_groups);
   tcase_add_test(tc, round_orders_are_balanced);
+  tcase_add_test(tc, creation_orders_put_each_row_first_once);
   suite_add_tcase(suite, tc);
   return test_run_suite(suite, 0);
 }

@@ -44,6 +44,18 @@ static void make_key(char *key, size_t size, const step_tune_target *t,
   }
 }
 
+/* r's slots, and its chosen set as `entry` names it: 0, else -1 with why. */
+static int take_entry(step_tune_report *r, const step_tune_target *t,
+                      const tune_cache_entry *entry, char *why, size_t size) {
+  r->slot_count = step_slots_build(r->slots, t, r->calls, r->call_count, 0);
+  if (r->slot_count < 0) {
+    snprintf(why, size, "this step's choices could not be listed");
+    return -1;
+  }
+  return step_slots_from_entry(&r->chosen, t->ctx, r->calls, r->slots,
+                               r->slot_count, entry, 0, why, size);
+}
+
 /* The choices from the cache, when it holds this step's: 0, else 1 (the
  * note says why). */
 static int from_cache(step_tune_report *r, const step_tune_target *t,
@@ -55,15 +67,27 @@ static int from_cache(step_tune_report *r, const step_tune_target *t,
     snprintf(r->cache_note, sizeof r->cache_note, "no entry in %s", path);
     return 1;
   }
-  if (read == 0 &&
-      (r->slot_count =
-           step_slots_build(r->slots, t, r->calls, r->call_count, 0)) >= 0 &&
-      step_slots_from_entry(&r->chosen, t->ctx, r->calls, r->slots,
-                            r->slot_count, &entry, 0, why, sizeof why) == 0) {
+  if (read == 0 && take_entry(r, t, &entry, why, sizeof why) == 0) {
     snprintf(r->cache_note, sizeof r->cache_note, "read %s", path);
     return 0;
   }
   snprintf(r->cache_note, sizeof r->cache_note, "ignored %s: %s", path, why);
+  return 1;
+}
+
+/* The choices of another trainer of this step (step_tune_options.given):
+ * 0, else 1 (the note says why). */
+static int from_given(step_tune_report *r, const step_tune_target *t,
+                      const tune_cache_entry *given, const char *key) {
+  char why[256] = "its key is another step's";
+  if (strcmp(given->key, key) == 0 &&
+      take_entry(r, t, given, why, sizeof why) == 0) {
+    snprintf(r->cache_note, sizeof r->cache_note,
+             "not read: the choices of an earlier trainer of this step");
+    return 0;
+  }
+  snprintf(r->cache_note, sizeof r->cache_note,
+           "an earlier trainer's choices not taken: %s", why);
   return 1;
 }
 
@@ -122,6 +146,8 @@ static int keep(step_tune_report *r, const step_tune_target *t,
                        &r->chosen, key) != 0)
     return -1;
   r->fingerprint = entry.fingerprint;
+  r->entry = entry;
+  r->has_entry = 1;
   if (o->entry) *o->entry = entry;
   if (o->cache == TUNE_CACHE_OFF || r->from_cache || !path[0]) return 0;
   char why[256] = "";
@@ -156,7 +182,9 @@ int step_tune_run(step_tune_report *r, const step_tune_target *t,
            tune_cache_path(path, sizeof path, dir, key) != 0)
     snprintf(r->cache_note, sizeof r->cache_note, "its path is too long");
   r->slot_count = 0;
-  if (path[0] && o->cache == TUNE_CACHE_USE)
+  if (o->given)
+    r->from_cache = from_given(r, t, o->given, key) == 0;
+  else if (path[0] && o->cache == TUNE_CACHE_USE)
     r->from_cache = from_cache(r, t, path, key) == 0;
   else if (path[0])
     snprintf(r->cache_note, sizeof r->cache_note, "refreshed");

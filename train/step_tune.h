@@ -101,6 +101,10 @@ typedef struct step_tune_options {
                     struct step_tune_report *report, tune_cache_entry *entry);
   void *apart_arg;
   tune_cache_entry *entry; /* not NULL: receives the chosen set's entry */
+  /* Not NULL: the choices of another trainer of this step (its report's
+   * entry), taken as the cache's would be, the cache not read; when its
+   * key is not this step's, the note says so and the step is tuned. */
+  const tune_cache_entry *given;
   /* Not NULL: no search; this step (a copy in a fresh context, whose
    * warm-up ran the first candidates) checks the set check->chosen names
    * against check->defended (tune_rule_check), and keeps the one that
@@ -158,6 +162,9 @@ typedef struct step_tune_report {
   int start_fused; /* 1: those ways are every call fused, after a narrow
                       unfused win of the whole step (tune_auto_start) */
   double narrow;   /* the narrow win's bound used (train/step_search.h) */
+  int has_entry;   /* 1: entry names the chosen set */
+  tune_cache_entry entry; /* the chosen set as the cache stores it, for
+                             step_tune_options.given */
 } step_tune_report;
 
 /* Chooses as above and writes the choices into net's layers (picks at

@@ -142,6 +142,7 @@ static int tune_step(trainer *t) {
                          .cache_dir = t->config.tune_cache_dir,
                          .run_key = key,
                          .entry = t->apart_entry,
+                         .given = t->apart_entry ? NULL : t->config.tune_given,
                          .check = t->apart_check};
   if (t->apart_entry) {
     o.cache = TUNE_CACHE_OFF; /* the trainer it works for reads and writes */
