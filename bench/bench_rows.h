@@ -54,11 +54,12 @@ int bench_group_size(const bench_row *rows, int count, int g);
  * right after a TF32 row in three rounds of five, 2.5 % behind unfused
  * (140.43-146.55 ms against 140.54-141.48: session 9's call D). So for
  * three rows the six orders come in turn: in any five rounds in a row each
- * row runs first (after another group) at most twice and right after each
- * other row at most twice, and no such slowdown sets a median of five.
- * That holds because a run keeps or leaves out whole groups (their rows
- * share network, precision and activation). Two rows alternate (the
- * second row runs first in three rounds of five). */
+ * row runs first in its round at most twice and right after each other
+ * row at most twice, and no such slowdown sets the median of a creation
+ * order's five (the rounds are numbered on across the orders). That holds
+ * because a run keeps or leaves out whole groups (their rows share
+ * network, precision and activation). Two rows alternate (the second row
+ * runs first in three rounds of five). */
 int bench_group_order(int size, int round, int i);
 
 /* Which row of a twin group of `size` rows (an offset from its first) is
@@ -68,7 +69,11 @@ int bench_group_order(int size, int round, int i);
  * ran slower than one made after it with the same step: at 784-100-10 FP8
  * ReLU 7.67-7.70 ms against 7.50-7.54 whichever of fused and auto it was
  * (session 21's call F), a 2.7 % that a median over one order keeps and
- * the 1 % the rows are compared at cannot hold. */
+ * the 1 % the rows are compared at cannot hold. Pass 0 is the one that
+ * tunes (the later passes take its choices), so tuning and being made
+ * first are not crossed: fused's trainer both tunes and is made first.
+ * The passes assume the whole group runs, as the selection guarantees
+ * (bench_group_order). */
 int bench_creation_order(int size, int pass, int i);
 
 /* Which rows a run asks for: -1 keeps every precision / activation; a

@@ -22,7 +22,8 @@ typedef struct bench_run {
   const double *peaks;          /* [GPU_PRECISION_COUNT] matmul TFLOP/s; 0: not
                                    measured (not selected) */
   float launch_us;              /* one dependent launch in a graph */
-  int repeats;                  /* timed epochs per row, 1..BENCH_MAX_REPEATS */
+  int repeats;                  /* timed epochs per row and creation order,
+                                   1..BENCH_MAX_REPEATS */
   bench_selection selection;
   int pad_multiple; /* the "+pad" rows' padding multiple (0: 8) */
   unsigned chain;   /* --chain (gpu_options.chain) */
@@ -45,9 +46,10 @@ void bench_train_header(const bench_run *run);
 
 /* Trains the rows of network `net` (of rows[0..count)) that run, prints a
  * line per row and adds a "training" entry per row to run->json; with
- * run->show_plans, then each row's step tuner report (step_tune_print),
- * under the row's network, mode, precision and activation. Returns
- * 0, or -1 (a row failed or diverged; message on stderr). */
+ * run->show_plans, then each row's step tuner report of its first creation
+ * order (step_tune_print), under the row's network, mode, precision and
+ * activation, and a line with the fingerprint each order ran. Returns 0,
+ * or -1 (a row failed or diverged; message on stderr). */
 int bench_train_network(const bench_run *run, int net, const bench_row *rows,
                         int count);
 

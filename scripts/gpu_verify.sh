@@ -143,7 +143,7 @@ else
 fi
 
 if [ "$bench" = 1 ]; then
-  part "4. mnist_bench --no-layers (ms per epoch, median of 5)"
+  part "4. mnist_bench --no-layers (ms per epoch, median over the creation orders)"
   for round in $(seq 1 "$rounds"); do
     for which in new old; do
       bin=build/mnist_bench

@@ -102,8 +102,9 @@ typedef struct step_tune_options {
   void *apart_arg;
   tune_cache_entry *entry; /* not NULL: receives the chosen set's entry */
   /* Not NULL: the choices of another trainer of this step (its report's
-   * entry), taken as the cache's would be, the cache not read; when its
-   * key is not this step's, the note says so and the step is tuned. */
+   * entry), taken as the cache's would be, the cache not read; when they
+   * do not fit (another key, a choice this step lacks) the note says why
+   * and the step is tuned, the cache still not read. */
   const tune_cache_entry *given;
   /* Not NULL: no search; this step (a copy in a fresh context, whose
    * warm-up ran the first candidates) checks the set check->chosen names
@@ -140,7 +141,8 @@ typedef struct step_tune_target {
 
 typedef struct step_tune_report {
   int tuned;      /* 0: nothing to choose (--autotune off, fused/unfused) */
-  int from_cache; /* 1: the choices came from the cache */
+  int from_cache; /* 1: the choices came from the cache, or from
+                     step_tune_options.given (cache_note says which) */
   int apart;      /* 1: tuned in a CUDA context of its own (tune_apart) */
   char cache_note[600];  /* what the cache did, one line ("" when off) */
   unsigned fingerprint;  /* FNV-1a of the chosen set (algorithms by their
