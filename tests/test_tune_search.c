@@ -21,7 +21,11 @@ typedef struct fake_step {
   int slots;
   double base_ms;
   double cost[TUNE_MAX_SLOTS][4];
-  double noise_ms;     /* standard deviation of each sample */
+  double noise_ms; /* standard deviation of each sample */
+  /* pair_ms more when slots pair[0] and pair[1] both hold pair_value: a
+   * step whose costs do not add up slot by slot */
+  int pair[2], pair_value;
+  double pair_ms;
   int refuse_value;    /* a value of slot 0 that cannot run (-1: none) */
   unsigned long state; /* the noise's generator */
   int measures;        /* calls of measure */
@@ -54,6 +58,9 @@ static double step_ms(const fake_step *f, const tune_config *c) {
   double ms = f->base_ms;
   for (int s = 0; s < f->slots; s++)
     ms += f->cost[s][c->value[s]];
+  if (c->value[f->pair[0]] == f->pair_value &&
+      c->value[f->pair[1]] == f->pair_value)
+    ms += f->pair_ms;
   return ms;
 }
 
@@ -391,12 +398,14 @@ START_TEST(whole_step_records_are_named) {
   r.tuned = 1;
   tune_log_init(&r.log, 100.0);
   r.log.ways_alone_ms = 12.5;
-  r.log.count = 5;
+  r.log.count = 6;
   r.log.record[0] = (tune_record){-1, 1, 2, {.pairs = 16}};
   r.log.record[1] = (tune_record){-1, 1, TUNE_WAYS_ALONE, {.pairs = 16}};
   r.log.record[2] = (tune_record){-1, 0, TUNE_NEAR_WINNERS, {.pairs = 16}};
   r.log.record[3] = (tune_record){-1, TUNE_UNTUNED, TUNE_CHOSEN, {.pairs = 16}};
   r.log.record[4] = (tune_record){-1, TUNE_START, TUNE_CHOSEN, {.pairs = 16}};
+  r.log.record[5] =
+      (tune_record){-1, TUNE_FROM_FUSED, TUNE_FROM_UNFUSED, {.pairs = 16}};
   char *text = NULL;
   size_t size = 0;
   FILE *out = open_memstream(&text, &size);
@@ -413,6 +422,9 @@ START_TEST(whole_step_records_are_named) {
                 "%s", text);
   ck_assert_msg(strstr(text, "a fresh context        start -> chosen: ") !=
                     NULL,
+                "%s", text);
+  ck_assert_msg(strstr(text, "the whole step         searched from fused -> "
+                             "searched from unfused: ") != NULL,
                 "%s", text);
   ck_assert_msg(strstr(text, "12.5 ms deciding the calls' ways alone") != NULL,
                 "%s", text);
@@ -637,6 +649,89 @@ START_TEST(a_winner_gets_challengers_of_its_own) {
 }
 END_TEST
 
+/* Three ways of a 0.1 ms step, fused (1) or unfused (2): the first two
+ * unfused each cost 2 % alone and gain 10 % together, the third unfused
+ * costs 6 %, so the all-fused and all-unfused steps tie. From fused no
+ * single way gains (the search ends there); from unfused the third fused
+ * gains 6 %: tune_search_other_start takes that end (the fused start's
+ * search alone would not), and names the comparison. A tie is a whole-step
+ * verdict within `narrow` either way. */
+START_TEST(a_tie_searches_from_both_steps) {
+  tune_slot slots[3];
+  make_slots(slots, 3, 3);
+  for (int s = 0; s < 3; s++) {
+    slots[s].field = TUNE_FIELD_WAY;
+    slots[s].ok[0] = 0;
+  }
+  fake_step f = fake_step_make(3, 0.1, 0.0, 1);
+  f.cost[0][2] = f.cost[1][2] = 0.002;
+  f.cost[2][2] = 0.006;
+  f.pair[0] = 0;
+  f.pair[1] = 1;
+  f.pair_value = 2;
+  f.pair_ms = -0.010;
+  tune_config fused = {{1, 1, 1}}, unfused = {{2, 2, 2}};
+  tune_ops ops = {&f, fake_measure};
+  tune_log log;
+  tune_log_init(&log, 1e9);
+  tune_verdict steps;
+  int wins = 1;
+  ck_assert_int_eq(tune_compare_always(&wins, &fused, &unfused, &ops, &log, -1,
+                                       1, 2, TUNE_FLOOR_STEPS, &steps),
+                   0);
+  ck_assert_int_eq(wins, 0);
+  ck_assert(tune_steps_tied(&steps, TUNE_AUTO_NARROW));
+  int visit[3] = {0, 1, 2};
+  tune_config best = fused;
+  ck_assert_int_eq(tune_search(&best, slots, visit, 3, &ops, &log), 0);
+  ck_assert(memcmp(&best, &fused, sizeof best) == 0); /* stuck at fused */
+  ck_assert_int_eq(tune_search_other_start(&best, &unfused, slots, visit, 3,
+                                           &ops, &log, 100.0, TUNE_FROM_FUSED,
+                                           TUNE_FROM_UNFUSED),
+                   0);
+  ck_assert_int_eq(best.value[0], 2);
+  ck_assert_int_eq(best.value[1], 2);
+  ck_assert_int_eq(best.value[2], 1);
+  const tune_record *last = &log.record[log.count - 1];
+  ck_assert_int_eq(last->slot, -1);
+  ck_assert_int_eq(last->from, TUNE_FROM_FUSED);
+  ck_assert_int_eq(last->to, TUNE_FROM_UNFUSED);
+  ck_assert_int_eq(last->verdict.wins, 1);
+  /* Outside `narrow` either way, or refused: no tie. */
+  tune_verdict clear = {.pairs = 16, .base_ms = 0.1, .diff_ms = -0.003};
+  ck_assert(!tune_steps_tied(&clear, TUNE_AUTO_NARROW));
+  clear.diff_ms = 0.003;
+  ck_assert(!tune_steps_tied(&clear, TUNE_AUTO_NARROW));
+  clear.diff_ms = -0.001;
+  ck_assert(tune_steps_tied(&clear, TUNE_AUTO_NARROW));
+  clear.refused = 1;
+  ck_assert(!tune_steps_tied(&clear, TUNE_AUTO_NARROW));
+}
+END_TEST
+
+/* The other start's search ends where the incumbent's did, or no better:
+ * the incumbent stays. */
+START_TEST(the_other_start_loses_a_tie) {
+  tune_slot slots[2];
+  make_slots(slots, 2, 3);
+  for (int s = 0; s < 2; s++) {
+    slots[s].field = TUNE_FIELD_WAY;
+    slots[s].ok[0] = 0;
+  }
+  fake_step f = fake_step_make(2, 0.1, 0.0005, 7);
+  tune_config best = {{1, 1}}, other = {{2, 2}};
+  tune_ops ops = {&f, fake_measure};
+  tune_log log;
+  tune_log_init(&log, 1e9);
+  ck_assert_int_eq(tune_search_other_start(&best, &other, slots, (int[]){0, 1},
+                                           2, &ops, &log, 100.0,
+                                           TUNE_FROM_FUSED, TUNE_FROM_UNFUSED),
+                   0);
+  ck_assert_int_eq(best.value[0], 1);
+  ck_assert_int_eq(best.value[1], 1);
+}
+END_TEST
+
 int main(void) {
   Suite *suite = suite_create("tune_search");
   TCase *tc = tcase_create("core");
@@ -660,6 +755,8 @@ int main(void) {
   tcase_add_test(tc, a_beaten_near_winner_is_forgotten);
   tcase_add_test(tc, whole_step_records_are_named);
   tcase_add_test(tc, first_algorithms_keep_the_ways);
+  tcase_add_test(tc, a_tie_searches_from_both_steps);
+  tcase_add_test(tc, the_other_start_loses_a_tie);
   suite_add_tcase(suite, tc);
   return test_run_suite(suite, 0);
 }

@@ -123,6 +123,20 @@ double step_tune_narrow(void) {
   return TUNE_AUTO_NARROW;
 }
 
+/* c with the other tuned step's algorithms where a call may switch to its
+ * way: the twins' (PLAIN) from unfused, the epilogue calls' own from
+ * fused. */
+static void with_both_algorithms(tune_config *c, const tune_config *fused,
+                                 const tune_config *unfused,
+                                 const step_tune_report *r) {
+  for (int i = 0; i < r->slot_count; i++)
+    if (r->slots[i].field == TUNE_FIELD_PLAIN)
+      c->value[i] = unfused->value[i];
+    else if (r->slots[i].field == TUNE_FIELD_ALGO &&
+             has_way(r->slots, r->slot_count, i))
+      c->value[i] = fused->value[i];
+}
+
 /* The search in its phases (step_tune.h), from the heuristic's first
  * candidates. */
 static int search(tune_config *best, step_tune_report *r,
@@ -142,7 +156,8 @@ static int search(tune_config *best, step_tune_report *r,
    * on the H200 a big network's first comparisons alone spent it, and auto
    * stayed fused, 24 % behind unfused), then the better one against its
    * calls' ways alone (weigh_ways_alone), then each call's way from the
-   * best (at least a budget more). */
+   * best (at least a budget more), and after a near tie of the two steps
+   * from the other one as well (a budget more; tune_search_other_start). */
   tune_config fused, unfused;
   double budget = r->log.budget_ms;
   step_slots_first(&fused, r->slots, r->slot_count, LT_AUTO_FUSED);
@@ -159,16 +174,13 @@ static int search(tune_config *best, step_tune_report *r,
                           LT_AUTO_FUSED, LT_AUTO_UNFUSED, TUNE_FLOOR_STEPS,
                           &steps) < 0)
     return -1;
-  /* The better step, with the other's tuned algorithms where a call may
-   * switch to its way: the twins' when fused won, the epilogue calls'
-   * own when unfused did. */
+  /* The better step (and the other), with the other's tuned algorithms
+   * where a call may switch to its way: the twins' when fused won, the
+   * epilogue calls' own when unfused did. */
   *best = wins ? unfused : fused;
-  for (int i = 0; i < r->slot_count; i++)
-    if (r->slots[i].field == TUNE_FIELD_PLAIN)
-      best->value[i] = unfused.value[i];
-    else if (r->slots[i].field == TUNE_FIELD_ALGO &&
-             has_way(r->slots, r->slot_count, i))
-      best->value[i] = fused.value[i];
+  tune_config other = wins ? fused : unfused;
+  with_both_algorithms(best, &fused, &unfused, r);
+  with_both_algorithms(&other, &fused, &unfused, r);
   if (weigh_ways_alone(best, r, t, &ops,
                        wins ? LT_AUTO_UNFUSED : LT_AUTO_FUSED) != 0)
     return -1;
@@ -185,6 +197,12 @@ static int search(tune_config *best, step_tune_report *r,
     r->log.budget_ms = r->log.spent_ms + budget;
   n = slots_of(visit, r->slots, r->slot_count, TUNE_FIELD_WAY);
   int status = tune_search(best, r->slots, visit, n, &ops, &r->log);
+  /* A near tie of the whole steps: the search from the other one too. */
+  if (status == 0 && tune_steps_tied(&steps, r->narrow))
+    status = tune_search_other_start(
+        best, &other, r->slots, visit, n, &ops, &r->log, budget,
+        wins ? TUNE_FROM_UNFUSED : TUNE_FROM_FUSED,
+        wins ? TUNE_FROM_FUSED : TUNE_FROM_UNFUSED);
   r->log.budget_ms = budget; /* the report names the budget asked for */
   return status;
 }

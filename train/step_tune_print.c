@@ -20,6 +20,8 @@ static const char *way_name(int way) {
          : way == TUNE_UNTUNED      ? "untuned"
          : way == TUNE_CHOSEN       ? "chosen"
          : way == TUNE_START        ? "start"
+         : way == TUNE_FROM_FUSED   ? "searched from fused"
+         : way == TUNE_FROM_UNFUSED ? "searched from unfused"
                                     : "-";
 }
 

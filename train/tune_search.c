@@ -1,6 +1,7 @@
 /* tune_search.c: the step tuner's search (tune_search.h). */
 #include "train/tune_search.h"
 
+#include <math.h>
 #include <string.h>
 
 void tune_log_init(tune_log *log, double budget_ms) {
@@ -237,6 +238,29 @@ int tune_search(tune_config *incumbent, const tune_slot *slots,
     }
   }
   return try_near_winners(incumbent, near, near_count, ops, log);
+}
+
+int tune_steps_tied(const tune_verdict *v, double narrow) {
+  return v->pairs > 0 && !v->refused && v->base_ms > 0.0 &&
+         fabs(v->diff_ms) < narrow * v->base_ms;
+}
+
+int tune_search_other_start(tune_config *incumbent, tune_config *other,
+                            const tune_slot *slots, const int *visit,
+                            int visit_count, const tune_ops *ops, tune_log *log,
+                            double budget, int from, int to) {
+  double asked = log->budget_ms;
+  log->budget_ms = log->spent_ms + budget;
+  int status = tune_search(other, slots, visit, visit_count, ops, log);
+  log->budget_ms = asked;
+  if (status != 0) return -1;
+  if (memcmp(other, incumbent, sizeof *other) == 0) return 0;
+  int wins = 0;
+  if (tune_compare_always(&wins, incumbent, other, ops, log, -1, from, to,
+                          TUNE_FLOOR_STEPS, NULL) != 0)
+    return -1;
+  if (wins) *incumbent = *other;
+  return 0;
 }
 
 int tune_defended(tune_config *out, const tune_config *chosen,

@@ -63,7 +63,9 @@ enum {
   TUNE_NEAR_WINNERS = 5,
   TUNE_UNTUNED = 6,
   TUNE_CHOSEN = 7,
-  TUNE_START = 8
+  TUNE_START = 8,
+  TUNE_FROM_FUSED = 9,   /* the way search's end from the fused step */
+  TUNE_FROM_UNFUSED = 10 /* ... from the unfused step */
 };
 
 /* What a slot chooses. Algorithm values are candidate indices in the
@@ -169,6 +171,29 @@ int tune_compare_always(int *wins, const tune_config *a, const tune_config *b,
 int tune_search(tune_config *incumbent, const tune_slot *slots,
                 const int *visit, int visit_count, const tune_ops *ops,
                 tune_log *log);
+
+/* Under --mode auto, whether the tuned all-fused and all-unfused steps
+ * (verdict v, fused the incumbent) came out within `narrow`
+ * (TUNE_AUTO_NARROW) of fused's step, either way: a context apart cannot
+ * tell which of them is the better start for the way search
+ * (tune_auto_start says how far it mis-times whole steps). */
+int tune_steps_tied(const tune_verdict *v, double narrow);
+
+/* After the search from *incumbent: the same search (visit[0 ..
+ * visit_count)) from *other, with `budget` ms of timed steps of its own,
+ * then its end against the incumbent's, whole step against whole step,
+ * whatever the budget (TUNE_FLOOR_STEPS; the record's `from` -> `to`):
+ * *incumbent = the better one (the incumbent on a tie). For a near tie of
+ * the whole steps (tune_steps_tied): a search one call at a time ends
+ * where no single way gains its floor, which depends on the start. On the
+ * H200, 784-1024-1024-10 TF32 ReLU's search from the fused step ended at
+ * steps whose epochs ran 19.11-20.16 ms, from the unfused step at ones
+ * that ran 18.04-18.69 (docs/performance.md, "Session 22"). Returns 0, or
+ * -1 when a comparison failed. */
+int tune_search_other_start(tune_config *incumbent, tune_config *other,
+                            const tune_slot *slots, const int *visit,
+                            int visit_count, const tune_ops *ops, tune_log *log,
+                            double budget, int from, int to);
 
 /* The challengers of slot `s` against value `current`, in the order they
  * are tried: out[0 .. returned count), at most TUNE_PER_SLOT. */
