@@ -1,6 +1,6 @@
 /* test_tune_apart.c: when the step tuner's copy apart is taken
  * (train/tune_apart.h, tune_apart_accept): a copy whose tuning failed
- * writes no entry (count -1, no choices) and must not be taken, nor one
+ * writes no entry (has_entry 0, no choices) and must not be taken, nor one
  * that tuned a step of another size or more choices than a report holds;
  * a copy that chose is. Plain C: no GPU. */
 #include <check.h>
@@ -11,10 +11,9 @@
 #include "train/tune_apart.h"
 
 /* What the caller of tune_apart_accept holds: the copy's report (large:
- * on the heap), its entry, the reason. */
+ * on the heap, with its entry), the reason. */
 typedef struct copy {
   step_tune_report report;
-  tune_cache_entry entry;
   char why[256];
 } copy;
 
@@ -25,12 +24,12 @@ static void copy_that_chose(copy *c, int calls, int slots) {
   c->report.tuned = 1;
   c->report.call_count = calls;
   c->report.slot_count = slots;
-  c->entry.count = slots;
+  c->report.has_entry = 1;
+  c->report.entry.count = slots;
 }
 
 static int accept(copy *c, int call_count) {
-  return tune_apart_accept(&c->report, &c->entry, call_count, c->why,
-                           sizeof c->why);
+  return tune_apart_accept(&c->report, call_count, c->why, sizeof c->why);
 }
 
 START_TEST(a_copy_that_chose_is_taken) {
@@ -41,17 +40,17 @@ START_TEST(a_copy_that_chose_is_taken) {
 }
 END_TEST
 
-/* As the tuner's failure path leaves it: tuned, no slots, the entry as
- * the caller set it before (count -1), nothing written. */
+/* As the tuner's failure path leaves it: tuned, no slots, no entry
+ * written (has_entry 0). */
 START_TEST(a_copy_whose_tuning_failed_is_not_taken) {
   copy *c = malloc(sizeof *c);
   copy_that_chose(c, 12, 0);
-  c->entry.count = -1;
+  c->report.has_entry = 0;
   ck_assert_int_eq(accept(c, 12), -1);
   ck_assert_ptr_nonnull(strstr(c->why, "tuning failed"));
   /* Its keep() failing: slots chosen, the entry never written. */
   copy_that_chose(c, 12, 8);
-  c->entry.count = -1;
+  c->report.has_entry = 0;
   ck_assert_int_eq(accept(c, 12), -1);
   free(c);
 }

@@ -97,9 +97,8 @@ int step_check_apart(step_tune_report *r, const step_tune_target *t,
   if (!tune_defended(&defended, &r->chosen, r->has_start ? &r->start : NULL,
                      r->slots, r->slot_count))
     return 0;
-  /* The chosen set's entry, the defended set's, and the copy's (which a
-   * check leaves unwritten: trainer.c reads it as "a copy"). */
-  tune_cache_entry *entries = malloc(3 * sizeof *entries);
+  /* The chosen set's entry and the defended set's. */
+  tune_cache_entry *entries = malloc(2 * sizeof *entries);
   step_tune_report *copy = malloc(sizeof *copy);
   int status = entries && copy ? 0 : -1;
   if (status != 0) fprintf(stderr, "step_tune: out of host memory\n");
@@ -113,8 +112,7 @@ int step_check_apart(step_tune_report *r, const step_tune_target *t,
   if (status == 0) {
     step_tune_check sets = {&entries[0], &entries[1],
                             r->has_start ? TUNE_START : TUNE_UNTUNED};
-    entries[2].count = -1;
-    status = o->tune_apart(o->apart_arg, &sets, copy, &entries[2]);
+    status = o->tune_apart(o->apart_arg, &sets, copy);
   }
   const tune_log *got = status == 0 ? &copy->log : NULL;
   if (got && got->count > 0 && got->untuned_alone_ms > 0.0 &&

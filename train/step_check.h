@@ -20,8 +20,8 @@ int step_check_apart(step_tune_report *r, const step_tune_target *t,
 
 /* The copy's side (step_tune_options.check set): the sets the entries
  * name, taken as they are stored (no list asked for), checked here, the
- * winner written into the layers and r->chosen (*o->entry is left as it
- * is: the caller reads the check's record). Returns 0 or -1. */
+ * winner written into the layers and r->chosen (no entry: has_entry 0,
+ * the caller reads the check's record). Returns 0 or -1. */
 int step_check_run(step_tune_report *r, const step_tune_target *t,
                    const step_tune_options *o);
 

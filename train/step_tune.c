@@ -95,25 +95,21 @@ static int from_given(step_tune_report *r, const step_tune_target *t,
  * evidence in r; else 1, with the note saying why, and r as it was. */
 static int from_apart(step_tune_report *r, const step_tune_target *t,
                       const step_tune_options *o) {
-  tune_cache_entry *entry = malloc(sizeof *entry);
   step_tune_report *apart = malloc(sizeof *apart);
   char why[256] = "it failed (see above)";
-  int status = entry && apart ? 0 : -1;
+  int status = apart ? 0 : -1;
   double started = host_clock_ms();
-  if (status == 0) {
-    entry->count = -1; /* written only when the copy chose (keep) */
-    status = o->tune_apart(o->apart_arg, NULL, apart, entry);
-  }
+  if (status == 0) status = o->tune_apart(o->apart_arg, NULL, apart);
   r->apart_setup_ms =
       host_clock_ms() - started - (status == 0 ? apart->choose_ms : 0);
   /* Its slots and evidence, over this step's calls; its choices taken as
    * it stored them (lt_matmul_candidate_adopt: no list asked for here). */
   if (status == 0)
-    status = tune_apart_accept(apart, entry, r->call_count, why, sizeof why);
+    status = tune_apart_accept(apart, r->call_count, why, sizeof why);
   if (status == 0)
-    status =
-        step_slots_from_entry(&apart->chosen, t->ctx, r->calls, apart->slots,
-                              apart->slot_count, entry, 1, why, sizeof why);
+    status = step_slots_from_entry(&apart->chosen, t->ctx, r->calls,
+                                   apart->slots, apart->slot_count,
+                                   &apart->entry, 1, why, sizeof why);
   if (status == 0) {
     r->slot_count = apart->slot_count;
     memcpy(r->slots, apart->slots, sizeof r->slots);
@@ -133,7 +129,6 @@ static int from_apart(step_tune_report *r, const step_tune_target *t,
              "%snot tuned in a context of its own: %s; tuned here",
              at ? "; " : "", why);
   free(apart);
-  free(entry);
   return status == 0 ? 0 : 1;
 }
 
@@ -141,18 +136,15 @@ static int from_apart(step_tune_report *r, const step_tune_target *t,
  * fills the fingerprint. */
 static int keep(step_tune_report *r, const step_tune_target *t,
                 const step_tune_options *o, const char *path, const char *key) {
-  tune_cache_entry entry;
-  if (step_slots_entry(&entry, t->ctx, r->calls, r->slots, r->slot_count,
+  if (step_slots_entry(&r->entry, t->ctx, r->calls, r->slots, r->slot_count,
                        &r->chosen, key) != 0)
     return -1;
-  r->fingerprint = entry.fingerprint;
-  r->entry = entry;
+  r->fingerprint = r->entry.fingerprint;
   r->has_entry = 1;
-  if (o->entry) *o->entry = entry;
   if (o->cache == TUNE_CACHE_OFF || r->from_cache || !path[0]) return 0;
   char why[256] = "";
   size_t at = strlen(r->cache_note);
-  if (tune_cache_write(path, &entry, why, sizeof why) == 0)
+  if (tune_cache_write(path, &r->entry, why, sizeof why) == 0)
     snprintf(r->cache_note + at, sizeof r->cache_note - at, "; wrote %s", path);
   else
     snprintf(r->cache_note + at, sizeof r->cache_note - at, "; not written: %s",

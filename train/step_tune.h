@@ -89,18 +89,17 @@ typedef struct step_tune_options {
                             library, chain, rule, workspace, alignments) */
   /* When set, a step the cache does not hold is tuned by tune_apart: the
    * same step in a CUDA context of its own (gpu_context_create_apart),
-   * which fills `report` (its slots, choices and evidence) and `entry`,
-   * and returns 0; this network then takes the entry as it would the
+   * which fills `report` (its slots, choices, evidence and entry) and
+   * returns 0; this network then takes the report's entry as it would the
    * cache's, so its context loads only the kernels it runs. When it
-   * returns -1, or its copy's tuning failed (no entry written), the step
-   * is tuned here. NULL: tuned here. Called again with `check` (else
-   * NULL) when the choices differ from the set the check defends
+   * returns -1, or its copy's tuning failed (has_entry 0), the step is
+   * tuned here. NULL: tuned here. Called again with `check` (else NULL)
+   * when the choices differ from the set the check defends
    * (tune_defended): a copy in a fresh context checks them (the option
    * `check` below). */
   int (*tune_apart)(void *arg, const struct step_tune_check *check,
-                    struct step_tune_report *report, tune_cache_entry *entry);
+                    struct step_tune_report *report);
   void *apart_arg;
-  tune_cache_entry *entry; /* not NULL: receives the chosen set's entry */
   /* Not NULL: the choices of another trainer of this step (its report's
    * entry), taken as the cache's would be, the cache not read; when they
    * do not fit (another key, a choice this step lacks) the note says why
@@ -164,9 +163,11 @@ typedef struct step_tune_report {
   int start_fused; /* 1: those ways are every call fused, after a narrow
                       unfused win of the whole step (tune_auto_start) */
   double narrow;   /* the narrow win's bound used (train/step_search.h) */
-  int has_entry;   /* 1: entry names the chosen set */
-  tune_cache_entry entry; /* the chosen set as the cache stores it, for
-                             step_tune_options.given */
+  int has_entry;   /* 1: entry names the chosen set (0: the tuning failed,
+                      or a check ran: step_tune_options.check) */
+  tune_cache_entry entry; /* the chosen set as the cache stores it: what a
+                             copy apart hands back (tune_apart), and
+                             step_tune_options.given for a later trainer */
 } step_tune_report;
 
 /* Chooses as above and writes the choices into net's layers (picks at

@@ -47,9 +47,8 @@ typedef struct trainer_config {
   const char *tune_cache_dir;
   /* Not NULL: the choices of an earlier trainer of the same step in this
    * process (its step_tune_report.entry: mnist_bench's later creation
-   * orders), taken as from the cache, without a search; read during
-   * trainer_create only (the pointer stays in the trainer's copy of its
-   * config, unused). */
+   * orders), taken as from the cache, without a search; borrowed during
+   * trainer_create only (the trainer's copy of its config drops it). */
   const tune_cache_entry *tune_given;
   int tune_apart;    /* 1: the tuner times candidates in a CUDA context of its
                         own (gpu/gpu_apart.h), so the training's context loads

@@ -92,15 +92,13 @@ static int enqueue_first_steps(void *arg, int count) {
 
 static int trainer_make(trainer **out, gpu_context *ctx,
                         const mnist_dataset *data, const trainer_config *config,
-                        tune_cache_entry *apart_entry,
-                        const step_tune_check *apart_check);
+                        int apart_copy, const step_tune_check *apart_check);
 
 /* tune_apart_copy: this trainer's network, data and settings set up again
  * in ctx, on part, where it tunes or checks (it stops there), then
  * destroyed. */
 typedef struct copy_job {
   const trainer *t;
-  tune_cache_entry *entry;
   const step_tune_check *check;
 } copy_job;
 
@@ -108,8 +106,7 @@ static int copy_and_tune(void *arg, gpu_context *ctx, const mnist_dataset *part,
                          step_tune_report *report) {
   const copy_job *job = arg;
   trainer *copy = NULL;
-  int status =
-      trainer_make(&copy, ctx, part, &job->t->config, job->entry, job->check);
+  int status = trainer_make(&copy, ctx, part, &job->t->config, 1, job->check);
   if (status == 0) *report = *copy->tune;
   trainer_destroy(copy);
   return status;
@@ -119,9 +116,9 @@ static int copy_and_tune(void *arg, gpu_context *ctx, const mnist_dataset *part,
  * weighed, by a copy of this trainer in a CUDA context of its own
  * (train/tune_apart.h). */
 static int tune_apart(void *arg, const step_tune_check *check,
-                      step_tune_report *report, tune_cache_entry *entry) {
+                      step_tune_report *report) {
   const trainer *t = arg;
-  copy_job job = {t, entry, check};
+  copy_job job = {t, check};
   return tune_apart_run(t->ctx, t->source, t->config.batch, copy_and_tune, &job,
                         report);
 }
@@ -141,10 +138,9 @@ static int tune_step(trainer *t) {
                          .cache = t->config.tune_cache,
                          .cache_dir = t->config.tune_cache_dir,
                          .run_key = key,
-                         .entry = t->apart_entry,
-                         .given = t->apart_entry ? NULL : t->config.tune_given,
+                         .given = t->apart_copy ? NULL : t->config.tune_given,
                          .check = t->apart_check};
-  if (t->apart_entry) {
+  if (t->apart_copy) {
     o.cache = TUNE_CACHE_OFF; /* the trainer it works for reads and writes */
   } else if (t->config.tune_apart) {
     o.tune_apart = tune_apart;
@@ -220,8 +216,9 @@ static int trainer_init(trainer *t, const mnist_dataset *data) {
     return -1;
   t->config.initial_layout = NULL; /* borrowed until now */
   t->config.initial_params = NULL;
+  t->config.tune_given = NULL;
   t->source = NULL;
-  if (t->apart_entry) return 0; /* a copy that only tunes: no graphs */
+  if (t->apart_copy) return 0; /* a copy that only tunes: no graphs */
   if (c->context_cycle && cycle_context(t) != 0) return -1;
   if (c->max_steps > 0) t->config.graphs = 0; /* epochs may end early */
   t->epoch_steps = steps;                     /* what a capture records */
@@ -246,13 +243,12 @@ static int trainer_init(trainer *t, const mnist_dataset *data) {
 
 int trainer_create(trainer **out, gpu_context *ctx, const mnist_dataset *data,
                    const trainer_config *config) {
-  return trainer_make(out, ctx, data, config, NULL, NULL);
+  return trainer_make(out, ctx, data, config, 0, NULL);
 }
 
 static int trainer_make(trainer **out, gpu_context *ctx,
                         const mnist_dataset *data, const trainer_config *config,
-                        tune_cache_entry *apart_entry,
-                        const step_tune_check *apart_check) {
+                        int apart_copy, const step_tune_check *apart_check) {
   *out = NULL;
   char err[256];
   if (trainer_config_check(config, err, sizeof err) != 0) {
@@ -267,7 +263,7 @@ static int trainer_make(trainer **out, gpu_context *ctx,
   t->ctx = ctx;
   t->config = *config;
   t->source = data;
-  t->apart_entry = apart_entry;
+  t->apart_copy = apart_copy;
   t->apart_check = apart_check;
   if (trainer_init(t, data) != 0) {
     trainer_destroy(t);

@@ -27,9 +27,9 @@ struct trainer {
   cudaGraphExec_t train_graph, test_graph;
   step_tune_report *tune;             /* what the step tuner chose, and why */
   const mnist_dataset *source;        /* borrowed during trainer_create only */
-  tune_cache_entry *apart_entry;      /* not NULL: this trainer is the step
-                                         tuner's copy in a context apart, which
-                                         stops after tuning (tune_apart) */
+  int apart_copy;                     /* 1: this trainer is the step tuner's
+                                         copy in a context apart, which stops
+                                         after tuning (tune_apart) */
   const step_tune_check *apart_check; /* such a copy's sets to check
                                          (step_tune_options.check), or
                                          NULL: it searches */

@@ -36,10 +36,9 @@ int tune_apart_run(gpu_context *primary, const mnist_dataset *source, int batch,
   return status;
 }
 
-int tune_apart_accept(const step_tune_report *apart,
-                      const tune_cache_entry *entry, int call_count, char *why,
+int tune_apart_accept(const step_tune_report *apart, int call_count, char *why,
                       size_t why_size) {
-  if (entry->count < 0 || apart->slot_count <= 0) {
+  if (!apart->has_entry || apart->slot_count <= 0) {
     snprintf(why, why_size, "its tuning failed (see above)");
     return -1;
   }

@@ -14,9 +14,8 @@
 #include "gpu/gpu_context.h"
 #include "train/step_tune.h"
 
-/* Sets up the copy in `ctx` on `part`, tunes it (its report into
- * *report, its entry where step_tune_options.entry points), destroys it.
- * Returns 0 or -1. */
+/* Sets up the copy in `ctx` on `part`, tunes it (its report, with the
+ * chosen set's entry, into *report), destroys it. Returns 0 or -1. */
 typedef int (*tune_apart_copy)(void *arg, gpu_context *ctx,
                                const mnist_dataset *part,
                                step_tune_report *report);
@@ -36,11 +35,10 @@ int tune_apart_run(gpu_context *primary, const mnist_dataset *source, int batch,
                    tune_apart_copy copy, void *arg, step_tune_report *report);
 
 /* Whether the copy's choices can be taken for a step of `call_count`
- * calls: its entry written (count >= 0: the copy's tuning did not fail),
+ * calls: its entry written (has_entry: the copy's tuning did not fail),
  * with choices, for as many calls, and no more choices than a report
  * holds. Returns 0, or -1 with why[] saying why. */
-int tune_apart_accept(const step_tune_report *apart,
-                      const tune_cache_entry *entry, int call_count, char *why,
+int tune_apart_accept(const step_tune_report *apart, int call_count, char *why,
                       size_t why_size);
 
 #endif
