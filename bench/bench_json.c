@@ -111,6 +111,9 @@ int bench_json_add_training(bench_json *doc, const bench_training_record *r) {
   add_bool(doc, o, "pad_units", r->pad_units);
   add_string(doc, o, "activation", r->activation);
   if (r->chain) add_string(doc, o, "chain", r->chain);
+  if (r->tuned_set) add_string(doc, o, "tuned_set", r->tuned_set);
+  if (r->algorithms_moved >= 0)
+    add_int(doc, o, "algorithms_moved", r->algorithms_moved);
   return doc->failed ? -1 : 0;
 }
 

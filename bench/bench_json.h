@@ -31,6 +31,15 @@ typedef struct bench_training_record {
   int pad_units;
   const char *activation;
   const char *chain; /* the step's --chain, resolved (gpu_chain_format) */
+  /* The step tuner's chosen set (the first creation order's): its
+   * fingerprint, 8 hex digits, "tuned_set" (NULL: no key, the step was not
+   * tuned: --autotune off, fused or unfused); and how many of its
+   * algorithm slots hold a candidate other than cuBLASLt's first,
+   * "algorithms_moved" (0: the algorithms --autotune off runs; -1: no
+   * key). Two rows of one step with 0 moved and equal ways ran the same
+   * kernels. */
+  const char *tuned_set;
+  int algorithms_moved;
 } bench_training_record;
 
 /* One "calls" entry: a call of one step. fused_us = 0: a DEFAULT call,

@@ -15,6 +15,9 @@ typedef struct row_result {
   float times[BENCH_MAX_REPEATS * BENCH_MAX_GROUP];
   int orders; /* creation orders timed: the group's size */
   unsigned fingerprint[BENCH_MAX_GROUP]; /* each order's chosen set */
+  int tuned;            /* 1: the first order's step was tuned */
+  int algorithms_moved; /* its algorithm slots not at cuBLASLt's first
+                           candidate (tune_first_algorithms) */
   float median, lo, hi;
   int kernels, critical;
   double accuracy;
@@ -53,13 +56,13 @@ void bench_train_header(const bench_run *run) {
          "(one epoch of each a round, a twin group's rows in another order "
          "each round), in each of the group's creation orders (its trainers "
          "made once per row, each row made first once: %d epochs a median "
-         "in a group of three); median (min-max); autotune %s; chain %s; "
-         "+pad: "
+         "in a group of three, %d in a pair); median (min-max); autotune %s; "
+         "chain %s; +pad: "
          "widths padded to a multiple of %d; context cycle %s.\n"
          "auto: per call the fastest of fused, unfused and (data gradients) "
          "split in the step; every row's algorithms and ways chosen by its "
          "own step tuner (--show-plans lists the choices).\n\n",
-         run->repeats, 3 * run->repeats,
+         run->repeats, 3 * run->repeats, 2 * run->repeats,
          gpu_autotune_name(run->contexts[0]->options.autotune), chain,
          run->pad_multiple > 0 ? run->pad_multiple : 8,
          run->context_cycle ? "on" : "off");
@@ -98,6 +101,8 @@ static int report_row(const bench_run *run, const bench_row *row,
   if (row->mode != MLP_MODE_FUSED) printf("  %.2fx fused's speed", 1 / speedup);
   printf("\n");
   if (!run->json) return 0;
+  char set[16];
+  snprintf(set, sizeof set, "%08x", r->fingerprint[0]);
   bench_training_record record = {.network = name,
                                   .batch = batch,
                                   .mode = mlp_mode_name(row->mode),
@@ -119,7 +124,9 @@ static int report_row(const bench_run *run, const bench_row *row,
                                   .pad_units = row->pad_units,
                                   .activation =
                                       lt_activation_name(row->activation),
-                                  .chain = chain};
+                                  .chain = chain,
+                                  .tuned_set = r->tuned ? set : NULL,
+                                  .algorithms_moved = r->algorithms_moved};
   return bench_json_add_training(run->json, &record);
 }
 
@@ -171,6 +178,12 @@ static int make_group(const bench_run *run, trainer_config *c,
     const step_tune_report *tuned =
         status == 0 ? trainer_tune_report(t[v]) : NULL;
     r[v].fingerprint[pass] = tuned ? tuned->fingerprint : 0;
+    if (pass == 0 && tuned) {
+      tune_config first;
+      r[v].tuned = tuned->tuned && tuned->has_entry;
+      r[v].algorithms_moved = tune_first_algorithms(
+          &first, &tuned->chosen, tuned->slots, tuned->slot_count);
+    }
   }
   c->tune_given = NULL;
   return status;
@@ -235,16 +248,19 @@ int bench_train_network(const bench_run *run, int net, const bench_row *rows,
   }
   trainer *t[BENCH_MAX_ROWS] = {0};
   step_tune_report *report[BENCH_MAX_ROWS] = {0};
-  row_result r[BENCH_MAX_ROWS];
-  int status = 0;
+  row_result *r = calloc(BENCH_MAX_ROWS, sizeof *r); /* 150 KB */
+  int status = r ? 0 : -1;
+  if (!r) fprintf(stderr, "mnist_bench: out of host memory\n");
   /* A twin group at a time, made once per creation order; its trainers
    * destroyed before the next group's are made. */
   for (int g = 0, size; g < count && status == 0; g += size) {
     size = bench_group_size(rows, count, g);
     if (!runs[g]) continue;
     if (size > BENCH_MAX_GROUP) {
-      fprintf(stderr, "mnist_bench: a twin group of %d rows (at most %d)\n",
-              size, BENCH_MAX_GROUP);
+      fprintf(stderr,
+              "mnist_bench: the twin group at row %d: expected at most %d "
+              "rows (BENCH_MAX_GROUP), found %d\n",
+              g, BENCH_MAX_GROUP, size);
       status = -1;
     }
     for (int pass = 0; pass < size && status == 0; pass++) {
@@ -284,5 +300,6 @@ int bench_train_network(const bench_run *run, int net, const bench_row *rows,
     trainer_destroy(t[v]);
     free(report[v]);
   }
+  free(r);
   return status == 0 ? 0 : -1;
 }

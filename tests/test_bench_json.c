@@ -119,7 +119,12 @@ static bench_training_record training_of(const cJSON *o) {
                              : 0,
       .pad_units = flag(o, "pad_units"),
       .activation = str(o, "activation"),
-      .chain = cJSON_HasObjectItem(o, "chain") ? str(o, "chain") : NULL};
+      .chain = cJSON_HasObjectItem(o, "chain") ? str(o, "chain") : NULL,
+      .tuned_set =
+          cJSON_HasObjectItem(o, "tuned_set") ? str(o, "tuned_set") : NULL,
+      .algorithms_moved = cJSON_HasObjectItem(o, "algorithms_moved")
+                              ? (int)num(o, "algorithms_moved")
+                              : -1};
 }
 
 /* The writer's record of a "calls" entry of a parsed document. */
@@ -205,8 +210,14 @@ START_TEST(fixed_records_read_back) {
                              .repeats = 5,
                              .creation_orders = 3,
                              .pad_units = 1,
-                             .activation = "gelu"};
+                             .activation = "gelu",
+                             .tuned_set = "0badf00d",
+                             .algorithms_moved = 2};
   ck_assert_int_eq(bench_json_add_training(doc, &t), 0);
+  bench_training_record untuned = t; /* --autotune off, fused: no keys */
+  untuned.tuned_set = NULL;
+  untuned.algorithms_moved = -1;
+  ck_assert_int_eq(bench_json_add_training(doc, &untuned), 0);
   bench_call_record fused = {.network = "784-100-10",
                              .precision = "bf16",
                              .activation = "gelu",
@@ -255,6 +266,11 @@ START_TEST(fixed_records_read_back) {
   ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(row, "pad_units")));
   ck_assert_str_eq(str(row, "mode"), "unfused");
   ck_assert_str_eq(str(row, "activation"), "gelu");
+  ck_assert_str_eq(str(row, "tuned_set"), "0badf00d");
+  ck_assert_double_eq(num(row, "algorithms_moved"), 2);
+  row = cJSON_GetArrayItem(cJSON_GetObjectItem(got, "training"), 1);
+  ck_assert(!cJSON_HasObjectItem(row, "tuned_set"));
+  ck_assert(!cJSON_HasObjectItem(row, "algorithms_moved"));
   const cJSON *calls = cJSON_GetObjectItem(got, "calls");
   ck_assert_int_eq(cJSON_GetArraySize(calls), 3);
   const cJSON *call = cJSON_GetArrayItem(calls, 0);

@@ -277,7 +277,7 @@ int tune_first_algorithms(tune_config *out, const tune_config *c,
   *out = *c;
   for (int i = 0; i < count && i < TUNE_MAX_SLOTS; i++) {
     if (slots[i].field == TUNE_FIELD_WAY) continue;
-    differs |= out->value[i] != 0;
+    differs += out->value[i] != 0;
     out->value[i] = 0;
   }
   return differs;

@@ -201,7 +201,8 @@ int tune_challengers(int *out, const tune_slot *s, int current);
 
 /* *out = c with cuBLASLt's first candidate (value 0) in every algorithm
  * slot (own plan, twin, split) and c's ways: the step an untuned run of
- * the same ways runs. Returns 1 when *out differs from c, else 0. */
+ * the same ways runs. Returns how many algorithm slots of c hold another
+ * candidate (0: *out is c). */
 int tune_first_algorithms(tune_config *out, const tune_config *c,
                           const tune_slot *slots, int count);
 
