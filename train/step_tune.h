@@ -13,7 +13,9 @@
  * (lt_matmul_auto_choice: what auto runs untuned; always, when a way
  * differs, by the way floor), then each call's way from the best (what is left
  * of 1.5 budgets, and at least one budget: auto spends up to 2 budgets and the
- * unbudgeted whole-step comparisons). Challengers
+ * unbudgeted whole-step comparisons), and after a near tie of the two tuned
+ * steps from the other one too, with a budget more, the better end kept
+ * (tune_search_other_start). Challengers
  * are the candidates the context's autotune rule accepts (lt_autotune.h: bit
  * for bit the first's numbers under exact, so a tuned run prints what
  * --autotune off prints). The replays train the network: its state is
