@@ -33,11 +33,12 @@ typedef struct bench_training_record {
   const char *chain; /* the step's --chain, resolved (gpu_chain_format) */
   /* The step tuner's chosen set (the first creation order's): its
    * fingerprint, 8 hex digits, "tuned_set" (NULL: no key, the step was not
-   * tuned: --autotune off, fused or unfused); and how many of its
-   * algorithm slots hold a candidate other than cuBLASLt's first,
-   * "algorithms_moved" (0: the algorithms --autotune off runs; -1: no
-   * key). Two rows of one step with 0 moved and equal ways ran the same
-   * kernels. */
+   * tuned, --autotune off with fused or unfused, or its set not named);
+   * and how many of its algorithm slots hold a candidate other than
+   * cuBLASLt's first, "algorithms_moved" (0: the algorithms --autotune off
+   * runs, so also 0 where nothing was tuned; -1: no key, as in documents
+   * written before it). Two rows of one step with 0 moved and equal ways
+   * ran the same kernels. */
   const char *tuned_set;
   int algorithms_moved;
 } bench_training_record;

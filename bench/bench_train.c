@@ -15,9 +15,10 @@ typedef struct row_result {
   float times[BENCH_MAX_REPEATS * BENCH_MAX_GROUP];
   int orders; /* creation orders timed: the group's size */
   unsigned fingerprint[BENCH_MAX_GROUP]; /* each order's chosen set */
-  int tuned;            /* 1: the first order's step was tuned */
+  int tuned;            /* 1: the first order's step was tuned and its set
+                           named (fingerprint[0] is the set's) */
   int algorithms_moved; /* its algorithm slots not at cuBLASLt's first
-                           candidate (tune_first_algorithms) */
+                           candidate (0 where nothing was tuned) */
   float median, lo, hi;
   int kernels, critical;
   double accuracy;
@@ -179,10 +180,9 @@ static int make_group(const bench_run *run, trainer_config *c,
         status == 0 ? trainer_tune_report(t[v]) : NULL;
     r[v].fingerprint[pass] = tuned ? tuned->fingerprint : 0;
     if (pass == 0 && tuned) {
-      tune_config first;
       r[v].tuned = tuned->tuned && tuned->has_entry;
-      r[v].algorithms_moved = tune_first_algorithms(
-          &first, &tuned->chosen, tuned->slots, tuned->slot_count);
+      r[v].algorithms_moved = tune_algorithms_moved(
+          &tuned->chosen, tuned->slots, tuned->slot_count);
     }
   }
   c->tune_given = NULL;
@@ -248,7 +248,7 @@ int bench_train_network(const bench_run *run, int net, const bench_row *rows,
   }
   trainer *t[BENCH_MAX_ROWS] = {0};
   step_tune_report *report[BENCH_MAX_ROWS] = {0};
-  row_result *r = calloc(BENCH_MAX_ROWS, sizeof *r); /* 150 KB */
+  row_result *r = calloc(BENCH_MAX_ROWS, sizeof *r); /* ~160 KB */
   int status = r ? 0 : -1;
   if (!r) fprintf(stderr, "mnist_bench: out of host memory\n");
   /* A twin group at a time, made once per creation order; its trainers

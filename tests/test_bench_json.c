@@ -214,7 +214,7 @@ START_TEST(fixed_records_read_back) {
                              .tuned_set = "0badf00d",
                              .algorithms_moved = 2};
   ck_assert_int_eq(bench_json_add_training(doc, &t), 0);
-  bench_training_record untuned = t; /* --autotune off, fused: no keys */
+  bench_training_record untuned = t; /* as documents before the keys */
   untuned.tuned_set = NULL;
   untuned.algorithms_moved = -1;
   ck_assert_int_eq(bench_json_add_training(doc, &untuned), 0);

@@ -25,7 +25,6 @@ static void copy_that_chose(copy *c, int calls, int slots) {
   c->report.call_count = calls;
   c->report.slot_count = slots;
   c->report.has_entry = 1;
-  c->report.entry.count = slots;
 }
 
 static int accept(copy *c, int call_count) {

@@ -456,6 +456,8 @@ START_TEST(first_algorithms_keep_the_ways) {
   ck_assert_int_eq(first.value[3], 0);
   chosen.value[1] = 0; /* the twin back at the first: two moved */
   ck_assert_int_eq(tune_first_algorithms(&first, &chosen, slots, 4), 2);
+  ck_assert_int_eq(tune_algorithms_moved(&chosen, slots, 4), 2);
+  ck_assert_int_eq(tune_algorithms_moved(&first, slots, 4), 0);
 }
 END_TEST
 
@@ -653,7 +655,8 @@ START_TEST(a_winner_gets_challengers_of_its_own) {
 END_TEST
 
 /* Three ways of a 0.1 ms step, fused (1) or unfused (2): the first two
- * unfused each cost 2 % alone and gain 10 % together, the third unfused
+ * unfused each cost 2 % alone and 6 % less than fused together (a pair
+ * term of -10 %), the third unfused
  * costs 6 %, so the all-fused and all-unfused steps tie. From fused no
  * single way gains (the search ends there); from unfused the third fused
  * gains 6 %: tune_search_other_start takes that end (the fused start's
@@ -713,7 +716,9 @@ START_TEST(a_tie_searches_from_both_steps) {
 END_TEST
 
 /* The other start's search ends where the incumbent's did, or no better:
- * the incumbent stays. */
+ * the incumbent stays, the two ends weighed as a whole-step record that
+ * the incumbent keeps, the caller's budget put back. With no budget of its
+ * own the other search compares nothing, and the ends are still weighed. */
 START_TEST(the_other_start_loses_a_tie) {
   tune_slot slots[2];
   make_slots(slots, 2, 3);
@@ -732,6 +737,22 @@ START_TEST(the_other_start_loses_a_tie) {
                    0);
   ck_assert_int_eq(best.value[0], 1);
   ck_assert_int_eq(best.value[1], 1);
+  const tune_record *last = &log.record[log.count - 1];
+  ck_assert_int_eq(last->slot, -1);
+  ck_assert_int_eq(last->from, TUNE_FROM_FUSED);
+  ck_assert_int_eq(last->to, TUNE_FROM_UNFUSED);
+  ck_assert_int_eq(last->verdict.wins, 0);
+  ck_assert_double_eq(log.budget_ms, 1e9);
+  int before = log.comparisons;
+  other = (tune_config){{2, 2}};
+  ck_assert_int_eq(tune_search_other_start(
+                       &best, &other, slots, (int[]){0, 1}, 2, &ops, &log, 0.0,
+                       TUNE_FROM_WAYS_ALONE, TUNE_FROM_UNFUSED),
+                   0);
+  ck_assert_int_eq(log.comparisons, before + 1);
+  ck_assert_int_eq(log.record[log.count - 1].from, TUNE_FROM_WAYS_ALONE);
+  ck_assert_double_eq(log.budget_ms, 1e9);
+  ck_assert_int_eq(best.value[0], 1);
 }
 END_TEST
 

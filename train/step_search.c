@@ -1,10 +1,12 @@
 /* step_search.c: the step tuner's search in its phases (step_search.h):
  * under --mode auto the tuned all-fused and all-unfused steps, the ways
- * alone, the start and the ways, all timed in the step. */
+ * alone, the start and the ways (from both steps after a tie), all timed
+ * in the step. */
 #include "train/step_search.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "lt/lt_auto.h"
 #include "train/host_clock.h"
@@ -181,9 +183,15 @@ static int search(tune_config *best, step_tune_report *r,
   tune_config other = wins ? fused : unfused;
   with_both_algorithms(best, &fused, &unfused, r);
   with_both_algorithms(&other, &fused, &unfused, r);
+  tune_config better = *best;
   if (weigh_ways_alone(best, r, t, &ops,
                        wins ? LT_AUTO_UNFUSED : LT_AUTO_FUSED) != 0)
     return -1;
+  /* Where the first way search starts, for the records after a tie. */
+  int first_start = memcmp(&better, best, sizeof better) != 0
+                        ? TUNE_FROM_WAYS_ALONE
+                    : wins ? TUNE_FROM_UNFUSED
+                           : TUNE_FROM_FUSED;
   r->narrow = step_tune_narrow();
   r->start_fused = tune_auto_start(&r->start, best, &fused, &unfused, &steps,
                                    r->narrow, r->slots, r->slot_count);
@@ -200,8 +208,7 @@ static int search(tune_config *best, step_tune_report *r,
   /* A near tie of the whole steps: the search from the other one too. */
   if (status == 0 && tune_steps_tied(&steps, r->narrow))
     status = tune_search_other_start(
-        best, &other, r->slots, visit, n, &ops, &r->log, budget,
-        wins ? TUNE_FROM_UNFUSED : TUNE_FROM_FUSED,
+        best, &other, r->slots, visit, n, &ops, &r->log, budget, first_start,
         wins ? TUNE_FROM_FUSED : TUNE_FROM_UNFUSED);
   r->log.budget_ms = budget; /* the report names the budget asked for */
   return status;

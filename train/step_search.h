@@ -1,8 +1,9 @@
 /* step_search.h: the step tuner's search (train/step_tune.h): the slots
  * built and checked, the step timed (step_time.h) through the phases of
  * tune_search.h (under --mode auto: the tuned whole steps, the ways
- * alone, tune_auto_start, each call's way), the network's state kept and
- * put back. Internal to the step tuner. */
+ * alone, tune_auto_start, each call's way, and after a near tie each
+ * call's way from the other step too), the network's state kept and put
+ * back. Internal to the step tuner. */
 #ifndef MNIST_EPILOGS_STEP_SEARCH_H
 #define MNIST_EPILOGS_STEP_SEARCH_H
 
@@ -16,11 +17,12 @@
 int step_search_tune(step_tune_report *r, const step_tune_target *t,
                      const step_tune_options *o);
 
-/* tune_auto_start's bound: TUNE_AUTO_NARROW, or the fraction in
- * $MNIST_TUNE_AUTO_NARROW (0 to 1; tests/test_step_tune.c sets 0.5 to see
- * the check defend every call fused at the default network, whose unfused
- * wins by about 4 %); a value that is not such a fraction is named on
- * stderr and the default used. */
+/* The bound of tune_auto_start's narrow win and of tune_steps_tied's tie:
+ * TUNE_AUTO_NARROW, or the fraction in $MNIST_TUNE_AUTO_NARROW (0 to 1;
+ * tests/test_step_tune.c sets 0.5 to see the check defend every call fused
+ * at the default network, whose unfused wins by about 4 %, and the way
+ * search then runs from both steps); a value that is not such a fraction
+ * is named on stderr and the default used. */
 double step_tune_narrow(void);
 
 #endif

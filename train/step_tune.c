@@ -98,6 +98,7 @@ static int from_apart(step_tune_report *r, const step_tune_target *t,
   step_tune_report *apart = malloc(sizeof *apart);
   char why[256] = "it failed (see above)";
   int status = apart ? 0 : -1;
+  if (!apart) fprintf(stderr, "step_tune: out of host memory\n");
   double started = host_clock_ms();
   if (status == 0) status = o->tune_apart(o->apart_arg, NULL, apart);
   r->apart_setup_ms =

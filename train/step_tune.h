@@ -12,10 +12,10 @@
  * same step with each call's way as the call takes it alone
  * (lt_matmul_auto_choice: what auto runs untuned; always, when a way
  * differs, by the way floor), then each call's way from the best (what is left
- * of 1.5 budgets, and at least one budget: auto spends up to 2 budgets and the
- * unbudgeted whole-step comparisons), and after a near tie of the two tuned
- * steps from the other one too, with a budget more, the better end kept
- * (tune_search_other_start). Challengers
+ * of 1.5 budgets, and at least one budget), and after a near tie of the two
+ * tuned steps from the other one too, with a budget more, the better end
+ * kept (tune_search_other_start): auto spends up to 2 budgets, 3 after a
+ * tie, and the unbudgeted whole-step comparisons. Challengers
  * are the candidates the context's autotune rule accepts (lt_autotune.h: bit
  * for bit the first's numbers under exact, so a tuned run prints what
  * --autotune off prints). The replays train the network: its state is
@@ -164,9 +164,11 @@ typedef struct step_tune_report {
   tune_config start;
   int start_fused; /* 1: those ways are every call fused, after a narrow
                       unfused win of the whole step (tune_auto_start) */
-  double narrow;   /* the narrow win's bound used (train/step_search.h) */
-  int has_entry;   /* 1: entry names the chosen set (0: the tuning failed,
-                      or a check ran: step_tune_options.check) */
+  double narrow;   /* the narrow win's and the tie's bound used
+                      (train/step_search.h) */
+  int has_entry;   /* 1: entry names the chosen set (0: nothing tuned, the
+                      tuning failed, the set could not be named, or a
+                      check ran: step_tune_options.check) */
   tune_cache_entry entry; /* the chosen set as the cache stores it: what a
                              copy apart hands back (tune_apart), and
                              step_tune_options.given for a later trainer */

@@ -12,17 +12,18 @@ static const char *field_name(tune_field f) {
 }
 
 static const char *way_name(int way) {
-  return way == LT_AUTO_FUSED       ? "fused"
-         : way == LT_AUTO_UNFUSED   ? "unfused"
-         : way == LT_AUTO_SPLIT     ? "split"
-         : way == TUNE_WAYS_ALONE   ? "ways alone"
-         : way == TUNE_NEAR_WINNERS ? "near winners together"
-         : way == TUNE_UNTUNED      ? "untuned"
-         : way == TUNE_CHOSEN       ? "chosen"
-         : way == TUNE_START        ? "start"
-         : way == TUNE_FROM_FUSED   ? "searched from fused"
-         : way == TUNE_FROM_UNFUSED ? "searched from unfused"
-                                    : "-";
+  return way == LT_AUTO_FUSED          ? "fused"
+         : way == LT_AUTO_UNFUSED      ? "unfused"
+         : way == LT_AUTO_SPLIT        ? "split"
+         : way == TUNE_WAYS_ALONE      ? "ways alone"
+         : way == TUNE_NEAR_WINNERS    ? "near winners together"
+         : way == TUNE_UNTUNED         ? "untuned"
+         : way == TUNE_CHOSEN          ? "chosen"
+         : way == TUNE_START           ? "start"
+         : way == TUNE_FROM_FUSED      ? "searched from fused"
+         : way == TUNE_FROM_UNFUSED    ? "searched from unfused"
+         : way == TUNE_FROM_WAYS_ALONE ? "searched from the ways alone"
+                                       : "-";
 }
 
 /* A slot's value: "#3" for a candidate, the name for a way. */

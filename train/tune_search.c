@@ -273,14 +273,19 @@ int tune_defended(tune_config *out, const tune_config *chosen,
 
 int tune_first_algorithms(tune_config *out, const tune_config *c,
                           const tune_slot *slots, int count) {
-  int differs = 0;
+  int moved = tune_algorithms_moved(c, slots, count);
   *out = *c;
-  for (int i = 0; i < count && i < TUNE_MAX_SLOTS; i++) {
-    if (slots[i].field == TUNE_FIELD_WAY) continue;
-    differs += out->value[i] != 0;
-    out->value[i] = 0;
-  }
-  return differs;
+  for (int i = 0; i < count && i < TUNE_MAX_SLOTS; i++)
+    if (slots[i].field != TUNE_FIELD_WAY) out->value[i] = 0;
+  return moved;
+}
+
+int tune_algorithms_moved(const tune_config *c, const tune_slot *slots,
+                          int count) {
+  int moved = 0;
+  for (int i = 0; i < count && i < TUNE_MAX_SLOTS; i++)
+    moved += slots[i].field != TUNE_FIELD_WAY && c->value[i] != 0;
+  return moved;
 }
 
 int tune_auto_start(tune_config *start, const tune_config *best,

@@ -51,21 +51,26 @@ enum {
 
 /* A whole-step record's `to` (slot -1) naming the step whose calls go the
  * ways they take alone (train/step_tune.h), or the incumbent with its near
- * winners together (tune_search, from 0: the incumbent); the other values
- * of a whole-step record are ways (every call fused, every call unfused),
- * all below TUNE_WAYS_ALONE (step_search.c asserts it). The check in a
- * fresh context (step_tune.h) records TUNE_UNTUNED (what an untuned run
- * of the step runs) -> TUNE_CHOSEN, or under --mode auto TUNE_START (the
- * start's ways, tune_auto_start, cuBLASLt's first candidates in every
- * algorithm slot) -> TUNE_CHOSEN. */
+ * winners together (tune_search, from 0: the incumbent); a record's other
+ * values below TUNE_WAYS_ALONE are ways (every call fused, every call
+ * unfused; step_search.c asserts it). The check in a fresh context
+ * (step_tune.h) records TUNE_UNTUNED (what an untuned run of the step
+ * runs) -> TUNE_CHOSEN, or under --mode auto TUNE_START (the start's ways,
+ * tune_auto_start, cuBLASLt's first candidates in every algorithm slot)
+ * -> TUNE_CHOSEN. After a near tie of the tuned whole steps
+ * (tune_search_other_start) the two way searches' ends are named by where
+ * each started: TUNE_FROM_FUSED, TUNE_FROM_UNFUSED, or
+ * TUNE_FROM_WAYS_ALONE when the calls' ways alone had replaced the better
+ * step before the first search. */
 enum {
   TUNE_WAYS_ALONE = 4,
   TUNE_NEAR_WINNERS = 5,
   TUNE_UNTUNED = 6,
   TUNE_CHOSEN = 7,
   TUNE_START = 8,
-  TUNE_FROM_FUSED = 9,   /* the way search's end from the fused step */
-  TUNE_FROM_UNFUSED = 10 /* ... from the unfused step */
+  TUNE_FROM_FUSED = 9,      /* the way search's end from the fused step */
+  TUNE_FROM_UNFUSED = 10,   /* ... from the unfused step */
+  TUNE_FROM_WAYS_ALONE = 11 /* ... from the calls' ways alone */
 };
 
 /* What a slot chooses. Algorithm values are candidate indices in the
@@ -174,9 +179,10 @@ int tune_search(tune_config *incumbent, const tune_slot *slots,
 
 /* Under --mode auto, whether the tuned all-fused and all-unfused steps
  * (verdict v, fused the incumbent) came out within `narrow`
- * (TUNE_AUTO_NARROW) of fused's step, either way: a context apart cannot
- * tell which of them is the better start for the way search
- * (tune_auto_start says how far it mis-times whole steps). */
+ * (TUNE_AUTO_NARROW) of fused's step, either way: the timed step cannot
+ * tell which of them is the better start for the way search (in a
+ * context apart it mis-times whole steps by up to that much:
+ * tune_auto_start). */
 int tune_steps_tied(const tune_verdict *v, double narrow);
 
 /* After the search from *incumbent: the same search (visit[0 ..
@@ -201,10 +207,15 @@ int tune_challengers(int *out, const tune_slot *s, int current);
 
 /* *out = c with cuBLASLt's first candidate (value 0) in every algorithm
  * slot (own plan, twin, split) and c's ways: the step an untuned run of
- * the same ways runs. Returns how many algorithm slots of c hold another
- * candidate (0: *out is c). */
+ * the same ways runs. Returns tune_algorithms_moved(c, ...) (0: *out is
+ * c). */
 int tune_first_algorithms(tune_config *out, const tune_config *c,
                           const tune_slot *slots, int count);
+
+/* How many algorithm slots (own plan, twin, split) of c hold a candidate
+ * other than cuBLASLt's first. */
+int tune_algorithms_moved(const tune_config *c, const tune_slot *slots,
+                          int count);
 
 /* *out = the set a check in a fresh context defends against `chosen`
  * (train/step_check.h): cuBLASLt's first candidate in every algorithm
