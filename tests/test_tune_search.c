@@ -398,7 +398,7 @@ START_TEST(whole_step_records_are_named) {
   r.tuned = 1;
   tune_log_init(&r.log, 100.0);
   r.log.ways_alone_ms = 12.5;
-  r.log.count = 6;
+  r.log.count = 7;
   r.log.record[0] = (tune_record){-1, 1, 2, {.pairs = 16}};
   r.log.record[1] = (tune_record){-1, 1, TUNE_WAYS_ALONE, {.pairs = 16}};
   r.log.record[2] = (tune_record){-1, 0, TUNE_NEAR_WINNERS, {.pairs = 16}};
@@ -406,6 +406,8 @@ START_TEST(whole_step_records_are_named) {
   r.log.record[4] = (tune_record){-1, TUNE_START, TUNE_CHOSEN, {.pairs = 16}};
   r.log.record[5] =
       (tune_record){-1, TUNE_FROM_FUSED, TUNE_FROM_UNFUSED, {.pairs = 16}};
+  r.log.record[6] =
+      (tune_record){-1, TUNE_FROM_WAYS_ALONE, TUNE_FROM_FUSED, {.pairs = 16}};
   char *text = NULL;
   size_t size = 0;
   FILE *out = open_memstream(&text, &size);
@@ -425,6 +427,9 @@ START_TEST(whole_step_records_are_named) {
                 "%s", text);
   ck_assert_msg(strstr(text, "the whole step         searched from fused -> "
                              "searched from unfused: ") != NULL,
+                "%s", text);
+  ck_assert_msg(strstr(text, "searched from the ways alone -> searched from "
+                             "fused: ") != NULL,
                 "%s", text);
   ck_assert_msg(strstr(text, "12.5 ms deciding the calls' ways alone") != NULL,
                 "%s", text);
@@ -656,12 +661,12 @@ END_TEST
 
 /* Three ways of a 0.1 ms step, fused (1) or unfused (2): the first two
  * unfused each cost 2 % alone and 6 % less than fused together (a pair
- * term of -10 %), the third unfused
- * costs 6 %, so the all-fused and all-unfused steps tie. From fused no
- * single way gains (the search ends there); from unfused the third fused
- * gains 6 %: tune_search_other_start takes that end (the fused start's
- * search alone would not), and names the comparison. A tie is a whole-step
- * verdict within `narrow` either way. */
+ * term of -10 %), the third unfused costs 6 %, so the all-fused and
+ * all-unfused steps tie. From fused no single way gains (the search ends
+ * there); from unfused the third fused gains 6 %: tune_search_other_start
+ * takes that end (the fused start's search alone would not), and names
+ * the comparison. A tie is a whole-step verdict within `narrow` either
+ * way. */
 START_TEST(a_tie_searches_from_both_steps) {
   tune_slot slots[3];
   make_slots(slots, 3, 3);
