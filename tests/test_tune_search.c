@@ -92,6 +92,26 @@ static void make_slots(tune_slot *slots, int count, int values) {
   }
 }
 
+/* `count` way slots of auto: values 1 (fused) and 2 (unfused); 0 is no
+ * way. */
+static void make_way_slots(tune_slot *slots, int count) {
+  make_slots(slots, count, 3);
+  for (int s = 0; s < count; s++) {
+    slots[s].field = TUNE_FIELD_WAY;
+    slots[s].ok[0] = 0;
+  }
+}
+
+/* The log's last record: a whole-step comparison from -> to, won or not. */
+static void assert_last_step_record(const tune_log *log, int from, int to,
+                                    int wins) {
+  const tune_record *last = &log->record[log->count - 1];
+  ck_assert_int_eq(last->slot, -1);
+  ck_assert_int_eq(last->from, from);
+  ck_assert_int_eq(last->to, to);
+  ck_assert_int_eq(last->verdict.wins, wins);
+}
+
 static int search(fake_step *f, tune_config *c, const tune_slot *slots,
                   tune_log *log, double budget) {
   int visit[TUNE_MAX_SLOTS];
@@ -669,11 +689,7 @@ END_TEST
  * way. */
 START_TEST(a_tie_searches_from_both_steps) {
   tune_slot slots[3];
-  make_slots(slots, 3, 3);
-  for (int s = 0; s < 3; s++) {
-    slots[s].field = TUNE_FIELD_WAY;
-    slots[s].ok[0] = 0;
-  }
+  make_way_slots(slots, 3);
   fake_step f = fake_step_make(3, 0.1, 0.0, 1);
   f.cost[0][2] = f.cost[1][2] = 0.002;
   f.cost[2][2] = 0.006;
@@ -703,11 +719,7 @@ START_TEST(a_tie_searches_from_both_steps) {
   ck_assert_int_eq(best.value[0], 2);
   ck_assert_int_eq(best.value[1], 2);
   ck_assert_int_eq(best.value[2], 1);
-  const tune_record *last = &log.record[log.count - 1];
-  ck_assert_int_eq(last->slot, -1);
-  ck_assert_int_eq(last->from, TUNE_FROM_FUSED);
-  ck_assert_int_eq(last->to, TUNE_FROM_UNFUSED);
-  ck_assert_int_eq(last->verdict.wins, 1);
+  assert_last_step_record(&log, TUNE_FROM_FUSED, TUNE_FROM_UNFUSED, 1);
   /* Outside `narrow` either way, or refused: no tie. */
   tune_verdict clear = {.pairs = 16, .base_ms = 0.1, .diff_ms = -0.003};
   ck_assert(!tune_steps_tied(&clear, TUNE_AUTO_NARROW));
@@ -726,11 +738,7 @@ END_TEST
  * own the other search compares nothing, and the ends are still weighed. */
 START_TEST(the_other_start_loses_a_tie) {
   tune_slot slots[2];
-  make_slots(slots, 2, 3);
-  for (int s = 0; s < 2; s++) {
-    slots[s].field = TUNE_FIELD_WAY;
-    slots[s].ok[0] = 0;
-  }
+  make_way_slots(slots, 2);
   fake_step f = fake_step_make(2, 0.1, 0.0005, 7);
   tune_config best = {{1, 1}}, other = {{2, 2}};
   tune_ops ops = {&f, fake_measure};
@@ -742,11 +750,7 @@ START_TEST(the_other_start_loses_a_tie) {
                    0);
   ck_assert_int_eq(best.value[0], 1);
   ck_assert_int_eq(best.value[1], 1);
-  const tune_record *last = &log.record[log.count - 1];
-  ck_assert_int_eq(last->slot, -1);
-  ck_assert_int_eq(last->from, TUNE_FROM_FUSED);
-  ck_assert_int_eq(last->to, TUNE_FROM_UNFUSED);
-  ck_assert_int_eq(last->verdict.wins, 0);
+  assert_last_step_record(&log, TUNE_FROM_FUSED, TUNE_FROM_UNFUSED, 0);
   ck_assert_double_eq(log.budget_ms, 1e9);
   int before = log.comparisons;
   other = (tune_config){{2, 2}};
