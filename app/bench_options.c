@@ -17,7 +17,7 @@ void bench_options_usage(FILE *out) {
       "                   [--device N] [--precision P] [--activation A]\n"
       "                   [--autotune MODE] [--no-layers] [--chain LIST]\n"
       "                   [--tune-cache MODE] [--tune-cache-dir DIR]\n"
-      "                   [--tune-budget MS] [--show-plans]\n"
+      "                   [--tune-budget MS] [--show-plans] [--against-off]\n"
       "                   [--no-context-cycle]\n"
       "                   [--network NET] [--pad-to N] [--fp8-format F]\n"
       "                   [--fp8-scaling S] [--fp8-fast-accum G]\n"
@@ -40,6 +40,11 @@ void bench_options_usage(FILE *out) {
       "after a network's rows, each row's step tuner report (fingerprint,\n"
       "each call's choice, the evidence), the tuner's part of mnist_train\n"
       "--show-plans.\n"
+      "--against-off: after each twin group, each of its rows again, against\n"
+      "the same row under --autotune off in this process: the pair made in\n"
+      "both orders, their epochs alternating; its line ends with the row's\n"
+      "epoch over off's beside it, median (min-max) of 2 N rounds (about\n"
+      "twice the run's time; refused with --autotune off).\n"
       "--no-context-cycle: no CUDA context made and destroyed after the\n"
       "warm-up of each row (and of the per-call timing's networks;\n"
       "on by default, as in mnist_train, so a row that reads its set\n"
@@ -116,12 +121,19 @@ static const struct {
   const char *name;
   int modes;
 } mode_flags[] = {
-    {"repeats", MODE_ROWS},      {"no-layers", MODE_ROWS},
-    {"show-plans", MODE_ROWS},   {"no-context-cycle", MODE_ROWS},
-    {"json", MODE_ROWS},         {"pad-to", MODE_ROWS | MODE_TRACE},
-    {"network", MODE_STEPS},     {"chain", MODE_STEPS},
-    {"data-dir", MODE_STEPS},    {"fp8-format", MODE_STEPS},
-    {"fp8-scaling", MODE_STEPS}, {"fp8-fast-accum", MODE_STEPS},
+    {"repeats", MODE_ROWS},
+    {"no-layers", MODE_ROWS},
+    {"show-plans", MODE_ROWS},
+    {"no-context-cycle", MODE_ROWS},
+    {"against-off", MODE_ROWS},
+    {"json", MODE_ROWS},
+    {"pad-to", MODE_ROWS | MODE_TRACE},
+    {"network", MODE_STEPS},
+    {"chain", MODE_STEPS},
+    {"data-dir", MODE_STEPS},
+    {"fp8-format", MODE_STEPS},
+    {"fp8-scaling", MODE_STEPS},
+    {"fp8-fast-accum", MODE_STEPS},
 };
 
 static int given_by_name(const cli_flag *flags, int count, const char *name) {
@@ -168,6 +180,12 @@ static int check_modes(const bench_options *o, const cli_flag *flags, int count,
                mode_flags[f].name, mode_flag_name(o), mode_flag_name(o));
       return -1;
     }
+  if (o->against_off && o->autotune == (int)GPU_AUTOTUNE_OFF) {
+    snprintf(err, err_size,
+             "--against-off with --autotune off: expected a tuned run to "
+             "time against --autotune off, found the rows already under it");
+    return -1;
+  }
   if (o->alternatives && o->precision == GPU_PRECISION_FP8) {
     snprintf(err, err_size,
              "--alternatives --precision fp8: expected fp32, tf32, bf16 or "
@@ -275,6 +293,10 @@ int bench_options_parse(bench_options *out, int argc, char **argv, char *err,
        .kind = CLI_SWITCH,
        .target = &out->show_plans,
        .switch_value = 1},
+      {.name = "against-off",
+       .kind = CLI_SWITCH,
+       .target = &out->against_off,
+       .switch_value = 1},
       {.name = "no-context-cycle",
        .kind = CLI_SWITCH,
        .target = &out->no_context_cycle,
@@ -358,7 +380,8 @@ void bench_options_describe(FILE *out, const bench_options *o) {
     fprintf(out, "; +pad to %d", o->pad_multiple ? o->pad_multiple : 8);
   fprintf(out, "; chain %s", chain);
   if (!o->profile && !o->trace && !o->alternatives)
-    fprintf(out, "; context cycle %s", o->no_context_cycle ? "off" : "on");
+    fprintf(out, "; context cycle %s%s", o->no_context_cycle ? "off" : "on",
+            o->against_off ? "; each row against --autotune off" : "");
   fprintf(out, "; data from %s; device %d\n",
           o->data_dir ? o->data_dir : "$MNIST_DIR, else data/mnist", o->device);
 }

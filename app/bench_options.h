@@ -16,6 +16,9 @@ typedef struct bench_options {
   int device;
   int skip_layers;      /* --no-layers */
   int show_plans;       /* --show-plans: each row's step tuner report */
+  int against_off;      /* --against-off: each row also against its twin
+                           under --autotune off, in the same process
+                           (bench_off.h) */
   int no_context_cycle; /* --no-context-cycle: trainer_config.context_cycle
                            off (on by default, as in mnist_train) */
   int precision;        /* a gpu_precision, or -1: all of them */
@@ -47,7 +50,8 @@ typedef struct bench_options {
  * --trace-step's; --network, --chain and --data-dir every mode's but
  * --alternatives'; the --fp8-* flags need fp8 rows (--precision fp8, or
  * every precision in the rows' run); --alternatives refuses --precision
- * fp8 (cuBLASLt has no FP8 form of most alternatives). Returns 0, or -1
+ * fp8 (cuBLASLt has no FP8 form of most alternatives); --against-off is the
+ * rows' and refuses --autotune off (nothing to compare). Returns 0, or -1
  * with `err` naming the flag, what was expected and what was found. */
 int bench_options_parse(bench_options *out, int argc, char **argv, char *err,
                         size_t err_size);

@@ -64,15 +64,16 @@ static int start_json(bench_json **json, const bench_run *run) {
   return 0;
 }
 
-/* Creates contexts[p] for every usable precision p. Returns 0 or -1. */
+/* Creates contexts[p] for every usable precision p, under `autotune`.
+ * Returns 0 or -1. */
 static int open_contexts(gpu_context **contexts, const int *usable,
-                         const bench_options *o) {
+                         const bench_options *o, gpu_autotune autotune) {
   for (int p = 0; p < GPU_PRECISION_COUNT; p++) {
     if (!usable[p]) continue;
     gpu_options options = gpu_options_defaults();
     options.device = o->device;
     options.precision = (gpu_precision)p;
-    options.autotune = (gpu_autotune)o->autotune;
+    options.autotune = autotune;
     options.chain = o->chain;
     if (gpu_context_create(&contexts[p], &options) != 0) return -1;
   }
@@ -141,8 +142,10 @@ static int check_precision(char *why, size_t size, const bench_options *o,
 /* Everything after the data and the GPU are known to be there. */
 static int run_bench(const bench_options *o, const mnist_dataset *data) {
   gpu_context *contexts[GPU_PRECISION_COUNT] = {NULL};
+  gpu_context *off_contexts[GPU_PRECISION_COUNT] = {NULL};
   bench_run run = {.data = data,
                    .contexts = contexts,
+                   .off_contexts = o->against_off ? off_contexts : NULL,
                    .repeats = o->repeats,
                    .pad_multiple = o->pad_multiple,
                    .chain = o->chain,
@@ -178,7 +181,14 @@ static int run_bench(const bench_options *o, const mnist_dataset *data) {
     if (check > 0) printf("mnist_bench: note: %s\n", why);
     usable[p] = 1;
   }
-  if (status == 0) status = open_contexts(contexts, usable, o);
+  if (status == 0)
+    status = open_contexts(contexts, usable, o, (gpu_autotune)o->autotune);
+  /* --against-off's twins: the rows' own precisions only (not FP32's
+   * ceilings unless its rows run). */
+  for (int p = 0; p < GPU_PRECISION_COUNT && o->against_off; p++)
+    usable[p] = usable[p] && bench_precision_selected(&run.selection, p);
+  if (status == 0 && o->against_off)
+    status = open_contexts(off_contexts, usable, o, GPU_AUTOTUNE_OFF);
   int profiled = o->precision >= 0 ? o->precision
                  : o->trace        ? (int)GPU_PRECISION_BF16
                                    : 0;
@@ -198,8 +208,10 @@ static int run_bench(const bench_options *o, const mnist_dataset *data) {
     status = measure(o, &run);
   if (status != 0) fprintf(stderr, "mnist_bench: failed (see above)\n");
   bench_json_destroy(run.json);
-  for (int p = GPU_PRECISION_COUNT - 1; p >= 0; p--)
+  for (int p = GPU_PRECISION_COUNT - 1; p >= 0; p--) {
+    gpu_context_destroy(off_contexts[p]);
     gpu_context_destroy(contexts[p]);
+  }
   return status == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
 

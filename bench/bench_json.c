@@ -114,6 +114,11 @@ int bench_json_add_training(bench_json *doc, const bench_training_record *r) {
   if (r->tuned_set) add_string(doc, o, "tuned_set", r->tuned_set);
   if (r->algorithms_moved >= 0)
     add_int(doc, o, "algorithms_moved", r->algorithms_moved);
+  if (r->against_off) {
+    add_number(doc, o, "vs_off", r->vs_off, 4);
+    add_number(doc, o, "vs_off_min", r->vs_off_min, 4);
+    add_number(doc, o, "vs_off_max", r->vs_off_max, 4);
+  }
   return doc->failed ? -1 : 0;
 }
 

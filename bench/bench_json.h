@@ -41,6 +41,11 @@ typedef struct bench_training_record {
    * ran the same kernels. */
   const char *tuned_set;
   int algorithms_moved;
+  /* --against-off (bench_off.h): 1 writes "vs_off", "vs_off_min" and
+   * "vs_off_max", the row's epoch over its --autotune off twin's in the
+   * same process, median (min-max) over the rounds; 0: no such keys */
+  int against_off;
+  double vs_off, vs_off_min, vs_off_max;
 } bench_training_record;
 
 /* One "calls" entry: a call of one step. fused_us = 0: a DEFAULT call,

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "bench/bench_off.h"
 #include "bench/graph_count.h"
 #include "gpu/sample_stats.h"
 #include "train/step_tune.h"
@@ -22,6 +23,7 @@ typedef struct row_result {
   float median, lo, hi;
   int kernels, critical;
   double accuracy;
+  bench_off_result off; /* against --autotune off (--against-off) */
 } row_result;
 
 /* Matmul FLOPs of one epoch: forward 2 n in out per layer, weight
@@ -67,6 +69,12 @@ void bench_train_header(const bench_run *run) {
          gpu_autotune_name(run->contexts[0]->options.autotune), chain,
          run->pad_multiple > 0 ? run->pad_multiple : 8,
          run->context_cycle ? "on" : "off");
+  if (run->off_contexts)
+    printf("against off: after its group, each row made again beside the "
+           "same row under --autotune off, the pair made in both orders, "
+           "their epochs alternating: the row's epoch over off's beside it, "
+           "median (min-max) of %d rounds.\n\n",
+           2 * run->repeats);
   printf("kernels: per step / on its longest chain; floor: that chain x one "
          "launch x steps (ms per epoch); of peak: of the measured matmul "
          "rate of that precision\n\n");
@@ -100,6 +108,9 @@ static int report_row(const bench_run *run, const bench_row *row,
          r->lo, r->hi, 1000.0 * r->median / steps, r->kernels, r->critical,
          floor_ms, tflops, 100.0 * tflops / peak, 100.0 * r->accuracy);
   if (row->mode != MLP_MODE_FUSED) printf("  %.2fx fused's speed", 1 / speedup);
+  if (r->off.measured)
+    printf("  %.3fx off's time (%.3f-%.3f)", r->off.ratio, r->off.ratio_lo,
+           r->off.ratio_hi);
   printf("\n");
   if (!run->json) return 0;
   char set[16];
@@ -127,7 +138,11 @@ static int report_row(const bench_run *run, const bench_row *row,
                                       lt_activation_name(row->activation),
                                   .chain = chain,
                                   .tuned_set = r->tuned ? set : NULL,
-                                  .algorithms_moved = r->algorithms_moved};
+                                  .algorithms_moved = r->algorithms_moved,
+                                  .against_off = r->off.measured,
+                                  .vs_off = r->off.ratio,
+                                  .vs_off_min = r->off.ratio_lo,
+                                  .vs_off_max = r->off.ratio_hi};
   return bench_json_add_training(run->json, &record);
 }
 
@@ -143,6 +158,16 @@ static int keep_report(const trainer *t, step_tune_report **out) {
   }
   **out = *r;
   return 0;
+}
+
+/* c set for `row`: its mode, graphs, padding and activation. */
+static void row_config(trainer_config *c, const bench_run *run,
+                       const bench_row *row) {
+  c->mode = row->mode;
+  c->graphs = row->graphs;
+  c->pad_units = row->pad_units;
+  c->pad_multiple = row->pad_units ? run->pad_multiple : 0;
+  c->activation = row->activation;
 }
 
 /* Makes the rows of the twin group at g that run (runs[v]), in the order
@@ -163,11 +188,7 @@ static int make_group(const bench_run *run, trainer_config *c,
   for (int i = 0; i < size && status == 0; i++) {
     int v = g + bench_creation_order(size, pass, i);
     if (!runs[v]) continue;
-    c->mode = rows[v].mode;
-    c->graphs = rows[v].graphs;
-    c->pad_units = rows[v].pad_units;
-    c->pad_multiple = rows[v].pad_units ? run->pad_multiple : 0;
-    c->activation = rows[v].activation;
+    row_config(c, run, &rows[v]);
     c->tune_given = pass > 0 && report[v] && report[v]->has_entry
                         ? &report[v]->entry
                         : NULL;
@@ -215,8 +236,12 @@ static int time_group(const bench_run *run, const bench_row *rows, int g,
   return status;
 }
 
-/* Under a row's tuner report: the set each creation order ran. */
+/* Under a row's tuner report: the set each creation order ran, and the
+ * set its --autotune off twin chose (under auto, its ways). */
 static void print_orders(const row_result *r) {
+  if (r->off.measured && r->off.off_fingerprint)
+    printf("against off: its --autotune off twin's set %08x\n",
+           r->off.off_fingerprint);
   int same = 1;
   printf("creation orders (%d): fingerprints", r->orders);
   for (int p = 0; p < r->orders; p++) {
@@ -273,6 +298,14 @@ int bench_train_network(const bench_run *run, int net, const bench_row *rows,
       trainer_destroy(t[g + i]);
       t[g + i] = NULL;
       r[g + i].orders = size;
+    }
+    for (int v = g; v < g + size && status == 0 && run->off_contexts; v++) {
+      if (!runs[v]) continue;
+      row_config(&c, run, &rows[v]);
+      status = bench_off_time(
+          run, &c, rows[v].precision,
+          report[v] && report[v]->has_entry ? &report[v]->entry : NULL,
+          &r[v].off);
     }
   }
   char name[64];

@@ -19,11 +19,15 @@
 typedef struct bench_run {
   const mnist_dataset *data;
   gpu_context *const *contexts; /* [GPU_PRECISION_COUNT], one a precision */
-  const double *peaks;          /* [GPU_PRECISION_COUNT] matmul TFLOP/s; 0: not
-                                   measured (not selected) */
-  float launch_us;              /* one dependent launch in a graph */
-  int repeats;                  /* timed epochs per row and creation order,
-                                   1..BENCH_MAX_REPEATS */
+  /* --against-off: [GPU_PRECISION_COUNT] contexts of the same precisions
+   * with autotune off, where each row's twin under --autotune off is made
+   * (bench_off.h); NULL: no such timing */
+  gpu_context *const *off_contexts;
+  const double *peaks; /* [GPU_PRECISION_COUNT] matmul TFLOP/s; 0: not
+                          measured (not selected) */
+  float launch_us;     /* one dependent launch in a graph */
+  int repeats;         /* timed epochs per row and creation order,
+                          1..BENCH_MAX_REPEATS */
   bench_selection selection;
   int pad_multiple; /* the "+pad" rows' padding multiple (0: 8) */
   unsigned chain;   /* --chain (gpu_options.chain) */
@@ -46,6 +50,9 @@ void bench_train_header(const bench_run *run);
 
 /* Trains the rows of network `net` (of rows[0..count)) that run, prints a
  * line per row and adds a "training" entry per row to run->json; with
+ * run->off_contexts, each row also against its twin under --autotune off
+ * after its group (bench_off_time), the ratio on its line and in its
+ * entry; with
  * run->show_plans, then each row's step tuner report of its first creation
  * order (step_tune_print), under the row's network, mode, precision and
  * activation, and a line with the fingerprint each order ran. Returns 0,

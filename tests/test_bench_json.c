@@ -124,7 +124,12 @@ static bench_training_record training_of(const cJSON *o) {
           cJSON_HasObjectItem(o, "tuned_set") ? str(o, "tuned_set") : NULL,
       .algorithms_moved = cJSON_HasObjectItem(o, "algorithms_moved")
                               ? (int)num(o, "algorithms_moved")
-                              : -1};
+                              : -1,
+      .against_off = cJSON_HasObjectItem(o, "vs_off"),
+      .vs_off = cJSON_HasObjectItem(o, "vs_off") ? num(o, "vs_off") : 0,
+      .vs_off_min = cJSON_HasObjectItem(o, "vs_off") ? num(o, "vs_off_min") : 0,
+      .vs_off_max =
+          cJSON_HasObjectItem(o, "vs_off") ? num(o, "vs_off_max") : 0};
 }
 
 /* The writer's record of a "calls" entry of a parsed document. */
@@ -212,11 +217,16 @@ START_TEST(fixed_records_read_back) {
                              .pad_units = 1,
                              .activation = "gelu",
                              .tuned_set = "0badf00d",
-                             .algorithms_moved = 2};
+                             .algorithms_moved = 2,
+                             .against_off = 1,
+                             .vs_off = 0.99261,
+                             .vs_off_min = 0.98,
+                             .vs_off_max = 1.00449};
   ck_assert_int_eq(bench_json_add_training(doc, &t), 0);
   bench_training_record untuned = t; /* as documents before the keys */
   untuned.tuned_set = NULL;
   untuned.algorithms_moved = -1;
+  untuned.against_off = 0;
   ck_assert_int_eq(bench_json_add_training(doc, &untuned), 0);
   bench_call_record fused = {.network = "784-100-10",
                              .precision = "bf16",
@@ -268,9 +278,14 @@ START_TEST(fixed_records_read_back) {
   ck_assert_str_eq(str(row, "activation"), "gelu");
   ck_assert_str_eq(str(row, "tuned_set"), "0badf00d");
   ck_assert_double_eq(num(row, "algorithms_moved"), 2);
+  ck_assert_double_eq(num(row, "vs_off"), 0.9926);
+  ck_assert_double_eq(num(row, "vs_off_min"), 0.98);
+  ck_assert_double_eq(num(row, "vs_off_max"), 1.0045);
   row = cJSON_GetArrayItem(cJSON_GetObjectItem(got, "training"), 1);
   ck_assert(!cJSON_HasObjectItem(row, "tuned_set"));
   ck_assert(!cJSON_HasObjectItem(row, "algorithms_moved"));
+  ck_assert(!cJSON_HasObjectItem(row, "vs_off")); /* not timed: no keys */
+  ck_assert(!cJSON_HasObjectItem(row, "vs_off_min"));
   const cJSON *calls = cJSON_GetObjectItem(got, "calls");
   ck_assert_int_eq(cJSON_GetArraySize(calls), 3);
   const cJSON *call = cJSON_GetArrayItem(calls, 0);

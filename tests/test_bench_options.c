@@ -28,9 +28,12 @@ START_TEST(bench_flags_are_strict) {
   ck_assert_str_eq(o.data_dir, "/d");
   ck_assert_int_eq(o.autotune, GPU_AUTOTUNE_EXACT); /* the default */
   ck_assert_int_eq(o.no_context_cycle, 0); /* the cycle on, by default */
-  char *plans[] = {"mnist_bench", "--show-plans", "--no-context-cycle"};
-  ck_assert_int_eq(bench_options_parse(&o, 3, plans, err, sizeof err), 0);
+  ck_assert_int_eq(o.against_off, 0);      /* not timed, by default */
+  char *plans[] = {"mnist_bench", "--show-plans", "--no-context-cycle",
+                   "--against-off"};
+  ck_assert_int_eq(bench_options_parse(&o, 4, plans, err, sizeof err), 0);
   ck_assert_int_eq(o.show_plans, 1);
+  ck_assert_int_eq(o.against_off, 1);
   ck_assert_int_eq(o.no_context_cycle, 1);
   char *fast[] = {"mnist_bench", "--autotune", "fast"};
   ck_assert_int_eq(bench_options_parse(&o, 3, fast, err, sizeof err), 0);
@@ -100,6 +103,12 @@ static const mode_case cases[] = {
     {{"--trace-step", "--precision", "fp8", "--fp8-format", "e4m3"}, NULL},
     {{"--alternatives", "--fp8-format", "e4m3"},
      "--fp8-format with --alternatives"},
+    /* --against-off: the rows', and only where they are tuned. */
+    {{"--against-off", "--autotune", "fast"}, NULL},
+    {{"--against-off", "--autotune", "off"},
+     "--against-off with --autotune off: expected a tuned run"},
+    {{"--trace-step", "--against-off"}, "--against-off with --trace-step"},
+    {{"--alternatives", "--against-off"}, "--against-off with --alternatives"},
     /* The rows read them all. */
     {{"--repeats", "2", "--no-layers", "--pad-to", "32", "--show-plans"}, NULL},
 };

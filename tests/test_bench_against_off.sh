@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# test_bench_against_off.sh SOURCE_DIR BUILD_DIR: mnist_bench --against-off
+# on the GPU (784-100-10, fp32, relu: the three graphed rows and the
+# host-launched pair, one timed epoch per round). Every row's line ends with
+# its epoch over its --autotune off twin's, "R.RRRx off's time (LO-HI)" with
+# LO <= R <= HI, and its JSON entry has vs_off, vs_off_min and vs_off_max
+# equal to the line's; the header says how they were timed; --show-plans
+# names the auto row's off twin's set (auto under off chooses its ways).
+# The same run without the flag prints no such column and writes no such
+# key. Needs a GPU, python3 and the gzipped MNIST: exit 77, saying which,
+# without them.
+# shellcheck disable=SC2317 # functions called through check()
+set -u
+src="$1"
+build="${2:-}"
+# shellcheck source=tests/shell_test_lib.sh
+. "$src/tests/shell_test_lib.sh"
+bin="$build/mnist_bench"
+[ -x "$bin" ] || { echo "SKIP: no mnist_bench in '$build'"; exit 77; }
+need_command python3
+find_data "$src"
+[ -n "$mnist" ] || { echo "SKIP: no MNIST copy (set MNIST_DIR)"; exit 77; }
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+
+bench() { # bench NAME ARGS...: the seed network's fp32 relu rows
+  local name="$1"; shift
+  "$bin" --data-dir "$mnist" --network seed --precision fp32 --activation relu \
+    --repeats 1 --no-layers --tune-cache off --json "$work/$name.json" "$@" \
+    >"$work/$name.out" 2>&1
+  code=$?
+  grep -q "needs a CUDA GPU" "$work/$name.out" && { echo "SKIP: no GPU"; exit 77; }
+  echo "--- mnist_bench $* (exit $code)"; sed 's/^/    /' "$work/$name.out"
+}
+
+bench off --against-off --show-plans
+check "--against-off: exit 0" test "$code" = 0
+check "--against-off: the header says how the rows were held to off" \
+  grep -q "^against off: after its group, each row made again beside the same row under --autotune off" "$work/off.out"
+# A row's line: network, then its batch (--show-plans' headings name the
+# network too, without one).
+rows() { grep -cE '^784-100-10 +256 ' "$1"; }
+check "--against-off: five rows" test "$(rows "$work/off.out")" = 5
+check "--against-off: every row's line ends with its ratio to off" \
+  test "$(grep -cE "^784-100-10 .* [0-9]+\.[0-9]{3}x off's time \([0-9]+\.[0-9]{3}-[0-9]+\.[0-9]{3}\)\$" "$work/off.out")" = 5
+check "--against-off: the auto row's off twin's set named" \
+  grep -qE "^against off: its --autotune off twin's set [0-9a-f]{8}\$" "$work/off.out"
+# Each row: lo <= ratio <= hi, all positive, and the JSON's keys as printed.
+check "--against-off: the JSON's vs_off keys are the lines' ratios" python3 - "$work/off.json" "$work/off.out" <<'PY'
+import json, re, sys
+rows = json.load(open(sys.argv[1]))["training"]
+lines = [l for l in open(sys.argv[2]) if re.match(r"784-100-10 +256 ", l)]
+assert len(rows) == len(lines) == 5, (len(rows), len(lines))
+for row, line in zip(rows, lines):
+    r, lo, hi = (float(x) for x in re.search(
+        r"([0-9.]+)x off's time \(([0-9.]+)-([0-9.]+)\)$", line.strip()).groups())
+    assert 0 < row["vs_off_min"] <= row["vs_off"] <= row["vs_off_max"], row
+    for key, printed in (("vs_off", r), ("vs_off_min", lo), ("vs_off_max", hi)):
+        assert abs(row[key] - printed) <= 0.0005, (key, row[key], printed)
+PY
+
+bench plain
+check "without --against-off: exit 0" test "$code" = 0
+check "without --against-off: five rows" test "$(rows "$work/plain.out")" = 5
+check "without --against-off: no ratio to off" \
+  test "$(grep -c "off's time" "$work/plain.out")" = 0
+check "without --against-off: no vs_off key" python3 -c '
+import json, sys
+assert all("vs_off" not in r for r in json.load(open(sys.argv[1]))["training"])
+' "$work/plain.json"
+
+echo "$passed passed, $failed failed, $skipped not run"
+[ "$failed" = 0 ] || exit 1
+exit 0
