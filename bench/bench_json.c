@@ -118,6 +118,9 @@ int bench_json_add_training(bench_json *doc, const bench_training_record *r) {
     add_number(doc, o, "vs_off", r->vs_off, 4);
     add_number(doc, o, "vs_off_min", r->vs_off_min, 4);
     add_number(doc, o, "vs_off_max", r->vs_off_max, 4);
+    add_number(doc, o, "off_ms_per_epoch", r->off_ms_per_epoch, 4);
+    if (r->same_launches_as_off >= 0)
+      add_bool(doc, o, "same_launches_as_off", r->same_launches_as_off);
   }
   return doc->failed ? -1 : 0;
 }

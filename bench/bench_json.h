@@ -46,6 +46,11 @@ typedef struct bench_training_record {
    * same process, median (min-max) over the rounds; 0: no such keys */
   int against_off;
   double vs_off, vs_off_min, vs_off_max;
+  /* With them: off's median ms per epoch in the pairs, "off_ms_per_epoch",
+   * and "same_launches_as_off" (bench_graph_launches): true, false, or no
+   * key where not known (-1) */
+  double off_ms_per_epoch;
+  int same_launches_as_off;
 } bench_training_record;
 
 /* One "calls" entry: a call of one step. fused_us = 0: a DEFAULT call,

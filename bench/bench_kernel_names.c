@@ -9,6 +9,7 @@
 #include "bench/bench_trace_table.h"
 #include "bench/graph_count.h"
 #include "gpu/gpu_driver.h"
+#include "train/tune_cache.h"
 
 void bench_namer_init(bench_namer *d) {
   d->node_params = (PFN_cuGraphKernelNodeGetParams_v12000)gpu_driver_function(
@@ -69,6 +70,48 @@ int bench_graph_kernels(char *out, size_t size, cudaGraph_t graph) {
   }
   if (kernels < 0)
     fprintf(stderr, "mnist_bench: could not order a captured call's graph\n");
+  free(order);
+  graph_table_free(&g);
+  return kernels;
+}
+
+/* Node n's launch into *hash: 0, or -1 where the driver cannot say. */
+static int hash_launch(unsigned long long *hash, const bench_namer *d,
+                       cudaGraphNode_t n) {
+  CUDA_KERNEL_NODE_PARAMS p;
+  memset(&p, 0, sizeof p);
+  const char *name = NULL;
+  if (!d->node_params || d->node_params((CUgraphNode)n, &p) != CUDA_SUCCESS)
+    return -1;
+  if (p.func && d->func_name && d->func_name(&name, p.func) != CUDA_SUCCESS)
+    name = NULL;
+  else if (!p.func && p.kern && d->kernel_name &&
+           d->kernel_name(&name, p.kern) != CUDA_SUCCESS)
+    name = NULL;
+  if (!name) return -1;
+  unsigned shape[7] = {p.gridDimX,  p.gridDimY,  p.gridDimZ,      p.blockDimX,
+                       p.blockDimY, p.blockDimZ, p.sharedMemBytes};
+  *hash = tune_fnv1a(*hash, name, strlen(name) + 1);
+  *hash = tune_fnv1a(*hash, shape, sizeof shape);
+  return 0;
+}
+
+int bench_graph_launches(cudaGraph_t graph, unsigned long long *hash) {
+  graph_table g;
+  memset(&g, 0, sizeof g);
+  *hash = TUNE_FNV_OFFSET;
+  if (graph_table_read(&g, graph) != 0) return -1;
+  int *order = calloc((size_t)g.count + 1, sizeof *order);
+  int kernels = order && graph_table_order(&g, order) == 0 ? 0 : -1;
+  bench_namer namer;
+  bench_namer_init(&namer);
+  for (int i = 0; kernels >= 0 && i < g.count; i++) {
+    if (!g.kernel[order[i]]) continue;
+    kernels =
+        hash_launch(hash, &namer, g.node[order[i]]) == 0 ? kernels + 1 : -1;
+  }
+  if (kernels < 0)
+    fprintf(stderr, "mnist_bench: could not read a step's kernel launches\n");
   free(order);
   graph_table_free(&g);
   return kernels;

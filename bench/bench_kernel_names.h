@@ -40,4 +40,14 @@ const char *bench_kernel_runtime_name(cudaGraphNode_t node);
  * message on stderr. */
 int bench_graph_kernels(char *out, size_t size, cudaGraph_t graph);
 
+/* A hash of how `graph` launches its kernels: for each kernel node in
+ * topological order, the function's full name, grid and block sizes and
+ * dynamic shared memory (not the arguments: their pointers differ between
+ * two trainers of one step). Two steps with equal hashes launch the same
+ * kernels the same way (a cuBLASLt algorithm's configuration shows in its
+ * kernel, grid and shared memory). Returns the kernel count with *hash
+ * set, or -1 (a node could not be read through the driver; message on
+ * stderr). */
+int bench_graph_launches(cudaGraph_t graph, unsigned long long *hash);
+
 #endif

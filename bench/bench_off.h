@@ -10,7 +10,10 @@
  * once in each order (bench_creation_order), and within each making their
  * epochs alternate, which runs first turning each round
  * (bench_group_order). Each round gives one ratio, the row's epoch over
- * off's beside it. */
+ * off's beside it. Where the two launch the same kernels the same way, the
+ * ratio is what the process does to two trainers of one step, not what
+ * tuning chose (session 25: 1.01-1.04x at 784-1024-1024-10 TF32 with the
+ * same kernels). */
 #ifndef MNIST_EPILOGS_BENCH_OFF_H
 #define MNIST_EPILOGS_BENCH_OFF_H
 
@@ -22,8 +25,12 @@ typedef struct bench_off_result {
   float ratio, ratio_lo, ratio_hi; /* the rounds' row / off: median (min-max) */
   float row_ms, off_ms;            /* each one's median ms per epoch in the
                                       pairs */
-  unsigned off_fingerprint;        /* off's chosen set (its ways under auto); 0:
-                                      nothing chosen (fused, unfused) */
+  /* off's chosen set (its ways under auto); 0: nothing chosen (fused,
+   * unfused) */
+  unsigned off_fingerprint;
+  /* 1: the two steps launch the same kernels the same way
+   * (bench_graph_launches), 0: they do not, -1: not known */
+  int same_launches;
 } bench_off_result;
 
 /* Times the row `c` describes (its mode, padding, activation and graphs

@@ -109,8 +109,11 @@ static int report_row(const bench_run *run, const bench_row *row,
          floor_ms, tflops, 100.0 * tflops / peak, 100.0 * r->accuracy);
   if (row->mode != MLP_MODE_FUSED) printf("  %.2fx fused's speed", 1 / speedup);
   if (r->off.measured)
-    printf("  %.3fx off's time (%.3f-%.3f)", r->off.ratio, r->off.ratio_lo,
-           r->off.ratio_hi);
+    printf("  %.3fx off's time (%.3f-%.3f; off %.2f ms, %s)", r->off.ratio,
+           r->off.ratio_lo, r->off.ratio_hi, r->off.off_ms,
+           r->off.same_launches > 0    ? "same launches"
+           : r->off.same_launches == 0 ? "other launches"
+                                       : "launches not read");
   printf("\n");
   if (!run->json) return 0;
   char set[16];
@@ -142,7 +145,9 @@ static int report_row(const bench_run *run, const bench_row *row,
                                   .against_off = r->off.measured,
                                   .vs_off = r->off.ratio,
                                   .vs_off_min = r->off.ratio_lo,
-                                  .vs_off_max = r->off.ratio_hi};
+                                  .vs_off_max = r->off.ratio_hi,
+                                  .off_ms_per_epoch = r->off.off_ms,
+                                  .same_launches_as_off = r->off.same_launches};
   return bench_json_add_training(run->json, &record);
 }
 

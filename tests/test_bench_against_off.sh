@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # test_bench_against_off.sh SOURCE_DIR BUILD_DIR: mnist_bench --against-off
-# on the GPU (784-100-10, fp32, relu: the three graphed rows and the
-# host-launched pair, one timed epoch per round). Every row's line ends with
-# its epoch over its --autotune off twin's, "R.RRRx off's time (LO-HI)" with
-# LO <= R <= HI, and its JSON entry has vs_off, vs_off_min and vs_off_max
-# equal to the line's; the header says how they were timed; --show-plans
-# names the auto row's off twin's set (auto under off chooses its ways).
-# The same run without the flag prints no such column and writes no such
-# key. Needs a GPU, python3 and the gzipped MNIST: exit 77, saying which,
+# on the GPU (784-100-10, tf32, relu: fused, unfused and auto, one timed
+# epoch per round). Every row's line ends with its epoch over its
+# --autotune off twin's, "R.RRRx off's time (LO-HI; off MS ms, same
+# launches)" with LO <= R <= HI, and its JSON entry has vs_off, vs_off_min,
+# vs_off_max and off_ms_per_epoch equal to the line's; a fused or unfused
+# row whose algorithms are all cuBLASLt's first (algorithms_moved 0)
+# launches what off launches (same_launches_as_off true; at least one row
+# checked); the header says how they were timed; --show-plans names the
+# auto row's off twin's set (auto under off chooses its ways). The same run
+# without the flag prints no such column and writes no such key. Needs a GPU, python3 and the gzipped MNIST: exit 77, saying which,
 # without them.
 # shellcheck disable=SC2317 # functions called through check()
 set -u
@@ -22,9 +24,9 @@ find_data "$src"
 [ -n "$mnist" ] || { echo "SKIP: no MNIST copy (set MNIST_DIR)"; exit 77; }
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 
-bench() { # bench NAME ARGS...: the seed network's fp32 relu rows
+bench() { # bench NAME ARGS...: the seed network's tf32 relu rows
   local name="$1"; shift
-  "$bin" --data-dir "$mnist" --network seed --precision fp32 --activation relu \
+  "$bin" --data-dir "$mnist" --network seed --precision tf32 --activation relu \
     --repeats 1 --no-layers --tune-cache off --json "$work/$name.json" "$@" \
     >"$work/$name.out" 2>&1
   code=$?
@@ -39,9 +41,9 @@ check "--against-off: the header says how the rows were held to off" \
 # A row's line: network, then its batch (--show-plans' headings name the
 # network too, without one).
 rows() { grep -cE '^784-100-10 +256 ' "$1"; }
-check "--against-off: five rows" test "$(rows "$work/off.out")" = 5
+check "--against-off: three rows" test "$(rows "$work/off.out")" = 3
 check "--against-off: every row's line ends with its ratio to off" \
-  test "$(grep -cE "^784-100-10 .* [0-9]+\.[0-9]{3}x off's time \([0-9]+\.[0-9]{3}-[0-9]+\.[0-9]{3}\)\$" "$work/off.out")" = 5
+  test "$(grep -cE "^784-100-10 .* [0-9]+\.[0-9]{3}x off's time \([0-9]+\.[0-9]{3}-[0-9]+\.[0-9]{3}; off [0-9]+\.[0-9]{2} ms, (same|other) launches\)\$" "$work/off.out")" = 3
 check "--against-off: the auto row's off twin's set named" \
   grep -qE "^against off: its --autotune off twin's set [0-9a-f]{8}\$" "$work/off.out"
 # Each row: lo <= ratio <= hi, all positive, and the JSON's keys as printed.
@@ -49,18 +51,26 @@ check "--against-off: the JSON's vs_off keys are the lines' ratios" python3 - "$
 import json, re, sys
 rows = json.load(open(sys.argv[1]))["training"]
 lines = [l for l in open(sys.argv[2]) if re.match(r"784-100-10 +256 ", l)]
-assert len(rows) == len(lines) == 5, (len(rows), len(lines))
+assert len(rows) == len(lines) == 3, (len(rows), len(lines))
+same_checked = 0
 for row, line in zip(rows, lines):
-    r, lo, hi = (float(x) for x in re.search(
-        r"([0-9.]+)x off's time \(([0-9.]+)-([0-9.]+)\)$", line.strip()).groups())
+    r, lo, hi, ms, same = re.search(
+        r"([0-9.]+)x off's time \(([0-9.]+)-([0-9.]+); off ([0-9.]+) ms, (same|other) launches\)$",
+        line.strip()).groups()
     assert 0 < row["vs_off_min"] <= row["vs_off"] <= row["vs_off_max"], row
-    for key, printed in (("vs_off", r), ("vs_off_min", lo), ("vs_off_max", hi)):
-        assert abs(row[key] - printed) <= 0.0005, (key, row[key], printed)
+    for key, printed in (("vs_off", r), ("vs_off_min", lo), ("vs_off_max", hi),
+                         ("off_ms_per_epoch", ms)):
+        assert abs(row[key] - float(printed)) <= 0.006, (key, row[key], printed)
+    assert row["same_launches_as_off"] == (same == "same"), row
+    if row["mode"] != "auto" and row["algorithms_moved"] == 0:
+        assert row["same_launches_as_off"], ("first candidates, other launches", row)
+        same_checked += 1
+assert same_checked >= 1, "no fused or unfused row at cuBLASLt's first candidates"
 PY
 
 bench plain
 check "without --against-off: exit 0" test "$code" = 0
-check "without --against-off: five rows" test "$(rows "$work/plain.out")" = 5
+check "without --against-off: three rows" test "$(rows "$work/plain.out")" = 3
 check "without --against-off: no ratio to off" \
   test "$(grep -c "off's time" "$work/plain.out")" = 0
 check "without --against-off: no vs_off key" python3 -c '

@@ -128,8 +128,13 @@ static bench_training_record training_of(const cJSON *o) {
       .against_off = cJSON_HasObjectItem(o, "vs_off"),
       .vs_off = cJSON_HasObjectItem(o, "vs_off") ? num(o, "vs_off") : 0,
       .vs_off_min = cJSON_HasObjectItem(o, "vs_off") ? num(o, "vs_off_min") : 0,
-      .vs_off_max =
-          cJSON_HasObjectItem(o, "vs_off") ? num(o, "vs_off_max") : 0};
+      .vs_off_max = cJSON_HasObjectItem(o, "vs_off") ? num(o, "vs_off_max") : 0,
+      .off_ms_per_epoch =
+          cJSON_HasObjectItem(o, "vs_off") ? num(o, "off_ms_per_epoch") : 0,
+      .same_launches_as_off =
+          cJSON_HasObjectItem(o, "same_launches_as_off")
+              ? cJSON_IsTrue(cJSON_GetObjectItem(o, "same_launches_as_off"))
+              : -1};
 }
 
 /* The writer's record of a "calls" entry of a parsed document. */
@@ -221,7 +226,9 @@ START_TEST(fixed_records_read_back) {
                              .against_off = 1,
                              .vs_off = 0.99261,
                              .vs_off_min = 0.98,
-                             .vs_off_max = 1.00449};
+                             .vs_off_max = 1.00449,
+                             .off_ms_per_epoch = 11.70226,
+                             .same_launches_as_off = 1};
   ck_assert_int_eq(bench_json_add_training(doc, &t), 0);
   bench_training_record untuned = t; /* as documents before the keys */
   untuned.tuned_set = NULL;
@@ -281,11 +288,14 @@ START_TEST(fixed_records_read_back) {
   ck_assert_double_eq(num(row, "vs_off"), 0.9926);
   ck_assert_double_eq(num(row, "vs_off_min"), 0.98);
   ck_assert_double_eq(num(row, "vs_off_max"), 1.0045);
+  ck_assert_double_eq(num(row, "off_ms_per_epoch"), 11.7023);
+  ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(row, "same_launches_as_off")));
   row = cJSON_GetArrayItem(cJSON_GetObjectItem(got, "training"), 1);
   ck_assert(!cJSON_HasObjectItem(row, "tuned_set"));
   ck_assert(!cJSON_HasObjectItem(row, "algorithms_moved"));
   ck_assert(!cJSON_HasObjectItem(row, "vs_off")); /* not timed: no keys */
   ck_assert(!cJSON_HasObjectItem(row, "vs_off_min"));
+  ck_assert(!cJSON_HasObjectItem(row, "same_launches_as_off"));
   const cJSON *calls = cJSON_GetObjectItem(got, "calls");
   ck_assert_int_eq(cJSON_GetArraySize(calls), 3);
   const cJSON *call = cJSON_GetArrayItem(calls, 0);

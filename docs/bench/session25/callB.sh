@@ -1,7 +1,8 @@
 #!/bin/bash
-# Session 25, device call B: test_bench_against_off (its row count fixed), then why call A's 784-1024-1024-10 TF32 rows
+# Session 25, device call B (mnist_bench --against-off now also says whether the pair's steps launch the same kernels
+# the same way): test_bench_against_off (its row count fixed, tf32 rows), then why call A's 784-1024-1024-10 TF32 rows
 # ran 1.01-1.04x their --autotune off twins with the same kernels: the TF32 ReLU rows alone (twice: does it need the
-# rows before them?), the same without the context cycle; then 784-4096-4096-10 --against-off.
+# rows before them?), the same without the context cycle; then every 784-1024-1024-10 row again.
 set -u
 export LD_LIBRARY_PATH=$PWD/pack/lib:${LD_LIBRARY_PATH:-}
 tar -xJf pack/build.tar.xz
@@ -16,11 +17,12 @@ bench() { # bench NAME TIMEOUT ARGS...
   MNIST_TUNE_CACHE_DIR=/tmp/tc-b-$name timeout $limit build/mnist_bench --data-dir data/mnist --no-layers \
     --show-plans --against-off --json /tmp/b/$name.json "$@" > /tmp/b/$name.txt 2>&1
   echo "bench $name ($*): rc $? in $((SECONDS - S)) s"
-  grep -E "^784-[0-9-]+ +[0-9]+ " /tmp/b/$name.txt | sed -E 's/ +/ /g' | awk '{print $3, $4, $5, $6, $(NF-3), $(NF-2), $(NF-1), $NF}'
+  grep -E "^784-[0-9-]+ +[0-9]+ " /tmp/b/$name.txt | sed -E 's/ +/ /g' | awk '{print $3, $4, $5, $6}' > /tmp/b/h
+  grep -E "^784-[0-9-]+ +[0-9]+ " /tmp/b/$name.txt | grep -oE "[0-9.]+x off's time.*" | paste -d' ' /tmp/b/h -
   save
 }
 bench tf32-1 60 --network mid --precision tf32 --activation relu
 bench tf32-2 60 --network mid --precision tf32 --activation relu
 bench tf32-nocycle 60 --network mid --precision tf32 --activation relu --no-context-cycle
-bench big 330 --network big
+bench mid 200 --network mid
 echo "end at $SECONDS s"
