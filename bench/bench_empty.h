@@ -13,6 +13,10 @@ extern "C" {
  * or -1 (message on stderr). */
 int bench_empty_kernel(cudaStream_t stream);
 
+/* The empty kernel itself (no arguments), for graphs built node by node
+ * (tests/test_bench_launches.c). */
+const void *bench_empty_function(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,7 +1,8 @@
 /* bench_kernel_names.h: the function names of a captured CUDA graph's
  * kernel nodes, through the driver (cuBLASLt launches its kernels through
  * the driver API, which the runtime may not name), for --trace-step's rows
- * and --alternatives' "kernels that ran". */
+ * and --alternatives' "kernels that ran"; and a hash of how a graph
+ * launches, for --against-off's "same launches" (bench_off.h). */
 #ifndef MNIST_EPILOGS_BENCH_KERNEL_NAMES_H
 #define MNIST_EPILOGS_BENCH_KERNEL_NAMES_H
 
@@ -40,14 +41,18 @@ const char *bench_kernel_runtime_name(cudaGraphNode_t node);
  * message on stderr. */
 int bench_graph_kernels(char *out, size_t size, cudaGraph_t graph);
 
-/* A hash of how `graph` launches its kernels: for each kernel node in
- * topological order, the function's full name, grid and block sizes and
- * dynamic shared memory (not the arguments: their pointers differ between
- * two trainers of one step). Two steps with equal hashes launch the same
- * kernels the same way (a cuBLASLt algorithm's configuration shows in its
- * kernel, grid and shared memory). Returns the kernel count with *hash
- * set, or -1 (a node could not be read through the driver; message on
- * stderr). */
-int bench_graph_launches(cudaGraph_t graph, unsigned long long *hash);
+/* A hash of how `graph` launches: each node in topological order (Kahn's,
+ * lowest index first: graph_table_order) by its type; a kernel node by its
+ * function's full name, grid and block sizes and dynamic shared memory, a
+ * memset node by its value, element size, width, height and pitch (not
+ * their arguments or pointers, which differ between two trainers of one
+ * step); and each node's direct predecessors by their places in that
+ * order, with which edges are programmatic. Two steps with equal hashes
+ * run the same kernels with the same shapes in the same dependency graph
+ * (a cuBLASLt algorithm's configuration shows in its kernel, grid and
+ * shared memory; launch attributes other than the programmatic edges are
+ * not read). Returns the kernel count with *hash set, or -1 (a node could
+ * not be read; message on stderr). */
+int bench_graph_launches(unsigned long long *hash, cudaGraph_t graph);
 
 #endif

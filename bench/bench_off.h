@@ -21,25 +21,29 @@
 #include "train/tune_cache.h"
 
 typedef struct bench_off_result {
-  int measured;                    /* 0: not timed (no --against-off) */
-  float ratio, ratio_lo, ratio_hi; /* the rounds' row / off: median (min-max) */
-  float row_ms, off_ms;            /* each one's median ms per epoch in the
-                                      pairs */
-  /* off's chosen set (its ways under auto); 0: nothing chosen (fused,
-   * unfused) */
-  unsigned off_fingerprint;
+  int measured; /* 0: not timed (no --against-off) */
+  /* the rounds' row / off: median (min-max) */
+  float ratio, ratio_lo, ratio_hi;
+  float off_ms; /* off's median ms per epoch in the pairs */
+  /* off's chosen set in each making (its ways under auto; the second
+   * making takes the first's); 0: nothing chosen (fused, unfused) */
+  unsigned off_fingerprint[2];
   /* 1: the two steps launch the same kernels the same way
-   * (bench_graph_launches), 0: they do not, -1: not known */
+   * (bench_graph_launches, in the first making), 0: they do not */
   int same_launches;
 } bench_off_result;
 
 /* Times the row `c` describes (its mode, padding, activation and graphs
- * set; c->epochs = run->repeats + 1) in precision p with the choices
- * `given` (NULL: it tunes as its context's rule says) against the same row
- * made in run->off_contexts[p], as above: 2 x run->repeats rounds after a
- * warm-up round per making. Leaves c->tune_given NULL. Returns 0 with *out
- * filled, or -1 (a trainer failed or diverged; message on stderr). */
-int bench_off_time(const bench_run *run, trainer_config *c, gpu_precision p,
-                   const tune_cache_entry *given, bench_off_result *out);
+ * set; c->epochs = run->repeats + 1) of network `name` in precision p with
+ * the choices `given` (NULL: it chooses in the first making, as its
+ * context's rule says, and the second making takes that set) against the
+ * same row made in run->off_contexts[p] (whose set the second making takes
+ * too), as above: 2 x run->repeats rounds after a warm-up round per
+ * making. Leaves c->tune_given NULL. Returns 0 with *out filled, or -1 (a
+ * trainer failed or diverged, a step could not be captured or read;
+ * message on stderr). */
+int bench_off_time(bench_off_result *out, const bench_run *run,
+                   trainer_config *c, const char *name, gpu_precision p,
+                   const tune_cache_entry *given);
 
 #endif

@@ -111,9 +111,7 @@ static int report_row(const bench_run *run, const bench_row *row,
   if (r->off.measured)
     printf("  %.3fx off's time (%.3f-%.3f; off %.2f ms, %s)", r->off.ratio,
            r->off.ratio_lo, r->off.ratio_hi, r->off.off_ms,
-           r->off.same_launches > 0    ? "same launches"
-           : r->off.same_launches == 0 ? "other launches"
-                                       : "launches not read");
+           r->off.same_launches ? "same launches" : "other launches");
   printf("\n");
   if (!run->json) return 0;
   char set[16];
@@ -244,9 +242,12 @@ static int time_group(const bench_run *run, const bench_row *rows, int g,
 /* Under a row's tuner report: the set each creation order ran, and the
  * set its --autotune off twin chose (under auto, its ways). */
 static void print_orders(const row_result *r) {
-  if (r->off.measured && r->off.off_fingerprint)
-    printf("against off: its --autotune off twin's set %08x\n",
-           r->off.off_fingerprint);
+  if (r->off.measured && r->off.off_fingerprint[0])
+    printf("against off: its --autotune off twin's set %08x, %08x: %s\n",
+           r->off.off_fingerprint[0], r->off.off_fingerprint[1],
+           r->off.off_fingerprint[0] == r->off.off_fingerprint[1]
+               ? "the same in both makings"
+               : "NOT the same in both makings");
   int same = 1;
   printf("creation orders (%d): fingerprints", r->orders);
   for (int p = 0; p < r->orders; p++) {
@@ -276,6 +277,8 @@ int bench_train_network(const bench_run *run, int net, const bench_row *rows,
               row_wanted(run, &rows[rows[v].twin]);
     if (runs[v] && first < 0) first = v;
   }
+  char name[64];
+  trainer_config_name(name, sizeof name, &c);
   trainer *t[BENCH_MAX_ROWS] = {0};
   step_tune_report *report[BENCH_MAX_ROWS] = {0};
   row_result *r = calloc(BENCH_MAX_ROWS, sizeof *r); /* ~160 KB */
@@ -308,13 +311,10 @@ int bench_train_network(const bench_run *run, int net, const bench_row *rows,
       if (!runs[v]) continue;
       row_config(&c, run, &rows[v]);
       status = bench_off_time(
-          run, &c, rows[v].precision,
-          report[v] && report[v]->has_entry ? &report[v]->entry : NULL,
-          &r[v].off);
+          &r[v].off, run, &c, name, rows[v].precision,
+          report[v] && report[v]->has_entry ? &report[v]->entry : NULL);
     }
   }
-  char name[64];
-  trainer_config_name(name, sizeof name, &c);
   double flops = epoch_flops(&c, run->data->train.count);
   for (int v = 0; v < count && status == 0; v++)
     if (runs[v])

@@ -21,7 +21,8 @@ typedef struct bench_run {
   gpu_context *const *contexts; /* [GPU_PRECISION_COUNT], one a precision */
   /* --against-off: [GPU_PRECISION_COUNT] contexts of the same precisions
    * with autotune off, where each row's twin under --autotune off is made
-   * (bench_off.h); NULL: no such timing */
+   * (bench_off.h), NULL for a precision whose rows do not run; the array
+   * NULL: no such timing */
   gpu_context *const *off_contexts;
   const double *peaks; /* [GPU_PRECISION_COUNT] matmul TFLOP/s; 0: not
                           measured (not selected) */

@@ -234,7 +234,13 @@ START_TEST(fixed_records_read_back) {
   untuned.tuned_set = NULL;
   untuned.algorithms_moved = -1;
   untuned.against_off = 0;
+  bench_training_record other = t; /* against off, other launches */
+  other.same_launches_as_off = 0;
+  bench_training_record unread = t; /* against off, launches not known */
+  unread.same_launches_as_off = -1;
   ck_assert_int_eq(bench_json_add_training(doc, &untuned), 0);
+  ck_assert_int_eq(bench_json_add_training(doc, &other), 0);
+  ck_assert_int_eq(bench_json_add_training(doc, &unread), 0);
   bench_call_record fused = {.network = "784-100-10",
                              .precision = "bf16",
                              .activation = "gelu",
@@ -295,7 +301,15 @@ START_TEST(fixed_records_read_back) {
   ck_assert(!cJSON_HasObjectItem(row, "algorithms_moved"));
   ck_assert(!cJSON_HasObjectItem(row, "vs_off")); /* not timed: no keys */
   ck_assert(!cJSON_HasObjectItem(row, "vs_off_min"));
+  ck_assert(!cJSON_HasObjectItem(row, "vs_off_max"));
+  ck_assert(!cJSON_HasObjectItem(row, "off_ms_per_epoch"));
   ck_assert(!cJSON_HasObjectItem(row, "same_launches_as_off"));
+  row = cJSON_GetArrayItem(cJSON_GetObjectItem(got, "training"), 2);
+  ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(row, "same_launches_as_off")));
+  ck_assert_double_eq(num(row, "vs_off"), 0.9926);
+  row = cJSON_GetArrayItem(cJSON_GetObjectItem(got, "training"), 3);
+  ck_assert(!cJSON_HasObjectItem(row, "same_launches_as_off"));
+  ck_assert_double_eq(num(row, "off_ms_per_epoch"), 11.7023);
   const cJSON *calls = cJSON_GetObjectItem(got, "calls");
   ck_assert_int_eq(cJSON_GetArraySize(calls), 3);
   const cJSON *call = cJSON_GetArrayItem(calls, 0);
