@@ -58,13 +58,28 @@ void bench_kernel_name(char *out, const bench_namer *d, cudaGraphNode_t n) {
   trace_short_name(out, name ? name : "(name not available)");
 }
 
+/* *g = graph's nodes and edges, *order = a topological order of them
+ * (g->count entries; the caller frees both). 0, or -1 with what failed in
+ * *why (*order NULL where it was not allocated). */
+static int read_ordered(graph_table *g, int **order, cudaGraph_t graph,
+                        const char **why) {
+  memset(g, 0, sizeof *g);
+  *order = NULL;
+  *why = "the graph's nodes and edges read";
+  if (graph_table_read(g, graph) != 0) return -1;
+  *order = calloc((size_t)g->count + 1, sizeof **order);
+  *why = "host memory for the node order";
+  if (!*order) return -1;
+  *why = "a topological order (the graph has a cycle)";
+  return graph_table_order(g, *order) == 0 ? 0 : -1;
+}
+
 int bench_graph_kernels(char *out, size_t size, cudaGraph_t graph) {
   graph_table g;
-  memset(&g, 0, sizeof g);
+  int *order;
+  const char *why;
   out[0] = '\0';
-  if (graph_table_read(&g, graph) != 0) return -1;
-  int *order = calloc((size_t)g.count + 1, sizeof *order);
-  int kernels = order && graph_table_order(&g, order) == 0 ? 0 : -1;
+  int kernels = read_ordered(&g, &order, graph, &why);
   bench_namer namer;
   bench_namer_init(&namer);
   for (int i = 0; kernels >= 0 && i < g.count; i++) {
@@ -76,7 +91,7 @@ int bench_graph_kernels(char *out, size_t size, cudaGraph_t graph) {
     kernels++;
   }
   if (kernels < 0)
-    fprintf(stderr, "mnist_bench: could not order a captured call's graph\n");
+    fprintf(stderr, "mnist_bench: a captured call's graph: expected %s\n", why);
   free(order);
   graph_table_free(&g);
   return kernels;
@@ -144,15 +159,13 @@ static int hash_node(unsigned long long *hash, const bench_namer *d,
 
 int bench_graph_launches(unsigned long long *hash, cudaGraph_t graph) {
   graph_table g;
-  memset(&g, 0, sizeof g);
+  int *order;
+  const char *why;
   *hash = TUNE_FNV_OFFSET;
-  if (graph_table_read(&g, graph) != 0) return -1;
-  int *order = calloc((size_t)g.count + 1, sizeof *order);
+  int kernels = read_ordered(&g, &order, graph, &why);
   int *pos = calloc((size_t)g.count + 1, sizeof *pos);
-  const char *why = "host memory for the node order";
-  int kernels = order && pos ? 0 : -1;
-  if (kernels == 0 && graph_table_order(&g, order) != 0) {
-    why = "a topological order (the graph has a cycle)";
+  if (kernels == 0 && !pos) {
+    why = "host memory for the node positions";
     kernels = -1;
   }
   for (int i = 0; kernels == 0 && i < g.count; i++)

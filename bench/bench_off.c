@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "bench/bench_kernel_names.h"
+#include "bench/bench_rounds.h"
 #include "gpu/sample_stats.h"
 #include "train/step_tune.h"
 #include "train/trainer.h"
@@ -36,8 +37,8 @@ static int same_launches(int *same, trainer *const *t) {
   return 0;
 }
 
-/* One making of the pair, in the order `pass` gives, and its rounds:
- * times[v][pass * repeats + round - 1] = trainer v's epoch of that round.
+/* One making of the pair, in the order `pass` gives, and its rounds
+ * (bench_time_rounds): times[v][pass * repeats + round - 1].
  * The first making keeps each side's chosen set for the second (in
  * *choices) and says whether the two steps launch the same; each making
  * records off's fingerprint. */
@@ -65,22 +66,19 @@ static int time_pass(bench_off_result *out,
     }
   }
   if (pass == 0 && status == 0) status = same_launches(&out->same_launches, t);
-  epoch_stats s;
-  for (int round = 0; round <= run->repeats && status == 0; round++) {
-    int order = round == 0 ? 0 : pass * run->repeats + round;
-    for (int i = 0; i < PAIR && status == 0; i++) {
-      int v = bench_group_order(PAIR, order, i);
-      status = trainer_run_epoch(t[v], round, &s);
-      if (status > 0)
-        fprintf(stderr,
-                "mnist_bench: %s %s %s%s diverged (loss %g; --against-off's "
-                "pair, making %d)\n",
-                name, mlp_mode_name(c->mode), gpu_precision_name(p),
-                v == OFF ? " under --autotune off" : "", s.train_loss,
-                pass + 1);
-      if (round > 0) times[v][pass * run->repeats + round - 1] = s.train_ms;
-    }
-  }
+  float *side_times[PAIR] = {times[ROW], times[OFF]};
+  epoch_stats last[PAIR];
+  int failed = 0;
+  if (status == 0)
+    status = bench_time_rounds(t, PAIR, pass, run->repeats, side_times, last,
+                               &failed);
+  if (status > 0)
+    fprintf(stderr,
+            "mnist_bench: %s %s %s%s diverged (loss %g; --against-off's "
+            "pair, making %d)\n",
+            name, mlp_mode_name(c->mode), gpu_precision_name(p),
+            failed == OFF ? " under --autotune off" : "",
+            last[failed].train_loss, pass + 1);
   for (int v = 0; v < PAIR; v++)
     trainer_destroy(t[v]);
   return status;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "bench/bench_off.h"
+#include "bench/bench_rounds.h"
 #include "bench/graph_count.h"
 #include "gpu/sample_stats.h"
 #include "train/step_tune.h"
@@ -213,29 +214,28 @@ static int make_group(const bench_run *run, trainer_config *c,
   return status;
 }
 
-/* One pass of the twin group at g: round 0 warms up (first replay of each
- * graph, clocks), rounds 1..R are timed, each row once per round in the
- * order bench_group_order gives the round (numbered on from the previous
- * passes' rounds); the times go to r[v].times[pass * R ..]. */
+/* One pass of the twin group at g (bench_time_rounds): the times go to
+ * r[v].times[pass * R ..], the last epoch's accuracy to r[v].accuracy. */
 static int time_group(const bench_run *run, const bench_row *rows, int g,
                       int size, int pass, const int *runs, trainer **t,
                       row_result *r) {
-  int status = 0;
-  epoch_stats s;
-  for (int round = 0; round <= run->repeats && status == 0; round++) {
-    int order = round == 0 ? 0 : pass * run->repeats + round;
-    for (int i = 0; i < size && status == 0; i++) {
-      int v = g + bench_group_order(size, order, i);
-      if (!runs[v]) continue;
-      status = trainer_run_epoch(t[v], round, &s);
-      if (status > 0)
-        fprintf(stderr, "mnist_bench: %s %s diverged (loss %g)\n",
-                mlp_mode_name(rows[v].mode),
-                gpu_precision_name(rows[v].precision), s.train_loss);
-      if (round > 0) r[v].times[pass * run->repeats + round - 1] = s.train_ms;
-      r[v].accuracy = s.test_accuracy;
-    }
+  trainer *group[BENCH_MAX_GROUP] = {NULL};
+  float *times[BENCH_MAX_GROUP];
+  epoch_stats last[BENCH_MAX_GROUP];
+  for (int i = 0; i < size; i++) {
+    group[i] = runs[g + i] ? t[g + i] : NULL;
+    times[i] = r[g + i].times;
   }
+  int failed = 0;
+  int status =
+      bench_time_rounds(group, size, pass, run->repeats, times, last, &failed);
+  if (status > 0)
+    fprintf(stderr, "mnist_bench: %s %s diverged (loss %g)\n",
+            mlp_mode_name(rows[g + failed].mode),
+            gpu_precision_name(rows[g + failed].precision),
+            last[failed].train_loss);
+  for (int i = 0; i < size && status == 0; i++)
+    if (group[i]) r[g + i].accuracy = last[i].test_accuracy;
   return status;
 }
 
