@@ -13,40 +13,8 @@ echo "gpu: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
 for v in old lb5 lb6; do timeout 60 pack/probe_$v 3 /tmp/c/dump-$v > /tmp/c/dump-$v.txt 2>&1; echo "dump $v rc $?"; done
 for v in lb5 lb6; do for c in relu_l1 gelu_l1 relu_l2; do cmp /tmp/c/dump-old-$c.bin /tmp/c/dump-$v-$c.bin && echo "$v $c: outputs byte for byte SAME as old"; done; done
 rm -f /tmp/c/*.bin
-for round in 1 2; do
-  for v in old lb5 lb6; do
-    timeout 60 pack/probe_$v 30 > /tmp/c/probe-$v-$round.txt 2>&1
-    echo "$v $round rc $?"; grep -v stream /tmp/c/probe-$v-$round.txt
-  done
-done
-for round in 1 2; do
-  for v in old lb5 lb6; do
-    timeout 100 ncu --clock-control none -k regex:"fp8_cast_kernel|stream_kernel" --launch-skip 10 --launch-count 15 \
-      --metrics gpu__time_duration.sum,smsp__inst_executed.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,dram__bytes.sum,launch__registers_per_thread,smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio,launch__grid_size,sm__warps_active.avg.pct_of_peak_sustained_active \
-      --csv pack/probe_$v 3 > /tmp/c/ncu-$v-$round.csv 2> /tmp/c/ncu-$v-$round.err
-  done
-done
-python3 - <<'PY'
-import csv, collections, glob, statistics
-mb = {'relu_l1': 52.43, 'gelu_l1': 83.89, 'relu_l2': 69.21, 'stream2': 52.43, 'stream4': 83.89}
-for f in sorted(glob.glob('/tmp/c/ncu-*.csv')):
-    rows = list(csv.reader(l for l in open(f) if l.startswith('"')))
-    if not rows: print(f, 'no rows'); continue
-    h = rows[0]
-    ki, mi, vi, ii = h.index('Kernel Name'), h.index('Metric Name'), h.index('Metric Value'), h.index('ID')
-    per = collections.defaultdict(dict)
-    names = ['relu_l1', 'gelu_l1', 'relu_l2', 'stream2', 'stream4']
-    for r in rows[1:]:
-        L = 10 + int(r[ii])  # the probe's launch order: round L // 5, kind (round + L % 5) % 5
-        k = names[(L // 5 + L % 5) % 5]
-        per[(int(r[ii]), k)][r[mi]] = float(r[vi].replace(',', ''))
-    by = collections.defaultdict(list)
-    for (i, k), m in per.items(): by[k].append(m)
-    for k, ms in sorted(by.items()):
-        t = sorted(m['gpu__time_duration.sum'] / 1e3 for m in ms)
-        print(f.split('/')[-1], k, 'us', ' '.join('%.1f' % x for x in t), 'TB/s %.2f' % (mb.get(k, 0) / statistics.median(t)),
-              'inst %.2f M' % (ms[0]['smsp__inst_executed.sum'] / 1e6), 'issue %.0f%%' % ms[0]['smsp__issue_active.avg.pct_of_peak_sustained_active'],
-              'dram %.1f MB' % (ms[0]['dram__bytes.sum'] / 1e6), 'barrier %.2f' % ms[0]['smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio'],
-              'regs %d' % ms[0]['launch__registers_per_thread'], 'grid %d' % ms[0]['launch__grid_size'], 'warps %.0f%%' % ms[0]['sm__warps_active.avg.pct_of_peak_sustained_active'])
-PY
+. docs/bench/session27/common.sh
+probe_events /tmp/c "grep -v stream" old lb5 lb6
+probe_ncu /tmp/c $NCU_METRICS_WIDE old lb5 lb6
+python3 docs/bench/session27/ncu_summary.py /tmp/c
 echo "end at $SECONDS s"

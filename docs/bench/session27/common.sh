@@ -1,0 +1,34 @@
+# common.sh: what session 27's probe calls (A, C-F) share, sourced by each:
+# the probe's timed rounds by events, then under ncu, each build of the
+# probe (pack/probe_VARIANT) alternated, two rounds. The calls ran these
+# loops inline; they moved here afterwards, the commands unchanged.
+
+# ncu's metrics: calls A and E, and the same with grid and warps (C, D, F).
+NCU_METRICS=gpu__time_duration.sum,smsp__inst_executed.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,dram__bytes.sum,launch__registers_per_thread,smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio
+NCU_METRICS_WIDE=$NCU_METRICS,launch__grid_size,sm__warps_active.avg.pct_of_peak_sustained_active
+
+# probe_events DIR SHOW VARIANT...: 30 rounds of events a run into
+# DIR/probe-VARIANT-ROUND.txt, shown by SHOW (cat, or a filter).
+probe_events() {
+  local dir=$1 show=$2 round v
+  shift 2
+  for round in 1 2; do
+    for v in "$@"; do
+      timeout 60 pack/probe_$v 30 > $dir/probe-$v-$round.txt 2>&1
+      echo "$v $round rc $?"; $show $dir/probe-$v-$round.txt
+    done
+  done
+}
+
+# probe_ncu DIR METRICS VARIANT...: 15 casts and streams of a 3-round run
+# under ncu into DIR/ncu-VARIANT-ROUND.csv.
+probe_ncu() {
+  local dir=$1 metrics=$2 round v
+  shift 2
+  for round in 1 2; do
+    for v in "$@"; do
+      timeout 100 ncu --clock-control none -k regex:"fp8_cast_kernel|stream_kernel" --launch-skip 10 --launch-count 15 \
+        --metrics $metrics --csv pack/probe_$v 3 > $dir/ncu-$v-$round.csv 2> $dir/ncu-$v-$round.err
+    done
+  done
+}
