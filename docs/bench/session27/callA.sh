@@ -4,21 +4,14 @@
 # 48 KB hold them: the working tree's build (pack/build.tar.xz, pack/probe_new) against HEAD 4f33c0f's
 # layers (pack/probe_old). The fp8 GPU tests, racecheck on test_fp8_cast, outputs compared byte for byte,
 # events and ncu alternated, and the default fp8 run's digits.
-set -u
-export LD_LIBRARY_PATH=$PWD/pack/lib:${LD_LIBRARY_PATH:-}
-mkdir -p /tmp/a
-save() { tar -czf $OUT/A-logs.tgz -C /tmp a; }
-trap save EXIT
-echo "gpu: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
+. docs/bench/session27/common.sh
+call_start A
 tar -xJf pack/build.tar.xz
 (cd build && timeout 150 ctest -L gpu -R "fp8" -j4 --output-on-failure) > /tmp/a/ctest-fp8.txt 2>&1
 echo "fp8 gpu tests rc $?: $(grep 'tests passed' /tmp/a/ctest-fp8.txt)"
 CK_FORK=no timeout 120 compute-sanitizer --tool racecheck --error-exitcode 9 build/tests/test_fp8_cast > /tmp/a/racecheck.txt 2>&1
 echo "racecheck test_fp8_cast rc $?: $(tail -2 /tmp/a/racecheck.txt | tr '\n' ' ')"
-for v in old new; do timeout 60 pack/probe_$v 3 /tmp/a/dump-$v > /tmp/a/dump-$v.txt 2>&1; echo "dump $v rc $?"; done
-for c in relu_l1 gelu_l1 relu_l2; do cmp /tmp/a/dump-old-$c.bin /tmp/a/dump-new-$c.bin && echo "$c: old and new outputs byte for byte SAME"; done
-rm -f /tmp/a/*.bin
-. docs/bench/session27/common.sh
+probe_compare /tmp/a old new
 probe_events /tmp/a "cat" old new
 probe_ncu /tmp/a $NCU_METRICS old new
 python3 docs/bench/session27/ncu_summary.py /tmp/a

@@ -4,12 +4,8 @@
 # L2 flushed before each kernel (--cache-control all: how sessions 9-26 measured) and as the step leaves it
 # (--cache-control none: dH1 just written by layer 2's data GEMM), time alone (one pass) and with DRAM
 # bytes; HEAD 4f33c0f's build. Then the probe (HEAD's layers) once more for the size-matched ceiling.
-set -u
-export LD_LIBRARY_PATH=$PWD/pack/lib:${LD_LIBRARY_PATH:-}
-mkdir -p /tmp/b
-save() { tar -czf $OUT/B-logs.tgz -C /tmp b; }
-trap save EXIT
-echo "gpu: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
+. docs/bench/session27/common.sh
+call_start B
 tar -xJf pack/build.tar.xz
 for round in 1 2; do
   for act in relu gelu; do

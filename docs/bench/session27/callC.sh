@@ -4,16 +4,9 @@
 # (GELU's 41 KB: five), against HEAD (4 blocks, 127 registers): pack/probe_lb5, probe_lb6, probe_old, each
 # built for sm_90 from HEAD with that one line changed. Outputs compared byte for byte, events and ncu
 # alternated.
-set -u
-export LD_LIBRARY_PATH=$PWD/pack/lib:${LD_LIBRARY_PATH:-}
-mkdir -p /tmp/c
-save() { tar -czf $OUT/C-logs.tgz -C /tmp c; }
-trap save EXIT
-echo "gpu: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
-for v in old lb5 lb6; do timeout 60 pack/probe_$v 3 /tmp/c/dump-$v > /tmp/c/dump-$v.txt 2>&1; echo "dump $v rc $?"; done
-for v in lb5 lb6; do for c in relu_l1 gelu_l1 relu_l2; do cmp /tmp/c/dump-old-$c.bin /tmp/c/dump-$v-$c.bin && echo "$v $c: outputs byte for byte SAME as old"; done; done
-rm -f /tmp/c/*.bin
 . docs/bench/session27/common.sh
+call_start C
+probe_compare /tmp/c old lb5 lb6
 probe_events /tmp/c "grep -v stream" old lb5 lb6
 probe_ncu /tmp/c $NCU_METRICS_WIDE old lb5 lb6
 python3 docs/bench/session27/ncu_summary.py /tmp/c

@@ -4,13 +4,8 @@
 # partial sums' too (pack/probe_nobar): both race on tile_t and the sums, so their outputs are wrong and
 # not compared; the bytes moved and the instructions are the cast's. Events and ncu against HEAD
 # (pack/probe_old), alternated, two rounds.
-set -u
-export LD_LIBRARY_PATH=$PWD/pack/lib:${LD_LIBRARY_PATH:-}
-mkdir -p /tmp/f
-save() { tar -czf $OUT/F-logs.tgz -C /tmp f; }
-trap save EXIT
-echo "gpu: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
 . docs/bench/session27/common.sh
+call_start F
 probe_events /tmp/f "grep -v stream" old onebar nobar
 probe_ncu /tmp/f $NCU_METRICS_WIDE old onebar nobar
 python3 docs/bench/session27/ncu_summary.py /tmp/f

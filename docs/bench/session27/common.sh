@@ -1,7 +1,35 @@
-# common.sh: what session 27's probe calls (A, C-F) share, sourced by each:
-# the probe's timed rounds by events, then under ncu, each build of the
-# probe (pack/probe_VARIANT) alternated, two rounds. The calls ran these
-# loops inline; they moved here afterwards, the commands unchanged.
+# common.sh: what session 27's device calls share, sourced by each: the
+# start (logs, libraries, the GPU named), and for the probe's calls (A, C-F)
+# the outputs of two builds compared and the timed rounds by events, then
+# under ncu, each build of the probe (pack/probe_VARIANT) alternated, two
+# rounds. The calls ran these inline; they moved here afterwards, the
+# commands unchanged.
+set -u
+export LD_LIBRARY_PATH=$PWD/pack/lib:${LD_LIBRARY_PATH:-}
+
+# call_start X: logs in /tmp/x, packed into $OUT/X-logs.tgz at exit.
+call_start() {
+  local dir=$(echo $1 | tr A-Z a-z)
+  mkdir -p /tmp/$dir
+  trap "tar -czf $OUT/$1-logs.tgz -C /tmp $dir" EXIT
+  echo "gpu: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
+}
+
+# probe_compare DIR BASE VARIANT...: each build's casts dumped, each
+# VARIANT's outputs compared with BASE's byte for byte, the dumps removed.
+probe_compare() {
+  local dir=$1 base=$2 v c
+  shift 2
+  for v in $base "$@"; do
+    timeout 60 pack/probe_$v 3 $dir/dump-$v > $dir/dump-$v.txt 2>&1; echo "dump $v rc $?"
+  done
+  for v in "$@"; do
+    for c in relu_l1 gelu_l1 relu_l2; do
+      cmp $dir/dump-$base-$c.bin $dir/dump-$v-$c.bin && echo "$v $c: outputs byte for byte SAME as $base"
+    done
+  done
+  rm -f $dir/*.bin
+}
 
 # ncu's metrics: calls A and E, and the same with grid and warps (C, D, F).
 NCU_METRICS=gpu__time_duration.sum,smsp__inst_executed.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,dram__bytes.sum,launch__registers_per_thread,smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio
