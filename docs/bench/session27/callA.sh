@@ -9,15 +9,9 @@ call_start A
 tar -xJf pack/build.tar.xz
 (cd build && timeout 150 ctest -L gpu -R "fp8" -j4 --output-on-failure) > /tmp/a/ctest-fp8.txt 2>&1
 echo "fp8 gpu tests rc $?: $(grep 'tests passed' /tmp/a/ctest-fp8.txt)"
-CK_FORK=no timeout 120 compute-sanitizer --tool racecheck --error-exitcode 9 build/tests/test_fp8_cast > /tmp/a/racecheck.txt 2>&1
-echo "racecheck test_fp8_cast rc $?: $(tail -2 /tmp/a/racecheck.txt | tr '\n' ' ')"
-probe_compare /tmp/a old new
-probe_events /tmp/a "cat" old new
-probe_ncu /tmp/a $NCU_METRICS old new
-python3 docs/bench/session27/ncu_summary.py /tmp/a
-head -3 /tmp/a/ncu-new-1.csv | cut -c1-300 > /tmp/a/ncu-head.txt
-grep -o '"[^"]*fp8_cast_kernel[^"]*"' /tmp/a/ncu-old-1.csv | sort | uniq -c | head
-grep -o '"[^"]*fp8_cast_kernel[^"]*"' /tmp/a/ncu-new-1.csv | sort | uniq -c | head
+racecheck_cast /tmp/a
+probe_measure /tmp/a "cat" $NCU_METRICS old new
+probe_kernel_names /tmp/a old new
 timeout 60 build/mnist_train --data-dir data/mnist --epochs 5 --precision fp8 > /tmp/a/train-fp8.txt 2>&1
 echo "train fp8 rc $?: $(tail -1 /tmp/a/train-fp8.txt)"
 echo "end at $SECONDS s"

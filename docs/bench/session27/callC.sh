@@ -6,8 +6,5 @@
 # alternated.
 . docs/bench/session27/common.sh
 call_start C
-probe_compare /tmp/c old lb5 lb6
-probe_events /tmp/c "grep -v stream" old lb5 lb6
-probe_ncu /tmp/c $NCU_METRICS_WIDE old lb5 lb6
-python3 docs/bench/session27/ncu_summary.py /tmp/c
+probe_measure /tmp/c "grep -v stream" $NCU_METRICS_WIDE old lb5 lb6
 echo "end at $SECONDS s"

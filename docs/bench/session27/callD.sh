@@ -6,8 +6,5 @@
 # (pack/probe_old). Outputs compared byte for byte, events and ncu alternated, two rounds.
 . docs/bench/session27/common.sh
 call_start D
-probe_compare /tmp/d old col
-probe_events /tmp/d "grep -v stream" old col
-probe_ncu /tmp/d $NCU_METRICS_WIDE old col
-python3 docs/bench/session27/ncu_summary.py /tmp/d
+probe_measure /tmp/d "grep -v stream" $NCU_METRICS_WIDE old col
 echo "end at $SECONDS s"

@@ -11,15 +11,9 @@ tar -xJf pack/build.tar.xz
 echo "gpu suite rc $?: $(grep 'tests passed' /tmp/e/ctest-gpu.txt)"
 (cd build && timeout 150 ctest -R test_step_tune --output-on-failure) > /tmp/e/ctest-step-tune.txt 2>&1
 echo "test_step_tune rc $?: $(grep 'tests passed' /tmp/e/ctest-step-tune.txt) at $SECONDS s"
-CK_FORK=no timeout 120 compute-sanitizer --tool racecheck --error-exitcode 9 build/tests/test_fp8_cast > /tmp/e/racecheck.txt 2>&1
-echo "racecheck test_fp8_cast rc $?: $(tail -2 /tmp/e/racecheck.txt | tr '\n' ' ')"
-probe_compare /tmp/e old pl
-probe_events /tmp/e "cat" old pl
-probe_ncu /tmp/e $NCU_METRICS old pl
-python3 docs/bench/session27/ncu_summary.py /tmp/e
-head -3 /tmp/e/ncu-pl-1.csv | cut -c1-300 > /tmp/e/ncu-head.txt
-grep -o '"[^"]*fp8_cast_kernel[^"]*"' /tmp/e/ncu-old-1.csv | sort | uniq -c | head
-grep -o '"[^"]*fp8_cast_kernel[^"]*"' /tmp/e/ncu-pl-1.csv | sort | uniq -c | head
+racecheck_cast /tmp/e
+probe_measure /tmp/e "cat" $NCU_METRICS old pl
+probe_kernel_names /tmp/e old pl
 for act in relu gelu; do
   timeout 60 build/mnist_train --data-dir data/mnist --epochs 5 --precision fp8 --activation $act > /tmp/e/train-fp8-$act.txt 2>&1
   echo "train fp8 $act rc $?: $(grep '^done' /tmp/e/train-fp8-$act.txt)"

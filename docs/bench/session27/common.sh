@@ -60,3 +60,28 @@ probe_ncu() {
     done
   done
 }
+
+# racecheck_cast DIR: test_fp8_cast of the unpacked build under racecheck.
+racecheck_cast() {
+  CK_FORK=no timeout 120 compute-sanitizer --tool racecheck --error-exitcode 9 build/tests/test_fp8_cast > $1/racecheck.txt 2>&1
+  echo "racecheck test_fp8_cast rc $?: $(tail -2 $1/racecheck.txt | tr '\n' ' ')"
+}
+
+# probe_kernel_names DIR BASE VARIANT: the cast kernels each build's ncu
+# run profiled, by name (the head of VARIANT's first CSV kept).
+probe_kernel_names() {
+  head -3 $1/ncu-$3-1.csv | cut -c1-300 > $1/ncu-head.txt
+  grep -o '"[^"]*fp8_cast_kernel[^"]*"' $1/ncu-$2-1.csv | sort | uniq -c | head
+  grep -o '"[^"]*fp8_cast_kernel[^"]*"' $1/ncu-$3-1.csv | sort | uniq -c | head
+}
+
+# probe_measure DIR SHOW METRICS BASE VARIANT...: outputs compared with
+# BASE's, then events, ncu and its summary for BASE and each VARIANT.
+probe_measure() {
+  local dir=$1 show=$2 metrics=$3
+  shift 3
+  probe_compare $dir "$@"
+  probe_events $dir "$show" "$@"
+  probe_ncu $dir $metrics "$@"
+  python3 docs/bench/session27/ncu_summary.py $dir
+}
