@@ -11,106 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tests/fake_step.h"
 #include "tests/test_util.h"
 #include "train/step_tune.h"
 #include "train/tune_search.h"
-
-/* The fake step: ms per step = base + sum of cost[slot][value] (+ noise).
- */
-typedef struct fake_step {
-  int slots;
-  double base_ms;
-  double cost[TUNE_MAX_SLOTS][4];
-  double noise_ms; /* standard deviation of each sample */
-  /* pair_ms more when slots pair[0] and pair[1] both hold pair_value: a
-   * step whose costs do not add up slot by slot */
-  int pair[2], pair_value;
-  double pair_ms;
-  int refuse_value;    /* a value of slot 0 that cannot run (-1: none) */
-  unsigned long state; /* the noise's generator */
-  int measures;        /* calls of measure */
-  int pairs_measured;
-} fake_step;
-
-/* A step of `slots` slots costing base_ms, every value free, samples with
- * noise_ms of Gaussian noise from generator state `state`, nothing
- * refused. */
-static fake_step fake_step_make(int slots, double base_ms, double noise_ms,
-                                unsigned long state) {
-  fake_step f = {.slots = slots,
-                 .base_ms = base_ms,
-                 .noise_ms = noise_ms,
-                 .refuse_value = -1,
-                 .state = state};
-  return f;
-}
-
-static double uniform(fake_step *f) {
-  f->state = f->state * 6364136223846793005ul + 1442695040888963407ul;
-  return ((f->state >> 11) + 0.5) / 9007199254740992.0;
-}
-
-static double gaussian(fake_step *f) {
-  return sqrt(-2.0 * log(uniform(f))) * cos(6.283185307179586 * uniform(f));
-}
-
-static double step_ms(const fake_step *f, const tune_config *c) {
-  double ms = f->base_ms;
-  for (int s = 0; s < f->slots; s++)
-    ms += f->cost[s][c->value[s]];
-  if (c->value[f->pair[0]] == f->pair_value &&
-      c->value[f->pair[1]] == f->pair_value)
-    ms += f->pair_ms;
-  return ms;
-}
-
-static int fake_measure(void *self, const tune_config *a, const tune_config *b,
-                        int pairs, float *base, float *cand, double *spent) {
-  fake_step *f = self;
-  f->measures++;
-  if (f->refuse_value >= 0 && b->value[0] == f->refuse_value) return 1;
-  *spent = 0.0;
-  for (int i = 0; i < pairs; i++) {
-    base[i] = (float)(step_ms(f, a) + f->noise_ms * gaussian(f));
-    cand[i] = (float)(step_ms(f, b) + f->noise_ms * gaussian(f));
-    *spent += base[i] + cand[i];
-  }
-  f->pairs_measured += pairs;
-  return 0;
-}
-
-/* Slots with `values` candidates each, all accepted, equal alone. */
-static void make_slots(tune_slot *slots, int count, int values) {
-  memset(slots, 0, sizeof(tune_slot) * (size_t)count);
-  for (int s = 0; s < count; s++) {
-    slots[s].call = s;
-    slots[s].count = values;
-    for (int v = 0; v < values; v++) {
-      slots[s].ok[v] = 1;
-      slots[s].alone_us[v] = 10.0f;
-    }
-  }
-}
-
-/* `count` way slots of auto: values 1 (fused) and 2 (unfused); 0 is no
- * way. */
-static void make_way_slots(tune_slot *slots, int count) {
-  make_slots(slots, count, 3);
-  for (int s = 0; s < count; s++) {
-    slots[s].field = TUNE_FIELD_WAY;
-    slots[s].ok[0] = 0;
-  }
-}
-
-/* The log's last record: a whole-step comparison from -> to, won or not. */
-static void assert_last_step_record(const tune_log *log, int from, int to,
-                                    int wins) {
-  const tune_record *last = &log->record[log->count - 1];
-  ck_assert_int_eq(last->slot, -1);
-  ck_assert_int_eq(last->from, from);
-  ck_assert_int_eq(last->to, to);
-  ck_assert_int_eq(last->verdict.wins, wins);
-}
 
 static int search(fake_step *f, tune_config *c, const tune_slot *slots,
                   tune_log *log, double budget) {
@@ -418,7 +322,7 @@ START_TEST(whole_step_records_are_named) {
   r.tuned = 1;
   tune_log_init(&r.log, 100.0);
   r.log.ways_alone_ms = 12.5;
-  r.log.count = 7;
+  r.log.count = 9;
   r.log.record[0] = (tune_record){-1, 1, 2, {.pairs = 16}};
   r.log.record[1] = (tune_record){-1, 1, TUNE_WAYS_ALONE, {.pairs = 16}};
   r.log.record[2] = (tune_record){-1, 0, TUNE_NEAR_WINNERS, {.pairs = 16}};
@@ -428,6 +332,9 @@ START_TEST(whole_step_records_are_named) {
       (tune_record){-1, TUNE_FROM_FUSED, TUNE_FROM_UNFUSED, {.pairs = 16}};
   r.log.record[6] =
       (tune_record){-1, TUNE_FROM_WAYS_ALONE, TUNE_FROM_FUSED, {.pairs = 16}};
+  r.log.record[7] = (tune_record){-1, TUNE_OFF_SET, TUNE_TUNED, {.pairs = 16}};
+  r.log.record[8] = (tune_record){-1, TUNE_OFF_SET, TUNE_CHOSEN, {.pairs = 16}};
+  r.log.off_records = 2;
   char *text = NULL;
   size_t size = 0;
   FILE *out = open_memstream(&text, &size);
@@ -435,23 +342,26 @@ START_TEST(whole_step_records_are_named) {
   step_tune_print(out, &r);
   ck_assert_int_eq(fclose(out), 0);
   ck_assert_ptr_nonnull(text);
-  ck_assert_msg(strstr(text, "fused -> unfused: ") != NULL, "%s", text);
-  ck_assert_msg(strstr(text, "fused -> ways alone: ") != NULL, "%s", text);
-  ck_assert_msg(strstr(text, "incumbent -> near winners together: ") != NULL,
-                "%s", text);
-  ck_assert_msg(strstr(text, "a fresh context        untuned -> chosen: ") !=
-                    NULL,
-                "%s", text);
-  ck_assert_msg(strstr(text, "a fresh context        start -> chosen: ") !=
-                    NULL,
-                "%s", text);
-  ck_assert_msg(strstr(text, "the whole step         searched from fused -> "
-                             "searched from unfused: ") != NULL,
-                "%s", text);
-  ck_assert_msg(strstr(text, "searched from the ways alone -> searched from "
-                             "fused: ") != NULL,
-                "%s", text);
-  ck_assert_msg(strstr(text, "12.5 ms deciding the calls' ways alone") != NULL,
+  const char *rows[] = {
+      "fused -> unfused: ",
+      "fused -> ways alone: ",
+      "incumbent -> near winners together: ",
+      "a fresh context        untuned -> chosen: ",
+      "a fresh context        start -> chosen: ",
+      "the whole step         searched from fused -> searched from unfused: ",
+      "searched from the ways alone -> searched from fused: ",
+      "12.5 ms deciding the calls' ways alone",
+      "the whole step         off's set -> tuned: ",
+      "a fresh context        off's set -> chosen: "};
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+    ck_assert_msg(strstr(text, rows[i]) != NULL, "no '%s' in:\n%s", rows[i],
+                  text);
+  /* off's search's records, then the whole search's, each under its line */
+  const char *off = strstr(text, "\n   the search --autotune off runs");
+  const char *whole = strstr(text, "\n   the whole search, every candidate");
+  ck_assert_msg(off && whole && off < strstr(text, "fused -> unfused: ") &&
+                    whole > strstr(text, "fused -> ways alone: ") &&
+                    whole < strstr(text, "incumbent -> near winners"),
                 "%s", text);
   free(text);
 }

@@ -111,7 +111,7 @@ int step_check_apart(step_tune_report *r, const step_tune_target *t,
   gpu_context_settle(t->ctx);
   if (status == 0) {
     step_tune_check sets = {&entries[0], &entries[1],
-                            r->has_start ? TUNE_START : TUNE_UNTUNED};
+                            r->has_start ? r->defended_from : TUNE_UNTUNED};
     status = o->tune_apart(o->apart_arg, &sets, copy);
   }
   const tune_log *got = status == 0 ? &copy->log : NULL;

@@ -161,13 +161,14 @@ static int search(tune_config *best, step_tune_report *r,
    * best (at least a budget more), and after a near tie of the two steps
    * from the other one as well (a budget more; tune_search_other_start). */
   tune_config fused, unfused;
-  double budget = r->log.budget_ms;
+  /* Budgets count from what an earlier search spent (search_off_first). */
+  double budget = r->log.budget_ms, base = r->log.spent_ms;
   step_slots_first(&fused, r->slots, r->slot_count, LT_AUTO_FUSED);
   step_slots_first(&unfused, r->slots, r->slot_count, LT_AUTO_UNFUSED);
-  r->log.budget_ms = budget / 2;
+  r->log.budget_ms = base + budget / 2;
   n = runs_of(visit, r->slots, r->slot_count, 0);
   if (tune_search(&fused, r->slots, visit, n, &ops, &r->log) != 0) return -1;
-  r->log.budget_ms = budget;
+  r->log.budget_ms = base + budget;
   n = runs_of(visit, r->slots, r->slot_count, 1);
   if (tune_search(&unfused, r->slots, visit, n, &ops, &r->log) != 0) return -1;
   int wins = 0;
@@ -196,11 +197,12 @@ static int search(tune_config *best, step_tune_report *r,
   r->start_fused = tune_auto_start(&r->start, best, &fused, &unfused, &steps,
                                    r->narrow, r->slots, r->slot_count);
   r->has_start = 1;
+  r->defended_from = TUNE_START;
   /* The ways get what is left of 1.5 budgets, and at least a budget of
    * their own: with what the algorithms left over (half a budget), a 30 us
    * step's way search ended after a few calls, 15 % behind the search
    * with no algorithms to try (--autotune off) on the H200. */
-  r->log.budget_ms = budget * 1.5;
+  r->log.budget_ms = base + budget * 1.5;
   if (r->log.budget_ms < r->log.spent_ms + budget)
     r->log.budget_ms = r->log.spent_ms + budget;
   n = slots_of(visit, r->slots, r->slot_count, TUNE_FIELD_WAY);
@@ -214,6 +216,38 @@ static int search(tune_config *best, step_tune_report *r,
   return status;
 }
 
+/* Under auto with a rule: first the search --autotune off runs (every
+ * algorithm slot cuBLASLt's first candidate, listed unchecked, so that no
+ * other candidate's kernel is loaded while the ways are timed, as in off's
+ * context), then the slots with their candidates checked and the whole
+ * search, then its end against off's set (tune_weigh_against_off: on the
+ * H200 784-1024-1024-10 TF32 auto's search, with every candidate loaded,
+ * ended apart from off's ways in three processes of four and ran
+ * 1.016-1.048x off, docs/performance.md "Session 28"). The check in a
+ * fresh context then defends what off's would (its start) where off's set
+ * won, else off's set itself. */
+static int search_off_first(step_tune_report *r, const step_tune_target *t,
+                            step_clock *clock) {
+  tune_config off;
+  if (search(&off, r, t, clock) != 0) return -1;
+  tune_config off_start = r->start;
+  int off_start_fused = r->start_fused;
+  r->log.off_records = r->log.count;
+  if (step_slots_build(r->slots, t, r->calls, r->call_count, 1) !=
+      r->slot_count)
+    return -1;
+  tune_ops ops = {clock, step_clock_measure};
+  if (search(&r->chosen, r, t, clock) != 0 ||
+      tune_weigh_against_off(&r->chosen, &off, r->slots, r->slot_count, &ops,
+                             &r->log) != 0)
+    return -1;
+  int off_won = memcmp(&r->chosen, &off, sizeof off) == 0;
+  r->start = off_won ? off_start : off;
+  r->start_fused = off_won && off_start_fused;
+  r->defended_from = off_won ? TUNE_START : TUNE_OFF_SET;
+  return 0;
+}
+
 /* step_search_tune's work, between the network's state kept and put back. */
 typedef struct tune_job {
   step_tune_report *r;
@@ -224,13 +258,17 @@ static int tune_kept(void *arg) {
   tune_job *job = arg;
   step_tune_report *r = job->r;
   step_clock *clock = NULL;
+  int off_first = job->t->mode == MLP_MODE_AUTO &&
+                  job->t->ctx->options.autotune != GPU_AUTOTUNE_OFF;
   r->slot_count =
-      step_slots_build(r->slots, job->t, r->calls, r->call_count, 1);
+      step_slots_build(r->slots, job->t, r->calls, r->call_count, !off_first);
   int status = r->slot_count < 0 ? -1 : 0;
   if (status == 0)
     status =
         step_clock_create(&clock, job->t, r->calls, r->slots, r->slot_count);
-  if (status == 0) status = search(&r->chosen, r, job->t, clock);
+  if (status == 0)
+    status = off_first ? search_off_first(r, job->t, clock)
+                       : search(&r->chosen, r, job->t, clock);
   step_clock_destroy(clock);
   return status;
 }

@@ -2,8 +2,9 @@
  * built and checked, the step timed (step_time.h) through the phases of
  * tune_search.h (under --mode auto: the tuned whole steps, the ways
  * alone, tune_auto_start, each call's way, and after a near tie each
- * call's way from the other step too), the network's state kept and put
- * back. Internal to the step tuner. */
+ * call's way from the other step too; with a rule all that after the
+ * search --autotune off runs, its end weighed against off's set), the
+ * network's state kept and put back. Internal to the step tuner. */
 #ifndef MNIST_EPILOGS_STEP_SEARCH_H
 #define MNIST_EPILOGS_STEP_SEARCH_H
 
@@ -11,7 +12,8 @@
 
 /* Builds r's slots for r's calls and chooses r->chosen by timing the step
  * (the budget o->budget_ms, or STEP_TUNE_BUDGET_MS), r->log the evidence;
- * under auto r->start, r->start_fused and r->narrow too. The network's
+ * under auto r->start, r->start_fused, r->defended_from and r->narrow
+ * too. The network's
  * state is taken before the first step and put back after the last
  * (step_time_kept). Returns 0 or -1. */
 int step_search_tune(step_tune_report *r, const step_tune_target *t,

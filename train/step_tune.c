@@ -29,7 +29,7 @@ static void make_key(char *key, size_t size, const step_tune_target *t,
   gpu_chain_format(chain, sizeof chain, ctx->options.chain);
   size_t at = (size_t)snprintf(
       key, size,
-      "rule 8; %s; gpu %s; sms %d; driver %d; cublaslt %zu; chain %s; "
+      "rule 9; %s; gpu %s; sms %d; driver %d; cublaslt %zu; chain %s; "
       "autotune %s; workspace %zu; align",
       o->run_key ? o->run_key : "", ctx->device_name, ctx->sm_count, driver,
       cublasLtGetVersion(), chain, gpu_autotune_name(ctx->options.autotune),
@@ -121,6 +121,7 @@ static int from_apart(step_tune_report *r, const step_tune_target *t,
     r->start = apart->start;
     r->has_start = apart->has_start;
     r->start_fused = apart->start_fused;
+    r->defended_from = apart->defended_from;
     r->narrow = apart->narrow;
   }
   size_t at = strlen(r->cache_note);

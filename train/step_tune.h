@@ -5,7 +5,15 @@
  * whole step where it is paid: captured as a CUDA graph, replayed in
  * interleaved pairs, judged by tune_rule.h, searched by tune_search.h.
  *
- * Start: cuBLASLt's first candidates everywhere. Under --mode auto: the
+ * Start: cuBLASLt's first candidates everywhere. Under --mode auto with a
+ * rule (exact, fast), first the search --autotune off runs: the slots
+ * listed unchecked, so that no other candidate's kernel is loaded while
+ * its ways are timed, every algorithm the first; then the slots checked
+ * and the whole search below, whose end replaces off's set only by beating
+ * it in the step (tune_weigh_against_off: by the way floor where the two
+ * differ in ways only). So where the algorithms stay cuBLASLt's first, the
+ * run takes what off's search picks, as off does (docs/performance.md,
+ * "Session 28"). The whole search under --mode auto: the
  * algorithms of the all-fused step, then of the all-unfused step (half
  * the budget each), then the two tuned steps against each other (always,
  * whatever the budget; fused on a tie), then the better one against the
@@ -33,7 +41,9 @@
  * cuBLASLt's first candidates, or under auto the start: those candidates
  * with the ways the way search started from (the better whole step, or
  * the ways alone where they beat it), except every call fused where
- * unfused won the whole step by under 2 % (tune_auto_start); ways chosen
+ * unfused won the whole step by under 2 % (tune_auto_start); with a rule,
+ * the start of off's search where its set won, else off's set itself
+ * (step_tune_report.defended_from); ways chosen
  * beside the tuned algorithms, so the start is neither a set the search
  * timed nor what an untuned auto run runs, its ways alone: tune_defended.
  * The copy's warm-up loads the first candidates, as the run's does; it times
@@ -122,7 +132,8 @@ typedef struct step_tune_options {
 typedef struct step_tune_check {
   const tune_cache_entry *chosen;
   const tune_cache_entry *defended;
-  int from; /* TUNE_UNTUNED, or TUNE_START for the start */
+  int from; /* TUNE_UNTUNED, or under auto TUNE_START for the start or
+              TUNE_OFF_SET for off's set (step_tune_report.defended_from) */
 } step_tune_check;
 
 /* The step to tune: training steps of `net` on full batches of n samples
@@ -162,13 +173,17 @@ typedef struct step_tune_report {
   int has_start; /* 1: start holds, in its way slots, the ways the check
                     defends (--mode auto: tune_auto_start) */
   tune_config start;
-  int start_fused; /* 1: those ways are every call fused, after a narrow
-                      unfused win of the whole step (tune_auto_start) */
-  double narrow;   /* the narrow win's and the tie's bound used
-                      (train/step_search.h) */
-  int has_entry;   /* 1: entry names the chosen set (0: nothing tuned, the
-                      tuning failed, the set could not be named, or a
-                      check ran: step_tune_options.check) */
+  int defended_from; /* the check's record name for start: TUNE_START, or
+                        TUNE_OFF_SET where it holds the ways --autotune off
+                        picks (auto with a rule whose search ended apart
+                        from them and beat them: step_search.c) */
+  int start_fused;   /* 1: those ways are every call fused, after a narrow
+                        unfused win of the whole step (tune_auto_start) */
+  double narrow;     /* the narrow win's and the tie's bound used
+                        (train/step_search.h) */
+  int has_entry;     /* 1: entry names the chosen set (0: nothing tuned, the
+                        tuning failed, the set could not be named, or a
+                        check ran: step_tune_options.check) */
   tune_cache_entry entry; /* the chosen set as the cache stores it: what a
                              copy apart hands back (tune_apart), and
                              step_tune_options.given for a later trainer */

@@ -23,6 +23,8 @@ static const char *way_name(int way) {
          : way == TUNE_FROM_FUSED      ? "searched from fused"
          : way == TUNE_FROM_UNFUSED    ? "searched from unfused"
          : way == TUNE_FROM_WAYS_ALONE ? "searched from the ways alone"
+         : way == TUNE_OFF_SET         ? "off's set"
+         : way == TUNE_TUNED           ? "tuned"
                                        : "-";
 }
 
@@ -98,6 +100,11 @@ static void print_evidence(FILE *out, const step_tune_report *r) {
   for (int i = 0; i < log->count; i++) {
     const tune_record *c = &log->record[i];
     const tune_verdict *v = &c->verdict;
+    if (log->off_records > 0 && (i == 0 || i == log->off_records))
+      fprintf(out, "   %s\n",
+              i == 0 ? "the search --autotune off runs, every algorithm the "
+                       "first (no other candidate loaded yet):"
+                     : "the whole search, every candidate checked:");
     char label[48] = "the whole step", from[32] = "", to[32] = "";
     if (c->slot >= 0) {
       const tune_slot *s = &r->slots[c->slot];

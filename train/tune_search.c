@@ -263,6 +263,21 @@ int tune_search_other_start(tune_config *incumbent, tune_config *other,
   return 0;
 }
 
+int tune_weigh_against_off(tune_config *tuned, const tune_config *off,
+                           const tune_slot *slots, int count,
+                           const tune_ops *ops, tune_log *log) {
+  if (memcmp(tuned, off, sizeof *tuned) == 0) return 0;
+  int wins = 0;
+  tune_floor floor = tune_algorithms_moved(tuned, slots, count)
+                         ? TUNE_FLOOR_STEPS
+                         : TUNE_FLOOR_WAY;
+  if (tune_compare_always(&wins, off, tuned, ops, log, -1, TUNE_OFF_SET,
+                          TUNE_TUNED, floor, NULL) != 0)
+    return -1;
+  if (!wins) *tuned = *off;
+  return 0;
+}
+
 int tune_defended(tune_config *out, const tune_config *chosen,
                   const tune_config *start, const tune_slot *slots, int count) {
   tune_first_algorithms(out, chosen, slots, count);

@@ -68,9 +68,12 @@ enum {
   TUNE_UNTUNED = 6,
   TUNE_CHOSEN = 7,
   TUNE_START = 8,
-  TUNE_FROM_FUSED = 9,      /* the way search's end from the fused step */
-  TUNE_FROM_UNFUSED = 10,   /* ... from the unfused step */
-  TUNE_FROM_WAYS_ALONE = 11 /* ... from the calls' ways alone */
+  TUNE_FROM_FUSED = 9,       /* the way search's end from the fused step */
+  TUNE_FROM_UNFUSED = 10,    /* ... from the unfused step */
+  TUNE_FROM_WAYS_ALONE = 11, /* ... from the calls' ways alone */
+  TUNE_OFF_SET = 12, /* the ways --autotune off picks, every algorithm the
+                        first (step_search.c, auto with a rule) */
+  TUNE_TUNED = 13    /* the whole search's end, weighed against it */
 };
 
 /* What a slot chooses. Algorithm values are candidate indices in the
@@ -137,6 +140,8 @@ typedef struct tune_log {
                                     printed, not judged) */
   int check_ways_only;           /* 1: the checked sets differ in ways only
                                     (tune_rule_check) */
+  int off_records; /* under auto with a rule: the first records, those of
+                      the search --autotune off runs (step_search.c) */
 } tune_log;
 
 /* A log with this budget, nothing spent. */
@@ -216,6 +221,18 @@ int tune_first_algorithms(tune_config *out, const tune_config *c,
  * other than cuBLASLt's first. */
 int tune_algorithms_moved(const tune_config *c, const tune_slot *slots,
                           int count);
+
+/* Under --mode auto with a rule (exact, fast): *tuned, the whole search's
+ * end, against *off, the ways the search --autotune off runs picked (every
+ * algorithm slot cuBLASLt's first), in the step whatever the budget, off's
+ * set the incumbent (record TUNE_OFF_SET -> TUNE_TUNED; none when the two
+ * are the same): by the way floor where they differ in ways only (the
+ * question off's search answered, asked again with every candidate's
+ * kernels loaded), else by the whole steps' floor. *tuned = the winner.
+ * Returns 0 or -1 (a comparison failed). */
+int tune_weigh_against_off(tune_config *tuned, const tune_config *off,
+                           const tune_slot *slots, int count,
+                           const tune_ops *ops, tune_log *log);
 
 /* *out = the set a check in a fresh context defends against `chosen`
  * (train/step_check.h): cuBLASLt's first candidate in every algorithm
