@@ -5,9 +5,6 @@
 #include <math.h>
 #include <string.h>
 
-/* A step of `slots` slots costing base_ms, every value free, samples with
- * noise_ms of Gaussian noise from generator state `state`, nothing
- * refused. */
 fake_step fake_step_make(int slots, double base_ms, double noise_ms,
                          unsigned long state) {
   fake_step f = {.slots = slots,
@@ -18,16 +15,19 @@ fake_step fake_step_make(int slots, double base_ms, double noise_ms,
   return f;
 }
 
+/* One uniform sample in (0, 1), and one Gaussian (mean 0, deviation 1),
+ * from f's generator. */
 static double uniform(fake_step *f) {
   f->state = f->state * 6364136223846793005ul + 1442695040888963407ul;
   return ((f->state >> 11) + 0.5) / 9007199254740992.0;
 }
 
-double fake_gaussian(fake_step *f) {
+static double gaussian(fake_step *f) {
   return sqrt(-2.0 * log(uniform(f))) * cos(6.283185307179586 * uniform(f));
 }
 
-double fake_step_ms(const fake_step *f, const tune_config *c) {
+/* The step's ms under configuration c, without noise. */
+static double step_ms(const fake_step *f, const tune_config *c) {
   double ms = f->base_ms;
   for (int s = 0; s < f->slots; s++)
     ms += f->cost[s][c->value[s]];
@@ -44,16 +44,15 @@ int fake_measure(void *self, const tune_config *a, const tune_config *b,
   if (f->refuse_value >= 0 && b->value[0] == f->refuse_value) return 1;
   *spent = 0.0;
   for (int i = 0; i < pairs; i++) {
-    base[i] = (float)(fake_step_ms(f, a) + f->noise_ms * fake_gaussian(f));
-    cand[i] = (float)(fake_step_ms(f, b) + f->noise_ms * fake_gaussian(f));
+    base[i] = (float)(step_ms(f, a) + f->noise_ms * gaussian(f));
+    cand[i] = (float)(step_ms(f, b) + f->noise_ms * gaussian(f));
     *spent += base[i] + cand[i];
   }
   f->pairs_measured += pairs;
   return 0;
 }
 
-/* Slots with `values` candidates each, all accepted, equal alone. */
-void make_slots(tune_slot *slots, int count, int values) {
+void fake_slots(tune_slot *slots, int count, int values) {
   memset(slots, 0, sizeof(tune_slot) * (size_t)count);
   for (int s = 0; s < count; s++) {
     slots[s].call = s;
@@ -65,18 +64,15 @@ void make_slots(tune_slot *slots, int count, int values) {
   }
 }
 
-/* `count` way slots of auto: values 1 (fused) and 2 (unfused); 0 is no
- * way. */
-void make_way_slots(tune_slot *slots, int count) {
-  make_slots(slots, count, 3);
+void fake_way_slots(tune_slot *slots, int count) {
+  fake_slots(slots, count, 3);
   for (int s = 0; s < count; s++) {
     slots[s].field = TUNE_FIELD_WAY;
     slots[s].ok[0] = 0;
   }
 }
 
-/* The log's last record: a whole-step comparison from -> to, won or not. */
-void assert_last_step_record(const tune_log *log, int from, int to, int wins) {
+void fake_assert_last_step(const tune_log *log, int from, int to, int wins) {
   const tune_record *last = &log->record[log->count - 1];
   ck_assert_int_eq(last->slot, -1);
   ck_assert_int_eq(last->from, from);

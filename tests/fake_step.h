@@ -30,24 +30,18 @@ typedef struct fake_step {
 fake_step fake_step_make(int slots, double base_ms, double noise_ms,
                          unsigned long state);
 
-/* One Gaussian sample (mean 0, deviation 1) from f's generator. */
-double fake_gaussian(fake_step *f);
-
-/* The step's ms under configuration c, without noise. */
-double fake_step_ms(const fake_step *f, const tune_config *c);
-
 /* tune_ops.measure over a fake_step: `pairs` samples of a and b, A B. */
 int fake_measure(void *self, const tune_config *a, const tune_config *b,
                  int pairs, float *base, float *cand, double *spent);
 
 /* Slots with `values` candidates each, all accepted, equal alone. */
-void make_slots(tune_slot *slots, int count, int values);
+void fake_slots(tune_slot *slots, int count, int values);
 
 /* `count` way slots of auto: values 1 (fused) and 2 (unfused); 0 is no
  * way. */
-void make_way_slots(tune_slot *slots, int count);
+void fake_way_slots(tune_slot *slots, int count);
 
 /* The log's last record: a whole-step comparison from -> to, won or not. */
-void assert_last_step_record(const tune_log *log, int from, int to, int wins);
+void fake_assert_last_step(const tune_log *log, int from, int to, int wins);
 
 #endif

@@ -444,14 +444,22 @@ static void run_auto_plans(char *text, size_t size, const char *env,
 }
 
 /* run_auto_plans with `args` under a rule: the report must hold the search
- * --autotune off runs, then the whole search. Returns the latter's line. */
+ * --autotune off runs, no algorithm tried in it (no candidate but the
+ * first loaded), then the whole search. Returns the latter's line. */
 static const char *run_off_first(char *text, size_t size, const char *args) {
   run_auto_plans(text, size, "", args);
   const char *off =
       found_line(text, text, "\n   the search --autotune off runs",
                  "no search --autotune off runs");
-  return found_line(text, off, "\n   the whole search, every candidate",
-                    "no whole search after the search --autotune off runs");
+  const char *whole =
+      found_line(text, off, "\n   the whole search, every candidate",
+                 "no whole search after the search --autotune off runs");
+  char *part = strndup(off, (size_t)(whole - off));
+  int tried = !part || strstr(part, " algo ") || strstr(part, " twin ");
+  free(part);
+  assert_or_show(!tried, text,
+                 "an algorithm tried in the search --autotune off runs");
+  return whole;
 }
 
 /* tune_auto_start on the GPU (in the search --autotune off runs, which a

@@ -3,9 +3,9 @@
  * (tune_weigh_against_off, train/tune_search.h), on the fake step: the
  * same set is not timed; a set that differs in ways only needs the way
  * floor, one with an algorithm moved the whole steps' floor; noise alone
- * keeps off's set. Plain C. */
+ * keeps off's set; the set a check in a fresh context then defends
+ * (tune_off_defended). Plain C. */
 #include <check.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "tests/fake_step.h"
@@ -16,7 +16,7 @@ enum { ALGOS = 2, SLOTS = 4, FUSED = 1, UNFUSED = 2 };
 
 /* Slots 0 and 1 algorithms (three candidates), 2 and 3 ways. */
 static void make_mixed_slots(tune_slot *slots) {
-  make_slots(slots, SLOTS, 3);
+  fake_slots(slots, SLOTS, 3);
   for (int s = ALGOS; s < SLOTS; s++) {
     slots[s].field = TUNE_FIELD_WAY;
     slots[s].ok[0] = 0;
@@ -70,7 +70,7 @@ static int ways_win(double gain, unsigned long seed) {
   int wins = memcmp(&out, &tuned, sizeof out) == 0;
   tune_config off = off_set();
   if (!wins) ck_assert_mem_eq(&out, &off, sizeof out);
-  assert_last_step_record(&log, TUNE_OFF_SET, TUNE_TUNED, wins);
+  fake_assert_last_step(&log, TUNE_OFF_SET, TUNE_TUNED, wins);
   return wins;
 }
 
@@ -90,7 +90,9 @@ static int algorithms_win(double gain, unsigned long seed) {
   tune_log log;
   weigh(&f, &tuned, &out, &log);
   int wins = memcmp(&out, &tuned, sizeof out) == 0;
-  assert_last_step_record(&log, TUNE_OFF_SET, TUNE_TUNED, wins);
+  tune_config off = off_set();
+  if (!wins) ck_assert_mem_eq(&out, &off, sizeof out);
+  fake_assert_last_step(&log, TUNE_OFF_SET, TUNE_TUNED, wins);
   return wins;
 }
 
@@ -118,6 +120,25 @@ START_TEST(noise_alone_keeps_offs_set) {
 }
 END_TEST
 
+/* The set the check in a fresh context defends after the weighing: off's
+ * start and its narrow flag where off's set stayed, else off's set. */
+START_TEST(the_check_defends_offs_start_or_offs_set) {
+  tune_config off = off_set(), start, tuned = off_set(), got;
+  start = off;
+  start.value[3] = UNFUSED; /* off's search started elsewhere */
+  int fused = -1;
+  ck_assert_int_eq(tune_off_defended(&got, &fused, &off, &off, &start, 1),
+                   TUNE_START);
+  ck_assert_mem_eq(&got, &start, sizeof got);
+  ck_assert_int_eq(fused, 1);
+  tuned.value[0] = 2;
+  ck_assert_int_eq(tune_off_defended(&got, &fused, &tuned, &off, &start, 1),
+                   TUNE_OFF_SET);
+  ck_assert_mem_eq(&got, &off, sizeof got);
+  ck_assert_int_eq(fused, 0);
+}
+END_TEST
+
 int main(void) {
   Suite *suite = suite_create("tune_against_off");
   TCase *tc = tcase_create("tune_against_off");
@@ -125,6 +146,7 @@ int main(void) {
   tcase_add_test(tc, ways_need_the_way_floor);
   tcase_add_test(tc, moved_algorithms_need_the_steps_floor);
   tcase_add_test(tc, noise_alone_keeps_offs_set);
+  tcase_add_test(tc, the_check_defends_offs_start_or_offs_set);
   suite_add_tcase(suite, tc);
   return test_run_suite(suite, 0);
 }

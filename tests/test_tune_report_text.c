@@ -182,6 +182,33 @@ START_TEST(an_auto_check_names_the_start) {
 }
 END_TEST
 
+/* Under --mode auto with a rule: the two searches' headings (3 spaces in:
+ * not rows) around an algorithm's record, and a check that defends off's
+ * set and keeps it, read back as the start's above. */
+START_TEST(a_check_of_offs_set_reads_back) {
+  static step_tune_report r;
+  static tune_report_text t;
+  static char text[16384];
+  make_report(&r);
+  add_record(&r, 0, 0, 3, 1.0, -0.015, 0.001, 1);
+  r.log.off_records = 1; /* off's search: the first record */
+  add_check(&r, TUNE_OFF_SET, 0.1, -0.0010, 0.0001, 1, 0.0992, 0.0990);
+  printed(&t, &r, text, sizeof text);
+  ck_assert_msg(strstr(text, "\n   the search --autotune off runs") &&
+                    strstr(text, "\n   the whole search, every candidate"),
+                "no headings in:\n%s", text);
+  ck_assert_msg(strstr(text, "    a fresh context        off's set -> chosen: "
+                             "0.1000 / 0.0990, -0.0010 +- 0.0001 (16): wins; "
+                             "before the chosen set was loaded the off's set "
+                             "step ran 0.0992 +- 0.0001 (a first round "
+                             "0.0990): off's set kept\n") != NULL,
+                "no check row of off's set in:\n%s", text);
+  ck_assert_int_eq(t.verdicts, 1);
+  ck_assert_int_eq(t.checked, 1);
+  ck_assert(t.check_margin > 0.06 && t.check_margin < 0.07);
+}
+END_TEST
+
 /* tune_report_text_differ on the printed and read-back reports ra, rb. */
 static int differ_printed(const step_tune_report *ra,
                           const step_tune_report *rb, char *why, size_t size) {
@@ -370,6 +397,7 @@ int main(void) {
   tcase_add_test(tc, every_row_reads_back);
   tcase_add_test(tc, a_ways_only_check_reads_back);
   tcase_add_test(tc, an_auto_check_names_the_start);
+  tcase_add_test(tc, a_check_of_offs_set_reads_back);
   tcase_add_test(tc, differences_only_near_the_line);
   tcase_add_test(tc, a_check_near_the_line_excuses_the_algorithms);
   tcase_add_test(tc, whole_steps_are_not_judged_by_slot);

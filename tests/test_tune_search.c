@@ -6,7 +6,6 @@
  * refused candidate, candidates the rule does not accept, the visit order,
  * the early stop and the budget. Plain C. */
 #include <check.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +31,7 @@ static int search(fake_step *f, tune_config *c, const tune_slot *slots,
  * these 400). */
 START_TEST(noise_alone_keeps_the_first) {
   tune_slot slots[4];
-  make_slots(slots, 4, 3);
+  fake_slots(slots, 4, 3);
   int switched = 0;
   for (unsigned seed = 1; seed <= 50; seed++) {
     fake_step f = fake_step_make(4, 0.1, 0.002, seed);
@@ -50,7 +49,7 @@ END_TEST
 /* A 20 % gain in one slot, 2 % noise per sample: found every time. */
 START_TEST(a_real_gain_wins) {
   tune_slot slots[3];
-  make_slots(slots, 3, 3);
+  fake_slots(slots, 3, 3);
   for (unsigned seed = 1; seed <= 20; seed++) {
     fake_step f = fake_step_make(3, 0.1, 0.002, seed);
     f.cost[1][2] = -0.02;
@@ -69,7 +68,7 @@ END_TEST
  * the first stays even without noise. */
 START_TEST(gain_below_the_floor_stays) {
   tune_slot slots[1];
-  make_slots(slots, 1, 2);
+  fake_slots(slots, 1, 2);
   fake_step f = fake_step_make(1, 0.1, 0.0, 3);
   f.cost[0][1] = -0.005;
   tune_config c;
@@ -86,7 +85,7 @@ END_TEST
  * noise. */
 static int searched(tune_field field, double step_ms, double gain) {
   tune_slot slots[1];
-  make_slots(slots, 1, 2);
+  fake_slots(slots, 1, 2);
   slots[0].field = field;
   fake_step f = fake_step_make(1, step_ms, 0.0, 1);
   f.cost[0][1] = -gain * step_ms;
@@ -127,7 +126,7 @@ END_TEST
 static int near_winners_taken(tune_field field, int slot_count, double step_ms,
                               double gain) {
   tune_slot slots[3];
-  make_slots(slots, slot_count, 2);
+  fake_slots(slots, slot_count, 2);
   for (int s = 0; s < slot_count; s++)
     slots[s].field = field;
   fake_step f = fake_step_make(slot_count, step_ms, 0.001 * step_ms, 11);
@@ -158,7 +157,7 @@ END_TEST
  * them: 19 here; with nomination at the rule's k 4, 9. */
 START_TEST(near_winners_are_nominated_at_half_the_margin) {
   tune_slot slots[3];
-  make_slots(slots, 3, 2);
+  fake_slots(slots, 3, 2);
   int tried = 0;
   for (unsigned seed = 1; seed <= 20; seed++) {
     fake_step f = fake_step_make(3, 0.1, 0.001, seed);
@@ -185,7 +184,7 @@ END_TEST
  * logged once, as the incumbent against its near winners. */
 START_TEST(a_beaten_near_winner_is_forgotten) {
   tune_slot slots[3];
-  make_slots(slots, 3, 3);
+  fake_slots(slots, 3, 3);
   for (int s = 0; s < 3; s++)
     slots[s].field = TUNE_FIELD_WAY;
   fake_step f = fake_step_make(3, 1.0, 0.0005, 5);
@@ -213,7 +212,7 @@ END_TEST
  * under auto the start's. Slots: an algorithm, a twin, a way, a way. */
 START_TEST(the_check_defends_the_start) {
   tune_slot slots[4];
-  make_slots(slots, 4, 4);
+  fake_slots(slots, 4, 4);
   slots[1].field = TUNE_FIELD_PLAIN;
   slots[2].field = slots[3].field = TUNE_FIELD_WAY;
   tune_config chosen = {{2, 3, LT_AUTO_UNFUSED, LT_AUTO_SPLIT}};
@@ -244,7 +243,7 @@ END_TEST
  * defend. Slots: an algorithm, a way, a way. */
 START_TEST(a_narrow_unfused_win_defends_fused) {
   tune_slot slots[3];
-  make_slots(slots, 3, 4);
+  fake_slots(slots, 3, 4);
   slots[1].field = slots[2].field = TUNE_FIELD_WAY;
   tune_config fused = {{2, LT_AUTO_FUSED, LT_AUTO_FUSED}};
   tune_config unfused = {{0, LT_AUTO_UNFUSED, LT_AUTO_UNFUSED}};
@@ -322,7 +321,7 @@ START_TEST(whole_step_records_are_named) {
   r.tuned = 1;
   tune_log_init(&r.log, 100.0);
   r.log.ways_alone_ms = 12.5;
-  r.log.count = 9;
+  r.log.count = 10;
   r.log.record[0] = (tune_record){-1, 1, 2, {.pairs = 16}};
   r.log.record[1] = (tune_record){-1, 1, TUNE_WAYS_ALONE, {.pairs = 16}};
   r.log.record[2] = (tune_record){-1, 0, TUNE_NEAR_WINNERS, {.pairs = 16}};
@@ -334,7 +333,11 @@ START_TEST(whole_step_records_are_named) {
       (tune_record){-1, TUNE_FROM_WAYS_ALONE, TUNE_FROM_FUSED, {.pairs = 16}};
   r.log.record[7] = (tune_record){-1, TUNE_OFF_SET, TUNE_TUNED, {.pairs = 16}};
   r.log.record[8] = (tune_record){-1, TUNE_OFF_SET, TUNE_CHOSEN, {.pairs = 16}};
+  /* the whole search's fused -> unfused: the narrow note is off's search's */
+  r.log.record[9] = (tune_record){-1, 1, 2, {.pairs = 16}};
   r.log.off_records = 2;
+  r.start_fused = 1;
+  r.narrow = 0.02;
   char *text = NULL;
   size_t size = 0;
   FILE *out = open_memstream(&text, &size);
@@ -356,6 +359,11 @@ START_TEST(whole_step_records_are_named) {
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
     ck_assert_msg(strstr(text, rows[i]) != NULL, "no '%s' in:\n%s", rows[i],
                   text);
+  const char *note = strstr(text, "(unfused won by under 2 %");
+  ck_assert_msg(note && note < strstr(text, "fused -> ways alone: ") &&
+                    !strstr(note + 1, "(unfused won by under"),
+                "the narrow note not under off's search's row alone:\n%s",
+                text);
   /* off's search's records, then the whole search's, each under its line */
   const char *off = strstr(text, "\n   the search --autotune off runs");
   const char *whole = strstr(text, "\n   the whole search, every candidate");
@@ -373,7 +381,7 @@ END_TEST
  * changed (mnist_bench's "algorithms_moved"). */
 START_TEST(first_algorithms_keep_the_ways) {
   tune_slot slots[4];
-  make_slots(slots, 4, 3);
+  fake_slots(slots, 4, 3);
   slots[1].field = TUNE_FIELD_PLAIN;
   slots[2].field = TUNE_FIELD_WAY;
   slots[3].field = TUNE_FIELD_SPLIT;
@@ -400,7 +408,7 @@ END_TEST
  * step; value 2 is equal alone and saves 20 % in the step. */
 START_TEST(fast_alone_slow_in_the_step_loses) {
   tune_slot slots[1];
-  make_slots(slots, 1, 3);
+  fake_slots(slots, 1, 3);
   slots[0].alone_us[1] = 5.0f;
   fake_step f = fake_step_make(1, 0.1, 0.001, 7);
   f.cost[0][1] = +0.01;
@@ -421,7 +429,7 @@ END_TEST
  * on to the next. */
 START_TEST(a_refused_candidate_loses) {
   tune_slot slots[1];
-  make_slots(slots, 1, 3);
+  fake_slots(slots, 1, 3);
   fake_step f = fake_step_make(1, 0.1, 0.0, 1);
   f.refuse_value = 1;
   f.cost[0][1] = -0.05;
@@ -439,7 +447,7 @@ END_TEST
  * is a candidate much slower alone than the incumbent. */
 START_TEST(only_accepted_and_close_candidates_are_tried) {
   tune_slot s;
-  make_slots(&s, 1, 5);
+  fake_slots(&s, 1, 5);
   s.ok[1] = 0;
   s.alone_us[1] = 1.0f;  /* fastest, but not accepted */
   s.alone_us[2] = 12.0f; /* 20 % slower alone: not tried */
@@ -459,7 +467,7 @@ END_TEST
 /* Slots are visited by their share of the step, largest first. */
 START_TEST(visits_by_share) {
   tune_slot slots[3];
-  make_slots(slots, 3, 2);
+  fake_slots(slots, 3, 2);
   for (int v = 0; v < 2; v++) {
     slots[0].alone_us[v] = 5.0f;
     slots[1].alone_us[v] = 50.0f;
@@ -480,7 +488,7 @@ END_TEST
  * TUNE_PAIRS. */
 START_TEST(losers_stop_early) {
   tune_slot slots[1];
-  make_slots(slots, 1, 3);
+  fake_slots(slots, 1, 3);
   fake_step f = fake_step_make(1, 0.1, 0.0, 1);
   f.cost[0][1] = +0.01;
   f.cost[0][2] = -0.02;
@@ -497,7 +505,7 @@ END_TEST
  * keeps the first candidate, and the log says so. */
 START_TEST(budget_stops_the_search) {
   tune_slot slots[4];
-  make_slots(slots, 4, 3);
+  fake_slots(slots, 4, 3);
   fake_step f = fake_step_make(4, 1.0, 0.0, 1);
   for (int s = 0; s < 4; s++)
     f.cost[s][1] = -0.2; /* every slot could win */
@@ -547,7 +555,7 @@ END_TEST
  * one is tried first; one clearly faster alone still goes first. */
 START_TEST(near_ties_alone_keep_the_heuristic_order) {
   tune_slot s;
-  make_slots(&s, 1, 5);
+  fake_slots(&s, 1, 5);
   s.alone_us[1] = 9.6f;
   s.alone_us[2] = 10.2f;
   s.alone_us[3] = 9.2f; /* fastest, but within 10 % of values 1 and 2 */
@@ -568,7 +576,7 @@ END_TEST
  * With no winner, two comparisons a slot (noise_alone_keeps_the_first). */
 START_TEST(a_winner_gets_challengers_of_its_own) {
   tune_slot s;
-  make_slots(&s, 1, 4);
+  fake_slots(&s, 1, 4);
   s.alone_us[1] = 9.0f; /* three near ties alone: 1, 2, 3 in that order */
   s.alone_us[2] = 9.2f;
   s.alone_us[3] = 9.4f;
@@ -599,7 +607,7 @@ END_TEST
  * way. */
 START_TEST(a_tie_searches_from_both_steps) {
   tune_slot slots[3];
-  make_way_slots(slots, 3);
+  fake_way_slots(slots, 3);
   fake_step f = fake_step_make(3, 0.1, 0.0, 1);
   f.cost[0][2] = f.cost[1][2] = 0.002;
   f.cost[2][2] = 0.006;
@@ -629,7 +637,7 @@ START_TEST(a_tie_searches_from_both_steps) {
   ck_assert_int_eq(best.value[0], 2);
   ck_assert_int_eq(best.value[1], 2);
   ck_assert_int_eq(best.value[2], 1);
-  assert_last_step_record(&log, TUNE_FROM_FUSED, TUNE_FROM_UNFUSED, 1);
+  fake_assert_last_step(&log, TUNE_FROM_FUSED, TUNE_FROM_UNFUSED, 1);
   /* Outside `narrow` either way, or refused: no tie. */
   tune_verdict clear = {.pairs = 16, .base_ms = 0.1, .diff_ms = -0.003};
   ck_assert(!tune_steps_tied(&clear, TUNE_AUTO_NARROW));
@@ -648,7 +656,7 @@ END_TEST
  * own the other search compares nothing, and the ends are still weighed. */
 START_TEST(the_other_start_loses_a_tie) {
   tune_slot slots[2];
-  make_way_slots(slots, 2);
+  fake_way_slots(slots, 2);
   fake_step f = fake_step_make(2, 0.1, 0.0005, 7);
   tune_config best = {{1, 1}}, other = {{2, 2}};
   tune_ops ops = {&f, fake_measure};
@@ -660,7 +668,7 @@ START_TEST(the_other_start_loses_a_tie) {
                    0);
   ck_assert_int_eq(best.value[0], 1);
   ck_assert_int_eq(best.value[1], 1);
-  assert_last_step_record(&log, TUNE_FROM_FUSED, TUNE_FROM_UNFUSED, 0);
+  fake_assert_last_step(&log, TUNE_FROM_FUSED, TUNE_FROM_UNFUSED, 0);
   ck_assert_double_eq(log.budget_ms, 1e9);
   int before = log.comparisons;
   other = (tune_config){{2, 2}};

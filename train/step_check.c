@@ -134,7 +134,7 @@ int step_check_apart(step_tune_report *r, const step_tune_target *t,
             "step_tune: note: the chosen set could not be checked in a fresh "
             "context (see above); this run takes the set the check defends "
             "(cuBLASLt's first candidates; under auto with the start's "
-            "ways) and caches nothing\n");
+            "ways, or off's set) and caches nothing\n");
   }
   free(copy);
   free(entries);

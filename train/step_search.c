@@ -102,7 +102,7 @@ static int weigh_ways_alone(tune_config *best, step_tune_report *r,
     (void)cudaGetLastError(); /* a sticky one fails the next comparison */
     return 0;
   }
-  r->log.ways_alone_ms = host_clock_ms() - started;
+  r->log.ways_alone_ms += host_clock_ms() - started; /* both searches' */
   if (!differs) return 0;
   int wins = 0;
   if (tune_compare_always(&wins, best, &alone, ops, &r->log, -1, better,
@@ -193,7 +193,7 @@ static int search(tune_config *best, step_tune_report *r,
                         ? TUNE_FROM_WAYS_ALONE
                     : wins ? TUNE_FROM_UNFUSED
                            : TUNE_FROM_FUSED;
-  r->narrow = step_tune_narrow();
+  if (!r->has_start) r->narrow = step_tune_narrow(); /* read once a run */
   r->start_fused = tune_auto_start(&r->start, best, &fused, &unfused, &steps,
                                    r->narrow, r->slots, r->slot_count);
   r->has_start = 1;
@@ -233,18 +233,21 @@ static int search_off_first(step_tune_report *r, const step_tune_target *t,
   tune_config off_start = r->start;
   int off_start_fused = r->start_fused;
   r->log.off_records = r->log.count;
-  if (step_slots_build(r->slots, t, r->calls, r->call_count, 1) !=
-      r->slot_count)
+  int checked = step_slots_build(r->slots, t, r->calls, r->call_count, 1);
+  if (checked != r->slot_count) {
+    fprintf(stderr,
+            "step_tune: the checked slots are not the unchecked ones: "
+            "expected %d, found %d (%s)\n",
+            r->slot_count, checked, lt_last_error(t->ctx));
     return -1;
+  }
   tune_ops ops = {clock, step_clock_measure};
   if (search(&r->chosen, r, t, clock) != 0 ||
       tune_weigh_against_off(&r->chosen, &off, r->slots, r->slot_count, &ops,
                              &r->log) != 0)
     return -1;
-  int off_won = memcmp(&r->chosen, &off, sizeof off) == 0;
-  r->start = off_won ? off_start : off;
-  r->start_fused = off_won && off_start_fused;
-  r->defended_from = off_won ? TUNE_START : TUNE_OFF_SET;
+  r->defended_from = tune_off_defended(&r->start, &r->start_fused, &r->chosen,
+                                       &off, &off_start, off_start_fused);
   return 0;
 }
 

@@ -10,10 +10,9 @@
 
 #include "train/step_tune.h"
 
-/* Builds r's slots for r's calls and chooses r->chosen by timing the step
- * (the budget o->budget_ms, or STEP_TUNE_BUDGET_MS), r->log the evidence;
- * under auto r->start, r->start_fused, r->defended_from and r->narrow
- * too. The network's
+/* Builds r's slots for r's calls and chooses r->chosen by timing the step (the
+ * budget o->budget_ms, or STEP_TUNE_BUDGET_MS), r->log the evidence; under auto
+ * r->start, r->start_fused, r->defended_from and r->narrow too. The network's
  * state is taken before the first step and put back after the last
  * (step_time_kept). Returns 0 or -1. */
 int step_search_tune(step_tune_report *r, const step_tune_target *t,

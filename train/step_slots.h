@@ -13,8 +13,10 @@
  * epilogue call's way). With `check`, asks the wrapper which candidates
  * the autotune rule accepts and how long each takes alone
  * (lt_matmul_candidates: runs them outside capture, overwriting the
- * calls' outputs); without, only how many there are (nothing runs; every
- * candidate counts as acceptable, for a cache entry to name). Returns the
+ * calls' outputs); without, one candidate a slot, cuBLASLt's first, and
+ * nothing runs: the slots the search --autotune off runs times (auto with
+ * a rule, step_search.c: no other candidate's kernel loaded), and those a
+ * cache entry's choices are found in (step_slots_from_entry). Returns the
  * count, or -1 (lt_last_error says why). */
 int step_slots_build(tune_slot *slots, const step_tune_target *t,
                      const mlp_call *calls, int call_count, int check);

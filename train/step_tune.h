@@ -5,28 +5,29 @@
  * whole step where it is paid: captured as a CUDA graph, replayed in
  * interleaved pairs, judged by tune_rule.h, searched by tune_search.h.
  *
- * Start: cuBLASLt's first candidates everywhere. Under --mode auto with a
- * rule (exact, fast), first the search --autotune off runs: the slots
- * listed unchecked, so that no other candidate's kernel is loaded while
- * its ways are timed, every algorithm the first; then the slots checked
- * and the whole search below, whose end replaces off's set only by beating
- * it in the step (tune_weigh_against_off: by the way floor where the two
- * differ in ways only). So where the algorithms stay cuBLASLt's first, the
- * run takes what off's search picks, as off does (docs/performance.md,
- * "Session 28"). The whole search under --mode auto: the
- * algorithms of the all-fused step, then of the all-unfused step (half
- * the budget each), then the two tuned steps against each other (always,
- * whatever the budget; fused on a tie), then the better one against the
- * same step with each call's way as the call takes it alone
- * (lt_matmul_auto_choice: what auto runs untuned; always, when a way
- * differs, by the way floor), then each call's way from the best (what is left
- * of 1.5 budgets, and at least one budget), and after a near tie of the two
- * tuned steps from the other one too, with a budget more, the better end
- * kept (tune_search_other_start): auto spends up to 2 budgets, 3 after a
- * tie, and the unbudgeted whole-step comparisons. Challengers
- * are the candidates the context's autotune rule accepts (lt_autotune.h: bit
- * for bit the first's numbers under exact, so a tuned run prints what
- * --autotune off prints). The replays train the network: its state is
+ * Start: cuBLASLt's first candidates everywhere. Under --mode auto with a rule
+ * (exact, fast), first the search --autotune off runs: the slots listed
+ * unchecked, so that no other candidate's kernel is loaded while its ways are
+ * timed, every algorithm the first; then the slots checked and the whole search
+ * below, whose end replaces off's set only by beating it in the step
+ * (tune_weigh_against_off: by the way floor where the two differ in ways only).
+ * So where no algorithm wins and no other set of ways beats off's by the way
+ * floor, the run takes what off's search picks, as off does
+ * (docs/performance.md, "Session 28"). The whole search under --mode auto: the
+ * algorithms of the all-fused step, then of the all-unfused step (half the
+ * budget each), then the two tuned steps against each other (always, whatever
+ * the budget; fused on a tie), then the better one against the same step with
+ * each call's way as the call takes it alone (lt_matmul_auto_choice: what auto
+ * runs untuned; always, when a way differs, by the way floor), then each call's
+ * way from the best (what is left of 1.5 budgets, and at least one budget), and
+ * after a near tie of the two tuned steps from the other one too, with a budget
+ * more, the better end kept (tune_search_other_start): that search spends up to
+ * 2 budgets, 3 after a tie, and the unbudgeted whole-step comparisons; off's
+ * search before it (with a rule) up to 1.5 more, 2.5 after a tie, each search's
+ * budget counted from what the ones before it spent. Challengers are the
+ * candidates the context's autotune rule accepts (lt_autotune.h: bit for bit
+ * the first's numbers under exact, so a tuned run prints what --autotune off
+ * prints). The replays train the network: its state is
  * snapshotted before and restored after (layers/mlp_snapshot.h), so tuning
  * changes nothing but speed.
  *
@@ -34,16 +35,15 @@
  * not hold is tuned by a copy of the run in a CUDA context of its own, and
  * this network takes its choices without asking cuBLASLt for candidate
  * lists, so its context loads only the kernels its step runs
- * (gpu/gpu_apart.h says what the others cost). That context has loaded
- * every candidate, and there the same step runs at another speed, so a
- * choice that differs from the set the check defends is checked by a
- * second copy in a fresh context. That set is what an untuned run runs,
- * cuBLASLt's first candidates, or under auto the start: those candidates
- * with the ways the way search started from (the better whole step, or
- * the ways alone where they beat it), except every call fused where
- * unfused won the whole step by under 2 % (tune_auto_start); with a rule,
- * the start of off's search where its set won, else off's set itself
- * (step_tune_report.defended_from); ways chosen
+ * (gpu/gpu_apart.h says what the others cost). That context has loaded every
+ * candidate, and there the same step runs at another speed, so a choice that
+ * differs from the set the check defends is checked by a second copy in a fresh
+ * context. That set is what an untuned run runs, cuBLASLt's first candidates,
+ * or under auto the start: those candidates with the ways the way search
+ * started from (the better whole step, or the ways alone where they beat it),
+ * except every call fused where unfused won the whole step by under 2 %
+ * (tune_auto_start); with a rule, the start of off's search where its set won,
+ * else off's set itself (step_tune_report.defended_from); ways chosen
  * beside the tuned algorithms, so the start is neither a set the search
  * timed nor what an untuned auto run runs, its ways alone: tune_defended.
  * The copy's warm-up loads the first candidates, as the run's does; it times

@@ -136,16 +136,19 @@ static void print_evidence(FILE *out, const step_tune_report *r) {
       if (log->untuned_first_ms > 0.0)
         snprintf(first, sizeof first, " (a first round %.4f)",
                  log->untuned_first_ms);
+      /* "the start step", "the untuned step", "the off's set step" */
+      const char *set = c->from == TUNE_OFF_SET ? "off's" : from;
       fprintf(out,
               "; before the chosen set was loaded the %s step ran %.4f +- "
               "%.4f%s%s: %s set kept",
               from, log->untuned_alone_ms, log->untuned_alone_noise_ms, first,
               log->check_ways_only ? " (ways only: the pairs decide)" : "",
-              tune_log_check_keeps(log, v) ? "chosen" : from);
+              tune_log_check_keeps(log, v) ? "chosen" : set);
     }
     fprintf(out, "\n");
+    /* The start is decided in the first search where there are two. */
     if (c->slot < 0 && c->from == LT_AUTO_FUSED && c->to == LT_AUTO_UNFUSED &&
-        r->start_fused)
+        r->start_fused && (log->off_records == 0 || i < log->off_records))
       fprintf(out,
               "    (unfused won by under %g %%: the start the check "
               "defends is every call fused)\n",

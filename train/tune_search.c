@@ -278,6 +278,15 @@ int tune_weigh_against_off(tune_config *tuned, const tune_config *off,
   return 0;
 }
 
+int tune_off_defended(tune_config *start, int *start_fused,
+                      const tune_config *chosen, const tune_config *off,
+                      const tune_config *off_start, int off_start_fused) {
+  int off_won = memcmp(chosen, off, sizeof *chosen) == 0;
+  *start = off_won ? *off_start : *off;
+  *start_fused = off_won && off_start_fused;
+  return off_won ? TUNE_START : TUNE_OFF_SET;
+}
+
 int tune_defended(tune_config *out, const tune_config *chosen,
                   const tune_config *start, const tune_slot *slots, int count) {
   tune_first_algorithms(out, chosen, slots, count);

@@ -61,7 +61,11 @@ enum {
  * (tune_search_other_start) the two way searches' ends are named by where
  * each started: TUNE_FROM_FUSED, TUNE_FROM_UNFUSED, or
  * TUNE_FROM_WAYS_ALONE when the calls' ways alone had replaced the better
- * step before the first search. */
+ * step before the first search. Under auto with a rule the whole search's
+ * end is weighed against the set the search --autotune off runs picked
+ * (tune_weigh_against_off): TUNE_OFF_SET -> TUNE_TUNED; a check in a
+ * fresh context that defends off's set records TUNE_OFF_SET ->
+ * TUNE_CHOSEN. */
 enum {
   TUNE_WAYS_ALONE = 4,
   TUNE_NEAR_WINNERS = 5,
@@ -73,7 +77,7 @@ enum {
   TUNE_FROM_WAYS_ALONE = 11, /* ... from the calls' ways alone */
   TUNE_OFF_SET = 12, /* the ways --autotune off picks, every algorithm the
                         first (step_search.c, auto with a rule) */
-  TUNE_TUNED = 13    /* the whole search's end, weighed against it */
+  TUNE_TUNED = 13    /* the whole search's end, weighed against off's set */
 };
 
 /* What a slot chooses. Algorithm values are candidate indices in the
@@ -233,6 +237,15 @@ int tune_algorithms_moved(const tune_config *c, const tune_slot *slots,
 int tune_weigh_against_off(tune_config *tuned, const tune_config *off,
                            const tune_slot *slots, int count,
                            const tune_ops *ops, tune_log *log);
+
+/* After tune_weigh_against_off: the start a check in a fresh context
+ * defends (tune_defended takes its ways) and its narrow flag: where
+ * `chosen` is off's set, off's start and flag, as off's own check would
+ * defend (tune_auto_start); else off's set itself, no flag. Returns the
+ * record name: TUNE_START, or TUNE_OFF_SET. */
+int tune_off_defended(tune_config *start, int *start_fused,
+                      const tune_config *chosen, const tune_config *off,
+                      const tune_config *off_start, int off_start_fused);
 
 /* *out = the set a check in a fresh context defends against `chosen`
  * (train/step_check.h): cuBLASLt's first candidate in every algorithm
