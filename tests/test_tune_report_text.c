@@ -159,53 +159,41 @@ START_TEST(a_ways_only_check_reads_back) {
 }
 END_TEST
 
-/* Under --mode auto the check defends the start (tune_auto_start): the
- * row names it, and a chosen set that loses keeps the start, read back
- * with the margin of both sides. */
-START_TEST(an_auto_check_names_the_start) {
+/* Under --mode auto the check defends the start (tune_auto_start) or, with
+ * a rule, off's set (tune_off_defended): the row names it, and a chosen set
+ * that loses keeps it, read back with the margin of both sides; the two
+ * searches' headings (3 spaces in) are not rows. */
+START_TEST(an_auto_check_names_the_set_it_defends) {
   static step_tune_report r;
   static tune_report_text t;
   static char text[16384];
-  make_report(&r);
-  /* The pairs: 0.0010 over 0.5 % of 0.1: margin 2. Against the start
-   * alone, 0.0992 - 0.0990 over TUNE_CHECK_MIN_MS: 0.067. */
-  add_check(&r, TUNE_START, 0.1, -0.0010, 0.0001, 1, 0.0992, 0.0990);
-  printed(&t, &r, text, sizeof text);
-  ck_assert_msg(strstr(text, "    a fresh context        start -> chosen: "
-                             "0.1000 / 0.0990, -0.0010 +- 0.0001 (16): wins; "
-                             "before the chosen set was loaded the start "
-                             "step ran 0.0992 +- 0.0001 (a first round "
-                             "0.0990): start set kept\n") != NULL,
-                "no check row of the start in:\n%s", text);
-  ck_assert_int_eq(t.checked, 1);
-  ck_assert(t.check_margin > 0.06 && t.check_margin < 0.07);
-}
-END_TEST
-
-/* Under --mode auto with a rule: the two searches' headings (3 spaces in:
- * not rows) around an algorithm's record, and a check that defends off's
- * set and keeps it, read back as the start's above. */
-START_TEST(a_check_of_offs_set_reads_back) {
-  static step_tune_report r;
-  static tune_report_text t;
-  static char text[16384];
-  make_report(&r);
-  add_record(&r, 0, 0, 3, 1.0, -0.015, 0.001, 1);
-  r.log.off_records = 1; /* off's search: the first record */
-  add_check(&r, TUNE_OFF_SET, 0.1, -0.0010, 0.0001, 1, 0.0992, 0.0990);
-  printed(&t, &r, text, sizeof text);
+  const int from[2] = {TUNE_START, TUNE_OFF_SET};
+  const char *name[2] = {"start", "off's set"}, *kept[2] = {"start", "off's"};
+  for (int i = 0; i < 2; i++) {
+    make_report(&r);
+    if (i) { /* off's search: the first record, an algorithm's */
+      add_record(&r, 0, 0, 3, 1.0, -0.015, 0.001, 1);
+      r.log.off_records = 1;
+    }
+    /* The pairs: 0.0010 over 0.5 % of 0.1: margin 2. Against the start
+     * alone, 0.0992 - 0.0990 over TUNE_CHECK_MIN_MS: 0.067. */
+    add_check(&r, from[i], 0.1, -0.0010, 0.0001, 1, 0.0992, 0.0990);
+    printed(&t, &r, text, sizeof text);
+    char row[400];
+    snprintf(row, sizeof row,
+             "    a fresh context        %s -> chosen: 0.1000 / 0.0990, "
+             "-0.0010 +- 0.0001 (16): wins; before the chosen set was loaded "
+             "the %s step ran 0.0992 +- 0.0001 (a first round 0.0990): %s set "
+             "kept\n",
+             name[i], name[i], kept[i]);
+    ck_assert_msg(strstr(text, row) != NULL, "no row '%s' in:\n%s", row, text);
+    ck_assert_int_eq(t.verdicts, i);
+    ck_assert_int_eq(t.checked, 1);
+    ck_assert(t.check_margin > 0.06 && t.check_margin < 0.07);
+  }
   ck_assert_msg(strstr(text, "\n   the search --autotune off runs") &&
                     strstr(text, "\n   the whole search, every candidate"),
                 "no headings in:\n%s", text);
-  ck_assert_msg(strstr(text, "    a fresh context        off's set -> chosen: "
-                             "0.1000 / 0.0990, -0.0010 +- 0.0001 (16): wins; "
-                             "before the chosen set was loaded the off's set "
-                             "step ran 0.0992 +- 0.0001 (a first round "
-                             "0.0990): off's set kept\n") != NULL,
-                "no check row of off's set in:\n%s", text);
-  ck_assert_int_eq(t.verdicts, 1);
-  ck_assert_int_eq(t.checked, 1);
-  ck_assert(t.check_margin > 0.06 && t.check_margin < 0.07);
 }
 END_TEST
 
@@ -396,8 +384,7 @@ int main(void) {
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, every_row_reads_back);
   tcase_add_test(tc, a_ways_only_check_reads_back);
-  tcase_add_test(tc, an_auto_check_names_the_start);
-  tcase_add_test(tc, a_check_of_offs_set_reads_back);
+  tcase_add_test(tc, an_auto_check_names_the_set_it_defends);
   tcase_add_test(tc, differences_only_near_the_line);
   tcase_add_test(tc, a_check_near_the_line_excuses_the_algorithms);
   tcase_add_test(tc, whole_steps_are_not_judged_by_slot);
