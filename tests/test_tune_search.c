@@ -354,6 +354,7 @@ START_TEST(whole_step_records_are_named) {
       "the whole step         searched from fused -> searched from unfused: ",
       "searched from the ways alone -> searched from fused: ",
       "12.5 ms deciding the calls' ways alone",
+      "(budget 100 ms a search)",
       "the whole step         off's set -> tuned: ",
       "a fresh context        off's set -> chosen: "};
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)

@@ -90,9 +90,10 @@ static void print_evidence(FILE *out, const step_tune_report *r) {
              log->ways_alone_ms);
   fprintf(out,
           "  evidence: %d comparisons in the step, %.1f ms of timed steps "
-          "(budget %.0f ms%s)%s; ms per step incumbent / challenger, median "
+          "(budget %.0f ms%s%s)%s; ms per step incumbent / challenger, median "
           "difference +- noise (pairs):\n",
           log->comparisons, log->spent_ms, log->budget_ms,
+          log->off_records > 0 ? " a search" : "",
           log->budget_hit ? ", spent: what was not visited keeps the "
                             "heuristic's order"
                           : "",
