@@ -57,49 +57,39 @@ START_TEST(the_same_set_is_not_timed) {
 }
 END_TEST
 
-/* Ways only (every algorithm the first), the tuned ways `gain` of the step
- * faster: they replace off's only past the way floor (3 %). */
-static int ways_win(double gain, unsigned long seed) {
+/* The tuned set: off's with slot `slot` at `value`, `gain` of the step
+ * faster (negative: slower). Returns 1 when it replaced off's set (one
+ * record, off's set -> tuned), else 0 (off's set kept). */
+static int tuned_wins(int slot, int value, double gain, unsigned long seed) {
   fake_step f = fake_step_make(SLOTS, 0.1, 0.0002, seed);
-  f.cost[3][UNFUSED] = -gain * 0.1;
-  tune_config tuned = off_set(), out;
-  tuned.value[3] = UNFUSED;
+  f.cost[slot][value] = -gain * 0.1;
+  tune_config tuned = off_set(), out, off = off_set();
+  tuned.value[slot] = (unsigned char)value;
   tune_log log;
   weigh(&f, &tuned, &out, &log);
   ck_assert_int_eq(log.count, 1);
   int wins = memcmp(&out, &tuned, sizeof out) == 0;
-  tune_config off = off_set();
   if (!wins) ck_assert_mem_eq(&out, &off, sizeof out);
   fake_assert_last_step(&log, TUNE_OFF_SET, TUNE_TUNED, wins);
   return wins;
 }
 
+/* Ways only (every algorithm the first): off's replaced only past the way
+ * floor (3 %). */
 START_TEST(ways_need_the_way_floor) {
-  ck_assert_msg(!ways_win(0.02, 5), "2 %% under the 3 %% way floor won");
-  ck_assert_msg(ways_win(0.05, 5), "5 %% past the 3 %% way floor lost");
+  ck_assert_msg(!tuned_wins(3, UNFUSED, 0.02, 5),
+                "2 %% under the 3 %% way floor won");
+  ck_assert_msg(tuned_wins(3, UNFUSED, 0.05, 5),
+                "5 %% past the 3 %% way floor lost");
 }
 END_TEST
 
-/* An algorithm moved (slot 0 at #2), the set `gain` of the step faster
- * (negative: slower): judged by the whole steps' floor (0.5 %). */
-static int algorithms_win(double gain, unsigned long seed) {
-  fake_step f = fake_step_make(SLOTS, 0.1, 0.0002, seed);
-  f.cost[0][2] = -gain * 0.1;
-  tune_config tuned = off_set(), out;
-  tuned.value[0] = 2;
-  tune_log log;
-  weigh(&f, &tuned, &out, &log);
-  int wins = memcmp(&out, &tuned, sizeof out) == 0;
-  tune_config off = off_set();
-  if (!wins) ck_assert_mem_eq(&out, &off, sizeof out);
-  fake_assert_last_step(&log, TUNE_OFF_SET, TUNE_TUNED, wins);
-  return wins;
-}
-
+/* An algorithm moved (slot 0 at #2): judged by the whole steps' floor
+ * (0.5 %). */
 START_TEST(moved_algorithms_need_the_steps_floor) {
-  ck_assert_msg(algorithms_win(0.02, 7), "2 %% past the 0.5 %% floor lost");
-  ck_assert_msg(!algorithms_win(-0.02, 7), "2 %% slower won");
-  ck_assert_msg(!algorithms_win(0.002, 7), "0.2 %% under the floor won");
+  ck_assert_msg(tuned_wins(0, 2, 0.02, 7), "2 %% past the 0.5 %% floor lost");
+  ck_assert_msg(!tuned_wins(0, 2, -0.02, 7), "2 %% slower won");
+  ck_assert_msg(!tuned_wins(0, 2, 0.002, 7), "0.2 %% under the floor won");
 }
 END_TEST
 
