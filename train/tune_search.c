@@ -245,6 +245,21 @@ int tune_steps_tied(const tune_verdict *v, double narrow) {
          fabs(v->diff_ms) < narrow * v->base_ms;
 }
 
+/* *incumbent against *challenger in the step whatever the budget (record
+ * from -> to at `floor`; none when they are the same set): *incumbent =
+ * the winner. Returns 0 or -1. */
+static int keep_better(tune_config *incumbent, const tune_config *challenger,
+                       const tune_ops *ops, tune_log *log, int from, int to,
+                       tune_floor floor) {
+  if (memcmp(challenger, incumbent, sizeof *challenger) == 0) return 0;
+  int wins = 0;
+  if (tune_compare_always(&wins, incumbent, challenger, ops, log, -1, from, to,
+                          floor, NULL) != 0)
+    return -1;
+  if (wins) *incumbent = *challenger;
+  return 0;
+}
+
 int tune_search_other_start(tune_config *incumbent, tune_config *other,
                             const tune_slot *slots, const int *visit,
                             int visit_count, const tune_ops *ops, tune_log *log,
@@ -254,27 +269,19 @@ int tune_search_other_start(tune_config *incumbent, tune_config *other,
   int status = tune_search(other, slots, visit, visit_count, ops, log);
   log->budget_ms = asked;
   if (status != 0) return -1;
-  if (memcmp(other, incumbent, sizeof *other) == 0) return 0;
-  int wins = 0;
-  if (tune_compare_always(&wins, incumbent, other, ops, log, -1, from, to,
-                          TUNE_FLOOR_STEPS, NULL) != 0)
-    return -1;
-  if (wins) *incumbent = *other;
-  return 0;
+  return keep_better(incumbent, other, ops, log, from, to, TUNE_FLOOR_STEPS);
 }
 
 int tune_weigh_against_off(tune_config *tuned, const tune_config *off,
                            const tune_slot *slots, int count,
                            const tune_ops *ops, tune_log *log) {
-  if (memcmp(tuned, off, sizeof *tuned) == 0) return 0;
-  int wins = 0;
+  tune_config best = *off;
   tune_floor floor = tune_algorithms_moved(tuned, slots, count)
                          ? TUNE_FLOOR_STEPS
                          : TUNE_FLOOR_WAY;
-  if (tune_compare_always(&wins, off, tuned, ops, log, -1, TUNE_OFF_SET,
-                          TUNE_TUNED, floor, NULL) != 0)
+  if (keep_better(&best, tuned, ops, log, TUNE_OFF_SET, TUNE_TUNED, floor) != 0)
     return -1;
-  if (!wins) *tuned = *off;
+  *tuned = best;
   return 0;
 }
 
