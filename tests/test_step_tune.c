@@ -445,7 +445,9 @@ static void run_auto_plans(char *text, size_t size, const char *env,
 
 /* run_auto_plans with `args` under a rule: the report must hold the search
  * --autotune off runs, no algorithm tried in it (no candidate but the
- * first loaded), then the whole search. Returns the latter's line. */
+ * first loaded), then the whole search, and the ways-alone time of both
+ * (the second's plans have their ways cached: it alone printed "0.0 ms",
+ * session 28's calls A and B). Returns the whole search's line. */
 static const char *run_off_first(char *text, size_t size, const char *args) {
   run_auto_plans(text, size, "", args);
   const char *off =
@@ -459,6 +461,11 @@ static const char *run_off_first(char *text, size_t size, const char *args) {
   free(part);
   assert_or_show(!tried, text,
                  "an algorithm tried in the search --autotune off runs");
+  const char *alone = strstr(text, " ms deciding the calls' ways alone");
+  while (alone && alone > text && alone[-1] != ' ')
+    alone--;
+  assert_or_show(alone && atof(alone) >= 0.1, text,
+                 "the ways alone not timed, or their time lost (under 0.1 ms)");
   return whole;
 }
 
