@@ -74,8 +74,12 @@ void bench_train_header(const bench_run *run) {
     printf("against off: after its group, each row made again beside the "
            "same row under --autotune off, the pair made in both orders, "
            "their epochs alternating: the row's epoch over off's beside it, "
-           "median (min-max) of %d rounds.\n\n",
-           2 * run->repeats);
+           "median (min-max) of %d rounds%s.\n\n",
+           2 * run->repeats,
+           run->contexts[0]->options.autotune == GPU_AUTOTUNE_OFF
+               ? " (the rows under --autotune off too: off against another "
+                 "making of itself, the comparison's own floor)"
+               : "");
   printf("kernels: per step / on its longest chain; floor: that chain x one "
          "launch x steps (ms per epoch); of peak: of the measured matmul "
          "rate of that precision\n\n");

@@ -9,7 +9,9 @@
 # algorithms are all cuBLASLt's first (algorithms_moved 0) launches what
 # off launches (counted not run where the tuner moved every one); the
 # header says how the rows were timed; --show-plans names the auto row's
-# off twin's set in both makings, the same. The same run without the flag
+# off twin's set in both makings, the same. Under --autotune off (off
+# against itself) the header says so and the fused and unfused rows launch
+# what their twins launch. The same run without the flag
 # prints no such column and writes none of the keys. Needs a GPU, python3
 # and the gzipped MNIST: exit 77, saying which, without them.
 # shellcheck disable=SC2317 # functions called through check()
@@ -75,6 +77,16 @@ cat "$work/py.out"
 check "--against-off: the JSON's keys are the lines'; first candidates launch as off" \
   test "$py" = 0 -o "$py" = 3
 [ "$py" = 3 ] && skip "no fused or unfused row at cuBLASLt's first candidates to hold to off's launches"
+
+# Under --autotune off the rows are off too: each against another making of
+# itself (the comparison's floor); a fused or unfused row has no choice to
+# make, so it launches exactly what its twin launches.
+bench floor --against-off --autotune off
+check "--against-off --autotune off: exit 0" test "$code" = 0
+check "--against-off --autotune off: the header names the floor" \
+  grep -q "off against another making of itself, the comparison's own floor" "$work/floor.out"
+check "--against-off --autotune off: fused and unfused launch as their twins" \
+  test "$(grep -cE "^784-100-10 +256 +(fused|unfused) .*, same launches\)\$" "$work/floor.out")" = 2
 
 bench plain
 check "without --against-off: exit 0" test "$code" = 0
