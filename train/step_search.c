@@ -140,9 +140,13 @@ static void with_both_algorithms(tune_config *c, const tune_config *fused,
 }
 
 /* The search in its phases (step_tune.h), from the heuristic's first
- * candidates. */
+ * candidates. `off`: off's set, where this search follows the search
+ * --autotune off runs (search_off_first); when neither step's algorithms
+ * move, the rest would run that search again on the same configurations,
+ * so it ends there with off's set (tune_log.off_repeated). */
 static int search(tune_config *best, step_tune_report *r,
-                  const step_tune_target *t, step_clock *clock) {
+                  const step_tune_target *t, step_clock *clock,
+                  const tune_config *off) {
   tune_ops ops = {clock, step_clock_measure};
   int visit[TUNE_MAX_SLOTS];
   int n;
@@ -171,6 +175,13 @@ static int search(tune_config *best, step_tune_report *r,
   r->log.budget_ms = base + budget;
   n = runs_of(visit, r->slots, r->slot_count, 1);
   if (tune_search(&unfused, r->slots, visit, n, &ops, &r->log) != 0) return -1;
+  if (off && !tune_algorithms_moved(&fused, r->slots, r->slot_count) &&
+      !tune_algorithms_moved(&unfused, r->slots, r->slot_count)) {
+    *best = *off;
+    r->log.off_repeated = 1;
+    r->log.budget_ms = budget;
+    return 0;
+  }
   int wins = 0;
   tune_verdict steps; /* for tune_auto_start */
   if (tune_compare_always(&wins, &fused, &unfused, &ops, &r->log, -1,
@@ -220,7 +231,8 @@ static int search(tune_config *best, step_tune_report *r,
  * algorithm slot cuBLASLt's first candidate, listed unchecked, so that no
  * other candidate's kernel is loaded while the ways are timed, as in off's
  * context), then the slots with their candidates checked and the whole
- * search, then its end against off's set (tune_weigh_against_off: on the
+ * search (off's set where it moves no algorithm: search), then its end
+ * against off's set (tune_weigh_against_off: on the
  * H200 784-1024-1024-10 TF32 auto's search, with every candidate loaded,
  * ended apart from off's ways in three processes of four and ran
  * 1.016-1.048x off, docs/performance.md "Session 28"). The check in a
@@ -229,7 +241,7 @@ static int search(tune_config *best, step_tune_report *r,
 static int search_off_first(step_tune_report *r, const step_tune_target *t,
                             step_clock *clock) {
   tune_config off;
-  if (search(&off, r, t, clock) != 0) return -1;
+  if (search(&off, r, t, clock, NULL) != 0) return -1;
   tune_config off_start = r->start;
   int off_start_fused = r->start_fused;
   r->log.off_records = r->log.count;
@@ -242,7 +254,7 @@ static int search_off_first(step_tune_report *r, const step_tune_target *t,
     return -1;
   }
   tune_ops ops = {clock, step_clock_measure};
-  if (search(&r->chosen, r, t, clock) != 0 ||
+  if (search(&r->chosen, r, t, clock, &off) != 0 ||
       tune_weigh_against_off(&r->chosen, &off, r->slots, r->slot_count, &ops,
                              &r->log) != 0)
     return -1;
@@ -271,7 +283,7 @@ static int tune_kept(void *arg) {
         step_clock_create(&clock, job->t, r->calls, r->slots, r->slot_count);
   if (status == 0)
     status = off_first ? search_off_first(r, job->t, clock)
-                       : search(&r->chosen, r, job->t, clock);
+                       : search(&r->chosen, r, job->t, clock, NULL);
   step_clock_destroy(clock);
   return status;
 }

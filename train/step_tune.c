@@ -29,7 +29,7 @@ static void make_key(char *key, size_t size, const step_tune_target *t,
   gpu_chain_format(chain, sizeof chain, ctx->options.chain);
   size_t at = (size_t)snprintf(
       key, size,
-      "rule 9; %s; gpu %s; sms %d; driver %d; cublaslt %zu; chain %s; "
+      "rule 10; %s; gpu %s; sms %d; driver %d; cublaslt %zu; chain %s; "
       "autotune %s; workspace %zu; align",
       o->run_key ? o->run_key : "", ctx->device_name, ctx->sm_count, driver,
       cublasLtGetVersion(), chain, gpu_autotune_name(ctx->options.autotune),

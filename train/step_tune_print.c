@@ -155,6 +155,11 @@ static void print_evidence(FILE *out, const step_tune_report *r) {
               "defends is every call fused)\n",
               100.0 * r->narrow);
   }
+  if (!log->off_repeated) return;
+  if (log->count == log->off_records)
+    fprintf(out, "   the whole search, every candidate checked:\n");
+  fprintf(out, "    no algorithm moved: the rest would run off's search "
+               "again, so off's set stands\n");
 }
 
 void step_tune_print(FILE *out, const step_tune_report *r) {

@@ -144,8 +144,11 @@ typedef struct tune_log {
                                     printed, not judged) */
   int check_ways_only;           /* 1: the checked sets differ in ways only
                                     (tune_rule_check) */
-  int off_records; /* under auto with a rule: the first records, those of
-                      the search --autotune off runs (step_search.c) */
+  int off_records;  /* under auto with a rule: the first records, those of
+                       the search --autotune off runs (step_search.c) */
+  int off_repeated; /* 1: the whole search moved no algorithm, so the rest
+                       of it would have run off's search again: off's set
+                       stands, not searched twice (step_search.c) */
 } tune_log;
 
 /* A log with this budget, nothing spent. */
