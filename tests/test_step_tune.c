@@ -445,9 +445,11 @@ static void run_auto_plans(char *text, size_t size, const char *env,
 
 /* run_auto_plans with `args` under a rule: the report must hold the search
  * --autotune off runs, no algorithm tried in it (no candidate but the
- * first loaded), then the whole search, and the ways-alone time of both
- * (the second's plans have their ways cached: it alone printed "0.0 ms",
- * session 28's calls A and B). Returns the whole search's line. */
+ * first loaded), then the whole search, the ways-alone time of both (the
+ * second's plans have their ways cached: it alone printed "0.0 ms",
+ * session 28's calls A and B), and every way row its times alone (where
+ * the whole search stops at off's set, off's). Returns the whole search's
+ * line. */
 static const char *run_off_first(char *text, size_t size, const char *args) {
   run_auto_plans(text, size, "", args);
   const char *off =
@@ -466,6 +468,10 @@ static const char *run_off_first(char *text, size_t size, const char *args) {
     alone--;
   assert_or_show(alone && atof(alone) >= 0.1, text,
                  "the ways alone not timed, or their time lost (under 0.1 ms)");
+  assert_or_show(!strstr(text, "(no split)") &&
+                     !strstr(text, "(split possible)") &&
+                     !strstr(text, "(split refused)"),
+                 text, "a way row without its times alone");
   return whole;
 }
 

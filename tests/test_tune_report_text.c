@@ -162,20 +162,20 @@ END_TEST
 /* Under --mode auto the check defends the start (tune_auto_start) or, with
  * a rule, off's set (tune_off_defended): the row names it, and a chosen set
  * that loses keeps it, read back with the margin of both sides; the two
- * searches' headings (3 spaces in) are not rows. */
+ * searches' headings (3 spaces in) are not rows; case 2: the whole search
+ * moved no algorithm, said under its heading, before the check's row. */
 START_TEST(an_auto_check_names_the_set_it_defends) {
   static step_tune_report r;
   static tune_report_text t;
   static char text[16384];
-  const int from[2] = {TUNE_START, TUNE_OFF_SET};
-  const char *name[2] = {"start", "off's set"}, *kept[2] = {"start", "off's"};
-  for (int i = 0; i < 2; i++) {
+  const int from[3] = {TUNE_START, TUNE_OFF_SET, TUNE_START};
+  const char *name[3] = {"start", "off's set", "start"};
+  for (int i = 0; i < 3; i++) {
     make_report(&r);
-    if (i) { /* off's search: the first record, an algorithm's; the whole
-                search moved none */
-      add_record(&r, 0, 0, 3, 1.0, -0.015, 0.001, 1);
+    if (i) { /* off's search: the first record, its two steps' */
+      add_record(&r, -1, LT_AUTO_FUSED, LT_AUTO_UNFUSED, 0.1, 0.002, 0.0001, 0);
       r.log.off_records = 1;
-      r.log.off_repeated = 1;
+      r.log.off_repeated = i == 2;
     }
     /* The pairs: 0.0010 over 0.5 % of 0.1: margin 2. Against the start
      * alone, 0.0992 - 0.0990 over TUNE_CHECK_MIN_MS: 0.067. */
@@ -187,19 +187,23 @@ START_TEST(an_auto_check_names_the_set_it_defends) {
              "-0.0010 +- 0.0001 (16): wins; before the chosen set was loaded "
              "the %s step ran 0.0992 +- 0.0001 (a first round 0.0990): %s set "
              "kept\n",
-             name[i], name[i], kept[i]);
-    ck_assert_msg(strstr(text, row) != NULL, "no row '%s' in:\n%s", row, text);
-    ck_assert_int_eq(!!strstr(text, "\n    no algorithm moved: the rest would "
-                                    "run off's search again, so off's set "
-                                    "stands\n"),
-                     i);
-    ck_assert_int_eq(t.verdicts, i);
+             name[i], name[i], i == 1 ? "off's" : "start");
+    const char *check = strstr(text, row);
+    ck_assert_msg(check != NULL, "no row '%s' in:\n%s", row, text);
+    const char *heading = strstr(text, "\n   the whole search, every "),
+               *stop = strstr(text, "\n    no algorithm moved: the rest "
+                                    "would run off's search again, so off's "
+                                    "set stands\n");
+    ck_assert_msg(i == 2 ? heading && heading < stop && stop < check : !stop,
+                  "case %d:\n%s", i, text);
+    ck_assert_int_eq(t.whole_steps, i > 0);
     ck_assert_int_eq(t.checked, 1);
     ck_assert(t.check_margin > 0.06 && t.check_margin < 0.07);
   }
-  ck_assert_msg(strstr(text, "\n   the search --autotune off runs") &&
-                    strstr(text, "\n   the whole search, every candidate"),
-                "no headings in:\n%s", text);
+  ck_assert_msg(
+      strstr(text, "\n   the search --autotune off runs") &&
+          !strstr(strstr(text, "\n   the whole ") + 1, "\n   the whole "),
+      "not one heading each in:\n%s", text);
 }
 END_TEST
 

@@ -245,6 +245,11 @@ static int search_off_first(step_tune_report *r, const step_tune_target *t,
   tune_config off_start = r->start;
   int off_start_fused = r->start_fused;
   r->log.off_records = r->log.count;
+  /* The ways' times alone as off's search took them: the rebuild zeroes
+   * them, and the whole search times them again only if it goes on. */
+  float way_us[TUNE_MAX_SLOTS][LT_AUTO_SPLIT + 1];
+  for (int i = 0; i < r->slot_count; i++)
+    memcpy(way_us[i], r->slots[i].alone_us, sizeof way_us[i]);
   int checked = step_slots_build(r->slots, t, r->calls, r->call_count, 1);
   if (checked != r->slot_count) {
     fprintf(stderr,
@@ -253,6 +258,9 @@ static int search_off_first(step_tune_report *r, const step_tune_target *t,
             r->slot_count, checked, lt_last_error(t->ctx));
     return -1;
   }
+  for (int i = 0; i < r->slot_count; i++)
+    if (r->slots[i].field == TUNE_FIELD_WAY)
+      memcpy(r->slots[i].alone_us, way_us[i], sizeof way_us[i]);
   tune_ops ops = {clock, step_clock_measure};
   if (search(&r->chosen, r, t, clock, &off) != 0 ||
       tune_weigh_against_off(&r->chosen, &off, r->slots, r->slot_count, &ops,

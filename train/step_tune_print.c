@@ -82,6 +82,17 @@ static void print_slots(FILE *out, const step_tune_report *r) {
   }
 }
 
+/* Where the whole search stopped at off's set (tune_log.off_repeated),
+ * before record i, the check's, or after the last: the line saying so,
+ * under the whole search's heading if no record of it came first. */
+static void say_off_stop(FILE *out, const tune_log *log, int i) {
+  if (!log->off_repeated) return;
+  if (i == log->off_records)
+    fprintf(out, "   the whole search, every candidate checked:\n");
+  fprintf(out, "    no algorithm moved: the rest would run off's search "
+               "again, so off's set stands\n");
+}
+
 static void print_evidence(FILE *out, const step_tune_report *r) {
   const tune_log *log = &r->log;
   char alone[64] = "";
@@ -98,10 +109,16 @@ static void print_evidence(FILE *out, const step_tune_report *r) {
                             "heuristic's order"
                           : "",
           alone);
+  int stop_said = 0;
   for (int i = 0; i < log->count; i++) {
     const tune_record *c = &log->record[i];
     const tune_verdict *v = &c->verdict;
-    if (log->off_records > 0 && (i == 0 || i == log->off_records))
+    if (!stop_said && c->slot < 0 && c->to == TUNE_CHOSEN) {
+      say_off_stop(out, log, i);
+      stop_said = 1;
+    }
+    if (log->off_records > 0 && (i == 0 || i == log->off_records) &&
+        !(stop_said && log->off_repeated && i == log->off_records))
       fprintf(out, "   %s\n",
               i == 0 ? "the search --autotune off runs, every algorithm the "
                        "first (no other candidate loaded yet):"
@@ -155,11 +172,7 @@ static void print_evidence(FILE *out, const step_tune_report *r) {
               "defends is every call fused)\n",
               100.0 * r->narrow);
   }
-  if (!log->off_repeated) return;
-  if (log->count == log->off_records)
-    fprintf(out, "   the whole search, every candidate checked:\n");
-  fprintf(out, "    no algorithm moved: the rest would run off's search "
-               "again, so off's set stands\n");
+  if (!stop_said) say_off_stop(out, log, log->count);
 }
 
 void step_tune_print(FILE *out, const step_tune_report *r) {
