@@ -52,8 +52,8 @@ typedef struct bench_options {
  * every precision in the rows' run); --alternatives refuses --precision
  * fp8 (cuBLASLt has no FP8 form of most alternatives); --against-off is the
  * rows' (under --autotune off: off against itself, the comparison's floor).
- * Returns 0, or -1
- * with `err` naming the flag, what was expected and what was found. */
+ * Returns 0, or -1 with `err` naming the flag, what was expected and what
+ * was found. */
 int bench_options_parse(bench_options *out, int argc, char **argv, char *err,
                         size_t err_size);
 

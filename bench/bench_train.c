@@ -78,7 +78,8 @@ void bench_train_header(const bench_run *run) {
            2 * run->repeats,
            run->contexts[0]->options.autotune == GPU_AUTOTUNE_OFF
                ? " (the rows under --autotune off too: off against another "
-                 "making of itself, the comparison's own floor)"
+                 "making of itself, the comparison's own floor; an auto "
+                 "twin searches its ways again, as every making of off does)"
                : "");
   printf("kernels: per step / on its longest chain; floor: that chain x one "
          "launch x steps (ms per epoch); of peak: of the measured matmul "
