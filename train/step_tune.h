@@ -13,7 +13,9 @@
  * (tune_weigh_against_off: by the way floor where the two differ in ways only).
  * So where no algorithm wins and no other set of ways beats off's by the way
  * floor, the run takes what off's search picks, as off does
- * (docs/performance.md, "Session 28"). The whole search under --mode auto: the
+ * (docs/performance.md, "Session 28"); where neither step's algorithms move,
+ * the whole search stops there with off's set, its rest being off's search
+ * again (session 29). The whole search under --mode auto: the
  * algorithms of the all-fused step, then of the all-unfused step (half the
  * budget each), then the two tuned steps against each other (always, whatever
  * the budget; fused on a tie), then the better one against the same step with

@@ -82,13 +82,19 @@ static void print_slots(FILE *out, const step_tune_report *r) {
   }
 }
 
-/* Where the whole search stopped at off's set (tune_log.off_repeated),
- * before record i, the check's, or after the last: the line saying so,
- * under the whole search's heading if no record of it came first. */
-static void say_off_stop(FILE *out, const tune_log *log, int i) {
-  if (!log->off_repeated) return;
-  if (i == log->off_records)
-    fprintf(out, "   the whole search, every candidate checked:\n");
+/* Line i's heading under auto with a rule: before off's search's first
+ * record and before the whole search's first. */
+static void search_heading(FILE *out, const tune_log *log, int i) {
+  if (log->off_records > 0 && (i == 0 || i == log->off_records))
+    fprintf(out, "   %s\n",
+            i == 0 ? "the search --autotune off runs, every algorithm the "
+                     "first (no other candidate loaded yet):"
+                   : "the whole search, every candidate checked:");
+}
+
+/* Where the whole search stopped at off's set (tune_log.off_repeated): the
+ * line saying so, before the check's row or after the last. */
+static void say_off_stop(FILE *out) {
   fprintf(out, "    no algorithm moved: the rest would run off's search "
                "again, so off's set stands\n");
 }
@@ -109,20 +115,15 @@ static void print_evidence(FILE *out, const step_tune_report *r) {
                             "heuristic's order"
                           : "",
           alone);
-  int stop_said = 0;
+  int stop_said = !log->off_repeated;
   for (int i = 0; i < log->count; i++) {
     const tune_record *c = &log->record[i];
     const tune_verdict *v = &c->verdict;
+    search_heading(out, log, i);
     if (!stop_said && c->slot < 0 && c->to == TUNE_CHOSEN) {
-      say_off_stop(out, log, i);
+      say_off_stop(out);
       stop_said = 1;
     }
-    if (log->off_records > 0 && (i == 0 || i == log->off_records) &&
-        !(stop_said && log->off_repeated && i == log->off_records))
-      fprintf(out, "   %s\n",
-              i == 0 ? "the search --autotune off runs, every algorithm the "
-                       "first (no other candidate loaded yet):"
-                     : "the whole search, every candidate checked:");
     char label[48] = "the whole step", from[32] = "", to[32] = "";
     if (c->slot >= 0) {
       const tune_slot *s = &r->slots[c->slot];
@@ -172,7 +173,9 @@ static void print_evidence(FILE *out, const step_tune_report *r) {
               "defends is every call fused)\n",
               100.0 * r->narrow);
   }
-  if (!stop_said) say_off_stop(out, log, log->count);
+  if (stop_said) return;
+  search_heading(out, log, log->count);
+  say_off_stop(out);
 }
 
 void step_tune_print(FILE *out, const step_tune_report *r) {
