@@ -2,7 +2,8 @@
 # start (logs, libraries, the GPU named), and for the probe's calls (A, C-F)
 # the outputs of two builds compared and the timed rounds by events, then
 # under ncu, each build of the probe (pack/probe_VARIANT) alternated, two
-# rounds. The calls ran these inline; they moved here afterwards, the
+# rounds; and (sessions 28 and 29) README's run and table. The calls ran
+# these inline; they moved here afterwards, the
 # commands unchanged.
 set -u
 export LD_LIBRARY_PATH=$PWD/pack/lib:${LD_LIBRARY_PATH:-}
@@ -84,4 +85,31 @@ probe_measure() {
   probe_events $dir "$show" "$@"
   probe_ncu $dir $metrics "$@"
   python3 docs/bench/session27/ncu_summary.py $dir
+}
+
+# readme_run DIR: README's run as the call's first process (no tuning cache
+# yet) into DIR/readme_run.txt, then test_readme_run into DIR/suite.txt.
+# (Session 29's calls C and D ran it inline, and readme_table below with
+# session 28's call D; both moved here afterwards, the commands unchanged.)
+readme_run() {
+  rm -rf $HOME/.cache/mnist-epilogs
+  timeout 30 build/mnist_train --data-dir data/mnist --epochs 5 > $1/readme_run.txt 2>&1; echo "readme run rc $?"
+  grep "^done" $1/readme_run.txt
+  (cd build && timeout 60 ctest -R "test_readme_run" --output-on-failure) > $1/suite.txt 2>&1
+  echo "test_readme_run: $(grep 'tests passed' $1/suite.txt)"
+}
+
+# readme_table DIR SECONDS TUNE_DIR: README's table, scripts/bench_compare.sh
+# --no-layers --show-plans once into DIR (ReLU rows for PyTorch; torchao
+# 0.18.0 installed from .whl/ for the fp8 rows), at most SECONDS, its tuning
+# cache in TUNE_DIR.
+readme_table() {
+  local dir=$1 start=$SECONDS
+  mkdir -p $dir
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/torchao-*.whl &&
+    export PYTHONPATH=/tmp/site TORCHINDUCTOR_CACHE_DIR=/tmp/tcache
+  BENCH_JSON_DIR=$dir TORCH_BENCH_FLAGS="--activations relu" MNIST_TUNE_CACHE_DIR=$3 \
+    timeout $2 scripts/bench_compare.sh build --no-layers --show-plans > $dir/compare.log 2>&1
+  echo "bench_compare: rc $? after $((SECONDS - start)) s"
+  sed -n '/^ours (CUDA graphs)/,$p' $dir/compare.log | head -40 | cut -c1-175
 }

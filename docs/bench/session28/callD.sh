@@ -14,16 +14,5 @@ S=$SECONDS
 (cd build && timeout 90 ctest -R "test_step_tune" -V) >> /tmp/d/suite.txt 2>&1
 echo "suite in $((SECONDS - S)) s:"
 grep -E "tests passed|\*\*\*|Assert|\.c:[0-9]+:|Failed|off's set -> tuned|a fresh context" /tmp/d/suite.txt | cut -c1-180 | tail -12
-# README's table: scripts/bench_compare.sh once into $1, torchao installed from .whl/ for the fp8 rows.
-readme_table() {
-  local dir=$1 start=$SECONDS
-  mkdir -p $dir
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/torchao-*.whl &&
-    export PYTHONPATH=/tmp/site TORCHINDUCTOR_CACHE_DIR=/tmp/tcache
-  BENCH_JSON_DIR=$dir TORCH_BENCH_FLAGS="--activations relu" MNIST_TUNE_CACHE_DIR=/tmp/tune-d \
-    timeout 380 scripts/bench_compare.sh build --no-layers --show-plans > $dir/compare.log 2>&1
-  echo "bench_compare: rc $? after $((SECONDS - start)) s"
-  sed -n '/^ours (CUDA graphs)/,$p' $dir/compare.log | head -40 | cut -c1-175
-}
-readme_table /tmp/d/compare
+readme_table /tmp/d/compare 380 /tmp/tune-d # common.sh (moved there afterwards)
 echo "end at $SECONDS s"

@@ -6,22 +6,8 @@
 source docs/bench/session27/common.sh
 call_start C
 tar -xJf pack/build.tar.xz
-rm -rf $HOME/.cache/mnist-epilogs
-timeout 30 build/mnist_train --data-dir data/mnist --epochs 5 > /tmp/c/readme_run.txt 2>&1; echo "readme run rc $?"
-grep "^done" /tmp/c/readme_run.txt
-(cd build && timeout 60 ctest -R "test_readme_run" --output-on-failure) > /tmp/c/suite.txt 2>&1
-echo "test_readme_run: $(grep 'tests passed' /tmp/c/suite.txt)"
-readme_table() {
-  local dir=$1 start=$SECONDS
-  mkdir -p $dir
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/torchao-*.whl &&
-    export PYTHONPATH=/tmp/site TORCHINDUCTOR_CACHE_DIR=/tmp/tcache
-  BENCH_JSON_DIR=$dir TORCH_BENCH_FLAGS="--activations relu" MNIST_TUNE_CACHE_DIR=/tmp/tune-c \
-    timeout 390 scripts/bench_compare.sh build --no-layers --show-plans > $dir/compare.log 2>&1
-  echo "bench_compare: rc $? after $((SECONDS - start)) s"
-  sed -n '/^ours (CUDA graphs)/,$p' $dir/compare.log | head -40 | cut -c1-175
-}
-readme_table /tmp/c/compare
+readme_run /tmp/c # common.sh (moved there afterwards)
+readme_table /tmp/c/compare 390 /tmp/tune-c
 floor() { # floor NAME ARGS...: off against itself
   local name=$1 start=$SECONDS left=$((575 - SECONDS))
   shift
