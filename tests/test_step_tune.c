@@ -550,6 +550,20 @@ START_TEST(auto_starts_from_offs_set) {
 }
 END_TEST
 
+/* The default network under auto with a rule: on the H200 no candidate
+ * there gains the algorithm floor (6 us a step: tune_rule.h), so the whole
+ * search stops at off's set, saying so under its heading, and every way row
+ * keeps off's search's times alone (run_off_first; before acc1b08 the
+ * slots' rebuild zeroed them there). */
+START_TEST(a_search_that_moves_nothing_stops_at_offs_set) {
+  char text[65536];
+  const char *whole = run_off_first(text, sizeof text, "");
+  found_line(text, whole,
+             "\n    no algorithm moved: the rest would run off's search again",
+             "the whole search did not stop at off's set");
+}
+END_TEST
+
 int main(void) {
   test_require_gpu("step_tune");
   char why[1024];
@@ -570,6 +584,7 @@ int main(void) {
   tcase_add_test(tc, auto_is_never_behind);
   tcase_add_test(tc, auto_weighs_the_ways_alone);
   tcase_add_test(tc, auto_starts_from_offs_set);
+  tcase_add_test(tc, a_search_that_moves_nothing_stops_at_offs_set);
   tcase_add_test(tc, a_narrow_unfused_win_is_checked_against_fused);
   tcase_add_test(tc, a_context_cycle_changes_nothing_but_speed);
   suite_add_tcase(suite, tc);
