@@ -3,8 +3,7 @@
 # the outputs of two builds compared and the timed rounds by events, then
 # under ncu, each build of the probe (pack/probe_VARIANT) alternated, two
 # rounds; and (sessions 28 and 29) README's run and table. The calls ran
-# these inline; they moved here afterwards, the
-# commands unchanged.
+# these inline; they moved here afterwards, the commands unchanged.
 set -u
 export LD_LIBRARY_PATH=$PWD/pack/lib:${LD_LIBRARY_PATH:-}
 
