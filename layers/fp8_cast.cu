@@ -1,11 +1,14 @@
 /* fp8_cast.cu: the FP8 step's kernels (fp8_cast.h): cast, transpose, roll.
  * The cast's tile: FP8_CAST_ROWS (32) rows by FP8_CAST_TILE (128) columns, 128
  * threads; thread t holds rows 8 (t % 4) .. + 7 of columns 4 (t / 4) .. + 3,
- * stores its codes 8 bytes a column, the transposed via shared memory
- * (fp8_tile.cuh). A block casts tiles t, t + gridDim.x, ..., the next ones'
- * loads in flight (fp8_cast_load.cuh); a block's one atomic for the amax, one a
- * count. What each bought: docs/performance.md, "FP8 as a precision of the
- * step". */
+ * masks, compares and rounds them two BF16 values an instruction
+ * (fp8_cast_load.cuh), stores its codes 8 bytes a column, the transposed via
+ * shared memory (fp8_tile.cuh). A block casts tiles t, t + gridDim.x, ...,
+ * the next ones' loads in flight, one barrier a tile where shared memory holds
+ * two staging buffers; a block's one atomic for the amax, one a count. A
+ * kernel per source, mask, format and outputs: no conversion issued for a
+ * format it does not write. What each bought: docs/performance.md, "FP8 as a
+ * precision of the step". */
 #include <stdio.h>
 
 #include "gpu/gpu_check.h"
@@ -46,13 +49,15 @@ static __device__ float cast_scale(const fp8_cast_args &a, bool *bad) {
 }
 
 /* Tile (tx, ty)'s row sums (s: this thread's 8 rows, 4 columns), fixed order,
- * into column tile ty's partials: shared memory, 4 threads a row, 2 shuffles.
- * All threads call it; it syncs once, the caller before the next call. */
-static __device__ __forceinline__ void write_partials(const fp8_cast_args &a,
-                                                      const float s[8], int rg,
-                                                      int cq, int tx, int ty) {
+ * into column tile ty's partials: shared memory (buffer `half` of HALVES), 4
+ * threads a row, 2 shuffles. All threads call it; it syncs once. */
+template <int HALVES>
+static __device__ __forceinline__ void
+write_partials(const fp8_cast_args &a, const float s[8], int rg, int cq, int tx,
+               int ty, int half) {
   /* [row of the tile][column quad]; the padding word: no bank conflicts */
-  __shared__ float sums[CAST_ROWS][COLS / 4 + 1];
+  __shared__ float halves[HALVES][CAST_ROWS][COLS / 4 + 1];
+  float(*sums)[COLS / 4 + 1] = halves[half];
 #pragma unroll
   for (int i = 0; i < 8; i++)
     sums[8 * rg + i][cq] = s[i];
@@ -82,56 +87,36 @@ static __device__ __forceinline__ uint32_t nonzero_codes(uint32_t w) {
   return ((w & 0x7F7F7F7Fu) + 0x7F7F7F7Fu) & 0x80808080u;
 }
 
-/* How many of a thread's 32 values are ±0. A BF16 source's are BF16
- * values: two compared at once, counted in BF16 (exact to 256). */
-template <typename S>
-__device__ __forceinline__ unsigned zeros(const float (*x)[8]) {
-  unsigned n = 0;
-#pragma unroll
-  for (int j = 0; j < 4; j++)
-#pragma unroll
-    for (int i = 0; i < 8; i++)
-      n += x[j][i] == 0.0f;
-  return n;
-}
-template <>
-__device__ __forceinline__ unsigned zeros<__nv_bfloat16>(const float (*x)[8]) {
-  const __nv_bfloat162 zero = __float2bfloat162_rn(0.0f);
-  __nv_bfloat162 n = zero;
-#pragma unroll
-  for (int j = 0; j < 4; j++)
-#pragma unroll
-    for (int i = 0; i < 8; i += 2)
-      n = __hadd2(n, __heq2(__floats2bfloat162_rn(x[j][i], x[j][i + 1]), zero));
-  return (unsigned)(__low2float(n) + __high2float(n));
-}
-
 /* A block's losses (fp8_meta's counts); past the matrix the two zero counts
  * cancel. */
 typedef struct cast_lost {
   unsigned zero_codes, zero_x, saturated, nan;
 } cast_lost;
 
-/* Tile (tx, ty) from this thread's decoded x, row sums, amax, least
- * (fp8_decode_tile), NaN flag: codes at `scale` in both layouts, losses into
- * *lost, partial sums. Every thread calls it; it ends synced, tile_t free. */
-template <typename S>
+/* Tile (tx, ty) from this thread's decoded x, row sums, amax, least, zero
+ * values (GELU's; else -1: counted here) and NaN flag: codes at `scale` in
+ * both layouts (the transposed staged in tile_t, buffer `half` of HALVES),
+ * losses into *lost, partial sums. Every thread calls it. With two buffers it
+ * syncs once (the next tile writes the others), else twice, tile_t then free.
+ */
+template <typename S, bool Q, lt_fp8 FMT, int HALVES>
 __device__ __forceinline__ void
-store_tile(const fp8_cast_args &a, uint8_t (*tile_t)[COLS], const float (*x)[8],
-           const float sum[8], float amax, float least, bool any_nan,
-           float scale, int rg, int cq, int tx, int ty, cast_lost *lost) {
+store_tile(const fp8_cast_args &a, uint8_t (*tile_t)[COLS], int half,
+           const float (*x)[8], const float sum[8], float amax, float least,
+           int zero_x, bool any_nan, float scale, int rg, int cq, int tx,
+           int ty, cast_lost *lost) {
   int r = tx * CAST_ROWS + 8 * rg, c0 = ty * COLS + 4 * cq;
-  __nv_fp8_interpretation_t kind = fp8_kind(a.format);
+  __nv_fp8_interpretation_t kind = fp8_kind(FMT);
   uint2 w[4]; /* per column: rows 0-3, rows 4-7 */
 #pragma unroll
   for (int j = 0; j < 4; j++) {
     w[j].x = pack4(&x[j][0], scale, kind);
     w[j].y = pack4(&x[j][4], scale, kind);
-    if (a.d_out && r < a.rows && c0 + j < a.cols)
+    if (Q && r < a.rows && c0 + j < a.cols)
       *(uint2 *)(a.d_out + (size_t)(c0 + j) * a.ld_out + r) = w[j];
   }
   /* Flushed = zero codes - zero values; none if least * scale > the bound. */
-  if (!(least * scale > fp8_flush_bound(a.format))) {
+  if (!(least * scale > fp8_flush_bound(FMT))) {
     uint32_t nonzero = 0; /* bit 7 - k of a byte: code of word k not ±0 */
 #pragma unroll
     for (int j = 0; j < 4; j++) {
@@ -139,15 +124,20 @@ store_tile(const fp8_cast_args &a, uint8_t (*tile_t)[COLS], const float (*x)[8],
       nonzero += nonzero_codes(w[j].y) >> (2 * j + 1);
     }
     lost->zero_codes += 32 - __popc(nonzero);
-    lost->zero_x += zeros<S>(x);
+#pragma unroll
+    for (int j = 0; j < 4 && zero_x < 0; j++)
+#pragma unroll
+      for (int i = 0; i < 8; i++)
+        lost->zero_x += x[j][i] == 0.0f;
+    lost->zero_x += zero_x < 0 ? 0 : zero_x;
   }
   /* Saturation and NaN: only where the amax or a sum says they may be. */
-  if (fp8_saturates(amax * scale, a.format) || any_nan)
+  if (fp8_saturates(amax * scale, FMT) || any_nan)
 #pragma unroll
     for (int j = 0; j < 4; j++)
 #pragma unroll
       for (int i = 0; i < 8; i++) {
-        lost->saturated += fp8_saturates(x[j][i] * scale, a.format);
+        lost->saturated += fp8_saturates(x[j][i] * scale, FMT);
         lost->nan += isnan(x[j][i] * scale) ? 1u : 0u;
       }
   if (a.d_out_t) {
@@ -158,25 +148,32 @@ store_tile(const fp8_cast_args &a, uint8_t (*tile_t)[COLS], const float (*x)[8],
   }
   /* Each synchronises once: then tile_t is complete. */
   if (a.d_partials)
-    write_partials(a, sum, rg, cq, tx, ty);
+    write_partials<HALVES>(a, sum, rg, cq, tx, ty, half);
   else
     __syncthreads();
   if (a.d_out_t)
     fp8_write_transposed<CAST_ROWS>(a.d_out_t, a.ld_out_t, tile_t, a.rows,
                                     a.cols, tx, ty);
-  __syncthreads(); /* tile_t and the sums read: the next tile may write */
+  if (HALVES == 1) __syncthreads(); /* tile_t, sums read: the next may write */
 }
 
-/* The cast (AMAX_ONLY: current scaling's amax pass) of tiles blockIdx.x,
- * + gridDim.x, ... of `tiles` (tiles_x a column of tiles), STAGES - 1 ahead in
- * flight. <= 128 registers (no spill, sm_89 on): four blocks an SM where shared
- * memory holds them (228 KB on the H200; two at 100 KB); the amax pass six. */
-template <typename S, fp8_mask MASK, bool AMAX_ONLY>
+/* The cast (AMAX_ONLY: current scaling's amax pass; Q: codes in the source's
+ * layout too; FMT: theirs) of tiles blockIdx.x, + gridDim.x, ... of `tiles`
+ * (tiles_x a column of tiles), STAGES - 1 ahead in flight. <= 128 registers (no
+ * spill, sm_89 on): four blocks an SM where shared memory holds them (228 KB on
+ * the H200; two at 100 KB); the amax pass six. */
+template <typename S, fp8_mask MASK, bool AMAX_ONLY, bool Q, lt_fp8 FMT>
 __global__ void __launch_bounds__(THREADS, AMAX_ONLY ? 6 : 4)
     fp8_cast_kernel(fp8_cast_args a, int tiles_x, int tiles) {
+  if (FP8_ARCH_MISSING) {
+    __trap();
+    return;
+  }
   gpu_wait_previous();
-  /* [source row of the tile][column, chunks swizzled: fp8_tile_at] */
-  __shared__ __align__(16) uint8_t tile_t[CAST_ROWS][COLS];
+  /* [half][source row of the tile][column, chunks swizzled: fp8_tile_at],
+   * two halves where shared memory holds them (48 KB a block) */
+  enum { HALVES = sizeof(fp8_cast_ring<S, MASK>) > 32768 ? 1 : 2 };
+  __shared__ __align__(16) uint8_t tile_t[HALVES][CAST_ROWS][COLS];
   typedef fp8_cast_ring<S, MASK> ring_t;
   __shared__ ring_t ring;
   int rg = threadIdx.x % 4, cq = threadIdx.x / 4;
@@ -187,7 +184,7 @@ __global__ void __launch_bounds__(THREADS, AMAX_ONLY ? 6 : 4)
   /* Tile t: (t % tiles_x, t / tiles_x); load lt, at (lx, ly), STAGES - 1 on. */
   int step_x = (int)gridDim.x % tiles_x, step_y = (int)gridDim.x / tiles_x;
   int tx = (int)blockIdx.x % tiles_x, ty = (int)blockIdx.x / tiles_x;
-  int lt = blockIdx.x, lx = tx, ly = ty, use = 0;
+  int lt = blockIdx.x, lx = tx, ly = ty, use = 0, half = 0;
   for (int s = 0; s < ring_t::STAGES - 1; s++) {
     if (lt < tiles) fp8_load_tile<S, MASK>(ring, s, a, lx, ly, rg, cq);
     gpu_copies_commit();
@@ -204,23 +201,23 @@ __global__ void __launch_bounds__(THREADS, AMAX_ONLY ? 6 : 4)
     next_tile(&lx, &ly, step_x, step_y, tiles_x);
     gpu_copies_wait<ring_t::STAGES - 1>();
     if (MASK == FP8_MASK_RELU) __syncwarp(); /* the mask words copied */
-    float x[4][8], least; /* [column][row]; 0 past the matrix */
-    fp8_decode_tile<S, MASK>(x, &least, ring, use, rg);
+    float x[4][8], least, amax; /* [column][row]; 0 past the matrix */
+    int zero_x;
+    fp8_decode_tile<S, MASK>(x, &least, &amax, &zero_x, ring, use, rg);
     use = use + 1 == ring_t::STAGES ? 0 : use + 1;
-    float amax = 0.0f, sum[8];
+    float sum[8];
     bool any_nan = false;
 #pragma unroll
     for (int i = 0; i < 8; i++) {
       sum[i] = x[0][i] + x[1][i] + x[2][i] + x[3][i];
       any_nan = any_nan || isnan(sum[i]);
-#pragma unroll
-      for (int j = 0; j < 4; j++)
-        amax = fmaxf(amax, fabsf(x[j][i])); /* a NaN never wins, inf does */
     }
     block_amax = fmaxf(block_amax, amax);
     if (!AMAX_ONLY)
-      store_tile<S>(a, tile_t, x, sum, amax, least, any_nan, scale, rg, cq, tx,
-                    ty, &lost);
+      store_tile<S, Q, FMT, HALVES>(a, tile_t[half], half, x, sum, amax, least,
+                                    zero_x, any_nan, scale, rg, cq, tx, ty,
+                                    &lost);
+    half = HALVES == 2 ? half ^ 1 : 0;
     next_tile(&tx, &ty, step_x, step_y, tiles_x);
   }
   fp8_block_record(a.d_meta, AMAX_ONLY || a.d_scale != NULL, block_amax,
@@ -247,20 +244,36 @@ static cudaError_t cast_blocks(const void *kernel, int tiles, int cap,
   return cudaSuccess;
 }
 
-/* The cast's kernel for the source type and mask. */
-template <bool AMAX_ONLY>
-static cudaError_t launch_cast(const fp8_cast_args &a, gpu_early_cache *early,
-                               cudaStream_t stream) {
+typedef void (*cast_fn)(fp8_cast_args, int, int);
+
+/* The cast's kernel for the source type, mask, outputs and format. */
+template <bool AMAX_ONLY, bool Q, lt_fp8 FMT>
+static cast_fn cast_kernel(const fp8_cast_args &a) {
+  return a.src_type == LT_DTYPE_F32
+             ? fp8_cast_kernel<float, FP8_MASK_NONE, AMAX_ONLY, Q, FMT>
+         : a.mask == FP8_MASK_RELU
+             ? fp8_cast_kernel<__nv_bfloat16, FP8_MASK_RELU, AMAX_ONLY, Q, FMT>
+         : a.mask == FP8_MASK_GELU
+             ? fp8_cast_kernel<__nv_bfloat16, FP8_MASK_GELU, AMAX_ONLY, Q, FMT>
+             : fp8_cast_kernel<__nv_bfloat16, FP8_MASK_NONE, AMAX_ONLY, Q, FMT>;
+}
+
+/* The cast's kernel for `a` (the amax pass: one a source, no outputs). */
+static cast_fn kernel_for(const fp8_cast_args &a, bool amax_only) {
+  bool e5m2 = a.format == LT_FP8_E5M2;
+  if (amax_only) return cast_kernel<true, false, LT_FP8_E4M3>(a);
+  if (!a.d_out)
+    return e5m2 ? cast_kernel<false, false, LT_FP8_E5M2>(a)
+                : cast_kernel<false, false, LT_FP8_E4M3>(a);
+  return e5m2 ? cast_kernel<false, true, LT_FP8_E5M2>(a)
+              : cast_kernel<false, true, LT_FP8_E4M3>(a);
+}
+
+static cudaError_t launch_cast(const fp8_cast_args &a, bool amax_only,
+                               gpu_early_cache *early, cudaStream_t stream) {
   int tiles_x = (a.rows + CAST_ROWS - 1) / CAST_ROWS;
   int tiles = tiles_x * fp8_cast_tiles(fp8_round16(a.cols));
-  void (*kernel)(fp8_cast_args, int, int) =
-      a.src_type == LT_DTYPE_F32
-          ? fp8_cast_kernel<float, FP8_MASK_NONE, AMAX_ONLY>
-      : a.mask == FP8_MASK_RELU
-          ? fp8_cast_kernel<__nv_bfloat16, FP8_MASK_RELU, AMAX_ONLY>
-      : a.mask == FP8_MASK_GELU
-          ? fp8_cast_kernel<__nv_bfloat16, FP8_MASK_GELU, AMAX_ONLY>
-          : fp8_cast_kernel<__nv_bfloat16, FP8_MASK_NONE, AMAX_ONLY>;
+  cast_fn kernel = kernel_for(a, amax_only);
   unsigned blocks;
   cudaError_t e =
       cast_blocks((const void *)kernel, tiles, a.blocks, early, &blocks);
@@ -283,10 +296,10 @@ extern "C" int fp8_cast(const fp8_cast_args *a, gpu_early_cache *early,
   if (!a->d_scale) {
     /* This cast's own amax, not the max with earlier casts'. */
     CUDA_CHECK(cudaMemsetAsync(&a->d_meta->amax, 0, sizeof(float), stream));
-    CUDA_CHECK(launch_cast<true>(*a, early, stream));
+    CUDA_CHECK(launch_cast(*a, true, early, stream));
     CUDA_CHECK_KERNEL("fp8_cast_kernel (amax)");
   }
-  CUDA_CHECK(launch_cast<false>(*a, early, stream));
+  CUDA_CHECK(launch_cast(*a, false, early, stream));
   CUDA_CHECK_KERNEL("fp8_cast_kernel");
   return 0;
 }

@@ -34,7 +34,8 @@ template <typename S, fp8_mask MASK> struct fp8_cast_ring {
  * (1 + 3 c z^2), t = tanh(s (z + c z^3)), from one e = 2^a, a = 2 log2(e)
  * s (z + c z^3): r = 1 / (e + 1) gives (1 + t) / 2 = e r, 1 - t^2 = 4 e r^2
  * (no cancelling). z clamped to [-8, 8] (GELU' 1.0f from 7, < 1e-13 below -7),
- * z - z added (NaN, inf: NaN). Within 4e-7 on every BF16 z (tanhf: 6e-7). */
+ * z - z added to the slope (NaN, inf: NaN). Within 4e-7 on every BF16 z (tanhf:
+ * 6e-7). */
 static __device__ __forceinline__ float fp8_gelu_grad(float z) {
   const float s = (float)LT_GELU_SCALE, c = (float)LT_GELU_CUBIC;
   const float k = 2.0f * 1.44269504f * s; /* 2 log2(e) s */
@@ -43,46 +44,107 @@ static __device__ __forceinline__ float fp8_gelu_grad(float z) {
   asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(e) : "f"(a));
   asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(e + 1.0f));
   float half_1_plus_t = e * r;
-  float slope = zc * fmaf(6.0f * s * c, z2, 2.0f * s); /* 4 (s / 2) z (..) */
-  return fmaf(slope, half_1_plus_t * r, half_1_plus_t) + (z - z);
+  /* 4 (s / 2) z (..), plus z - z: NaN where z is not finite, else +0 */
+  float slope = fmaf(zc, fmaf(6.0f * s * c, z2, 2.0f * s), z - z);
+  return fmaf(slope, half_1_plus_t * r, half_1_plus_t);
+}
+
+/* BF16 pair words: the low half holds the even row, the high the odd. */
+static __device__ __forceinline__ __nv_bfloat162 fp8_pair(uint32_t w) {
+  return *(const __nv_bfloat162 *)&w;
+}
+static __device__ __forceinline__ uint32_t fp8_word(__nv_bfloat162 p) {
+  return *(const uint32_t *)&p;
+}
+
+/* Column words w (rows 0-7 as pairs) masked by the ReLU bits b (bit i: row
+ * i): each nibble's bits moved to its bytes' top bits by one multiply (the
+ * shifted copies never overlap), copied over their halves by prmt's sign
+ * replication. */
+static __device__ __forceinline__ void fp8_mask_words(uint32_t w[4],
+                                                      unsigned b) {
+  uint32_t lo = (b & 0xFu) * 0x10204080u, hi = (b >> 4 & 0xFu) * 0x10204080u;
+  uint32_t m[4];
+  asm("prmt.b32 %0, %4, 0, 0x9988;\n\tprmt.b32 %1, %4, 0, 0xBBAA;\n\t"
+      "prmt.b32 %2, %5, 0, 0x9988;\n\tprmt.b32 %3, %5, 0, 0xBBAA;"
+      : "=r"(m[0]), "=r"(m[1]), "=r"(m[2]), "=r"(m[3])
+      : "r"(lo), "r"(hi));
+#pragma unroll
+  for (int k = 0; k < 4; k++)
+    w[k] &= m[k];
 }
 
 /* The thread's values of stage `stage`'s tile ([column][row]; 0 past the
  * matrix), masked (GELU: rounded to S, as a 16-bit buffer holds it); *least:
- * no non-zero |x| is below it (ReLU: least |x| before the mask; else 0). */
+ * no non-zero |x| is below it (ReLU: least |x| before the mask; else 0);
+ * *amax: the largest |x| after it (a NaN never wins, inf does); *zeros:
+ * GELU's zero values (its products are often tiny: always counted), else -1.
+ * A BF16 source is masked, compared and rounded two values an instruction. */
 template <typename S, fp8_mask MASK>
 __device__ __forceinline__ void
-fp8_decode_tile(float (*x)[8], float *least, const fp8_cast_ring<S, MASK> &ring,
-                int stage, int rg) {
-  enum { VECS = sizeof(S) / 2 };
+fp8_decode_tile(float (*x)[8], float *least, float *amax, int *zeros,
+                const fp8_cast_ring<S, MASK> &ring, int stage, int rg) {
+  *least = 0.0f;
+  *zeros = -1;
+  if (sizeof(S) == 4) {
+    float top = 0.0f;
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+      uint4 v[2] = {ring.slot[stage][2 * j][threadIdx.x],
+                    ring.slot[stage][2 * j + 1][threadIdx.x]};
+#pragma unroll
+      for (int i = 0; i < 8; i++) {
+        x[j][i] = ((const float *)v)[i];
+        top = fmaxf(top, fabsf(x[j][i]));
+      }
+    }
+    *amax = top;
+    return;
+  }
   uint4 quad = make_uint4(0, 0, 0, 0); /* the column quad's mask words */
   if (MASK == FP8_MASK_RELU)
     quad = *(const uint4 *)&ring.mask[stage][threadIdx.x & ~3u];
   const uint32_t *words = (const uint32_t *)&quad;
-  float low = MASK == FP8_MASK_RELU ? INFINITY : 0.0f;
+  const __nv_bfloat162 zero = __float2bfloat162_rn(0.0f);
+  __nv_bfloat162 low = __float2bfloat162_rn(INFINITY), top = zero,
+                 bottom = zero, zero_pairs = zero; /* exact to 256 */
 #pragma unroll
   for (int j = 0; j < 4; j++) {
-    uint4 v[VECS], z = make_uint4(0, 0, 0, 0);
+    uint4 v = ring.slot[stage][j][threadIdx.x];
+    uint32_t w[4] = {v.x, v.y, v.z, v.w};
+    if (MASK == FP8_MASK_RELU) {
 #pragma unroll
-    for (int k = 0; k < VECS; k++)
-      v[k] = ring.slot[stage][VECS * j + k][threadIdx.x];
-    if (MASK == FP8_MASK_GELU) z = ring.slot[stage][4 * VECS + j][threadIdx.x];
-    unsigned bits = words[j] >> 8 * rg;
-    const S *e = (const S *)v;
-    const __nv_bfloat16 *zs = (const __nv_bfloat16 *)&z;
+      for (int k = 0; k < 4; k++)
+        low = __hmin2(low, __habs2(fp8_pair(w[k])));
+      fp8_mask_words(w, words[j] >> 8 * rg);
+    }
+    if (MASK == FP8_MASK_GELU) {
+      uint4 zv = ring.slot[stage][4 + j][threadIdx.x];
+      uint32_t z[4] = {zv.x, zv.y, zv.z, zv.w};
 #pragma unroll
-    for (int i = 0; i < 8; i++) {
-      x[j][i] = lt_to_float(e[i]);
-      if (MASK == FP8_MASK_RELU) {
-        low = fminf(low, fabsf(x[j][i]));
-        x[j][i] = (bits >> i) & 1 ? x[j][i] : 0.0f;
+      for (int k = 0; k < 4; k++) {
+        w[k] = fp8_word(__floats2bfloat162_rn(
+            __uint_as_float(w[k] << 16) *
+                fp8_gelu_grad(__uint_as_float(z[k] << 16)),
+            __uint_as_float(w[k] & 0xFFFF0000u) *
+                fp8_gelu_grad(__uint_as_float(z[k] & 0xFFFF0000u))));
+        zero_pairs = __hadd2(zero_pairs, __heq2(fp8_pair(w[k]), zero));
       }
-      if (MASK == FP8_MASK_GELU)
-        x[j][i] = lt_to_float(
-            lt_from_float<S>(x[j][i] * fp8_gelu_grad(lt_to_float(zs[i]))));
+    }
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+      top = __hmax2(top, fp8_pair(w[k]));
+      bottom = __hmin2(bottom, fp8_pair(w[k]));
+      x[j][2 * k] = __uint_as_float(w[k] << 16);
+      x[j][2 * k + 1] = __uint_as_float(w[k] & 0xFFFF0000u);
     }
   }
-  *least = low;
+  if (MASK == FP8_MASK_RELU)
+    *least = fminf(__low2float(low), __high2float(low));
+  if (MASK == FP8_MASK_GELU)
+    *zeros = (int)(__low2float(zero_pairs) + __high2float(zero_pairs));
+  *amax = fmaxf(fmaxf(__low2float(top), __high2float(top)),
+                -fminf(__low2float(bottom), __high2float(bottom)));
 }
 
 /* Tile (tx, ty)'s slots of this thread copied into stage `stage`: rows

@@ -56,12 +56,12 @@ fp8_write_transposed(uint8_t *out_t, int ld_t, uint8_t (*tile_t)[FP8_TILE_COLS],
   int i = tx * TILE_ROWS + line, j = ty * FP8_TILE_COLS + 16 * part;
   if (j >= fp8_round16(cols)) return;
   uint8_t *out = out_t + (size_t)i * ld_t + j;
+  const size_t apart = (size_t)LINES_APART * ld_t;
 #pragma unroll
-  for (int k = 0; k < STORES; k++)
-    if (i + k * LINES_APART < rows)
-      *(uint4 *)(out + (size_t)k * LINES_APART * ld_t) =
-          *(const uint4 *)fp8_tile_at<TILE_ROWS>(tile_t, line + k * LINES_APART,
-                                                 16 * part);
+  for (int k = 0; k < STORES; k++, i += LINES_APART, out += apart)
+    if (i < rows)
+      *(uint4 *)out = *(const uint4 *)fp8_tile_at<TILE_ROWS>(
+          tile_t, line + k * LINES_APART, 16 * part);
 }
 
 #endif

@@ -35,7 +35,9 @@ typedef struct cast_case {
   int blocks;     /* fp8_cast_args.blocks: 0 as many as the GPU holds */
   int peak;       /* 1: element (0, 0), in block 0's first tile, 64: the
                      amax, 4x the rest (the max over a block's tiles) */
-  int bare;       /* 1: no transposed copy, no partials (the weights') */
+  int bare;       /* 1: no transposed copy, no partials (the weights');
+                     2: no codes in the source's layout (a first layer's
+                     data gradient: its own kernel, fp8_cast.cu) */
 } cast_case;
 
 static const cast_case cases[] = {
@@ -82,6 +84,13 @@ static const cast_case cases[] = {
     /* a step's size (4096 x 1024: 1024 tiles, more than an H200 holds at
      * once: 4 x 132), the blocks as the GPU holds them */
     {4096, 1024, FP8_MASK_RELU, LT_DTYPE_BF16, LT_FP8_E5M2, 0, 1.0, 0, 0, 0, 0},
+    /* no codes in the source's layout, each format: the transposed copy,
+     * partials, amax and counts of the kernel without them (flushes, a
+     * GELU product's zeros, saturation) */
+    {144, 200, FP8_MASK_RELU, LT_DTYPE_BF16, LT_FP8_E5M2, 0, 1048576.0, 3, 3, 0,
+     2},
+    {112, 300, FP8_MASK_GELU, LT_DTYPE_BF16, LT_FP8_E4M3, 0, 1.0, 0, 0, 0, 2},
+    {112, 96, FP8_MASK_RELU, LT_DTYPE_BF16, LT_FP8_E4M3, 0, 0.25, 0, 2, 0, 2},
 };
 enum { CASES = sizeof cases / sizeof cases[0] };
 
@@ -160,11 +169,11 @@ START_TEST(casts_match_the_reference) {
                      .mask = c->mask,
                      .d_aux = d_aux,
                      .aux_ld = aux_ld,
-                     .d_out = d_q,
+                     .d_out = c->bare == 2 ? NULL : d_q,
                      .ld_out = ld_out,
-                     .d_out_t = c->bare ? NULL : d_qt,
+                     .d_out_t = c->bare == 1 ? NULL : d_qt,
                      .ld_out_t = ld_t,
-                     .d_partials = c->bare ? NULL : d_partials,
+                     .d_partials = c->bare == 1 ? NULL : d_partials,
                      .d_scale = c->current ? NULL : &d_meta->scale,
                      .d_meta = d_meta,
                      .format = c->format,
@@ -176,8 +185,8 @@ START_TEST(casts_match_the_reference) {
   ck_assert_msg(meta.scale == scale && meta.scale_inv == 1.0f / scale,
                 "%s: scale %g (inverse %g), want %g", what, meta.scale,
                 meta.scale_inv, scale);
-  test_fp8_check_cast(masked, ld, rows, cols, d_q, ld_out,
-                      c->bare ? NULL : d_qt, ld_t, scale, c->format,
+  test_fp8_check_cast(masked, ld, rows, cols, c->bare == 2 ? NULL : d_q, ld_out,
+                      c->bare == 1 ? NULL : d_qt, ld_t, scale, c->format,
                       c->mask == FP8_MASK_GELU, what);
   if (c->peak)
     ck_assert_msg(amax == 64.0f, "%s: the peak is not the amax", what);
@@ -208,7 +217,7 @@ START_TEST(casts_match_the_reference) {
    * to 128 values, 2 (128 + 2) 2^-24 of their magnitudes. */
   float *partials = malloc((size_t)tiles * rows * sizeof(float));
   test_download(partials, d_partials, (size_t)tiles * rows * sizeof(float));
-  for (int t = 0; t < tiles && !c->bare; t++)
+  for (int t = 0; t < tiles && c->bare != 1; t++)
     for (int i = 0; i < rows; i++) {
       double ref = 0, mag = 0, got = partials[(size_t)t * rows + i];
       for (int j = t * FP8_CAST_TILE; j < cols && j < (t + 1) * FP8_CAST_TILE;
