@@ -61,12 +61,8 @@ enum {
  * [0.5, 1): k = em - ea, one less when a > m. */
 static FP8_HOST_DEVICE inline float
 fp8_scale_rule(float amax, float max_finite, float previous, int *outcome) {
-  if (!(amax >= 0.0f) || isinf(amax)) {
-    *outcome = FP8_SCALE_BAD;
-    return previous;
-  }
-  if (amax == 0.0f) {
-    *outcome = FP8_SCALE_KEPT;
+  if (!(amax > 0.0f) || isinf(amax)) {
+    *outcome = amax == 0.0f ? FP8_SCALE_KEPT : FP8_SCALE_BAD;
     return previous;
   }
   int ea, em;
