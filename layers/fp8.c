@@ -71,23 +71,15 @@ static uint8_t encode_magnitude(uint32_t sig, int e, int exponent, fp8_spec s) {
 
 uint8_t fp8_encode(float x, lt_fp8 format) {
   fp8_spec s = spec_of(format);
-  uint32_t bits;
-  memcpy(&bits, &x, sizeof bits);
-  uint8_t sign = (uint8_t)((bits >> 24) & 0x80);
-  uint32_t magnitude = bits & 0x7FFFFFFFu;
-  if (magnitude > 0x7F800000u) return 0x7F; /* NaN, its sign dropped */
-  if (magnitude == 0x7F800000u) return sign | s.max_code;
-  if (magnitude == 0) return sign;
-  uint32_t field = magnitude >> 23;
-  uint32_t sig = magnitude & 0x7FFFFFu;
-  int e = -149; /* float subnormal: sig * 2^-149 */
-  if (field != 0) {
-    sig |= 0x800000u;
-    e = (int)field - 150;
-  }
+  uint8_t sign = signbit(x) ? 0x80 : 0;
+  if (isnan(x)) return 0x7F; /* NaN, its sign dropped */
+  if (isinf(x)) return sign | s.max_code;
+  if (x == 0.0f) return sign;
   int binade; /* |x| = f * 2^binade, f in [0.5, 1), subnormals too */
-  frexpf(x, &binade);
-  return sign | encode_magnitude(sig, e, binade - 1, s);
+  float f = frexpf(fabsf(x), &binade);
+  /* f 2^24 is an integer < 2^24, exact: sig = f 2^24, e = binade - 24 */
+  return sign |
+         encode_magnitude((uint32_t)ldexpf(f, 24), binade - 24, binade - 1, s);
 }
 
 uint8_t fp8_encode_scaled(float x, float scale, lt_fp8 format) {
