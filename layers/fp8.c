@@ -22,8 +22,7 @@ static fp8_spec spec_of(lt_fp8 format) {
 
 int fp8_is_nan(uint8_t code, lt_fp8 format) {
   uint8_t magnitude = code & 0x7F;
-  if (format == LT_FP8_E5M2) return magnitude > 0x7C;
-  return magnitude == 0x7F;
+  return format == LT_FP8_E5M2 ? magnitude > 0x7C : magnitude == 0x7F;
 }
 
 float fp8_decode(uint8_t code, lt_fp8 format) {
