@@ -33,33 +33,32 @@ static size_t lay_out(mlp *net, char *base, size_t *state_bytes) {
   int depth = net->layout.depth, N = net->max_batch;
   int training = !net->inference_only;
   size_t at = 0;
-#define TAKE(ptr, type, bytes)                                                 \
+#define TAKE(ptr, bytes)                                                       \
   do {                                                                         \
-    if (base) ptr = (type)(base + at);                                         \
+    if (base) ptr = (void *)(base + at);                                       \
     at += aligned(bytes);                                                      \
   } while (0)
-  TAKE(f->d_meta, fp8_meta *, sizeof(fp8_meta) * 4 * depth);
+  TAKE(f->d_meta, sizeof(fp8_meta) * 4 * depth);
   if (base) f->d_eval_meta = f->d_meta + 3 * depth;
-  TAKE(f->d_step, uint32_t *, 2 * sizeof(uint32_t));
+  TAKE(f->d_step, 2 * sizeof(uint32_t));
   if (base) f->d_finished = f->d_step + 1;
   for (int l = 0; l < depth; l++) {
     size_t in = (size_t)net->layers[l].in, out = (size_t)net->layers[l].out;
-    TAKE(f->w8[l], uint8_t *, (size_t)lt_ld_fp8((int)in) * out);
-    if (l > 0) TAKE(f->w8t[l], uint8_t *, (size_t)lt_ld_fp8((int)out) * in);
+    TAKE(f->w8[l], (size_t)lt_ld_fp8((int)in) * out);
+    if (l > 0) TAKE(f->w8t[l], (size_t)lt_ld_fp8((int)out) * in);
   }
   *state_bytes = at;
   for (int l = 0; l < depth; l++) {
     size_t in = (size_t)net->layers[l].in, out = (size_t)net->layers[l].out;
     size_t ld_n = (size_t)lt_ld_fp8(N);
-    if (l > 0) TAKE(f->x8[l], uint8_t *, (size_t)lt_ld_fp8((int)in) * N);
+    if (l > 0) TAKE(f->x8[l], (size_t)lt_ld_fp8((int)in) * N);
     if (!training) continue;
     if (l > 0) {
-      TAKE(f->x8t[l], uint8_t *, ld_n * in);
-      TAKE(f->dz8[l], uint8_t *, (size_t)lt_ld_fp8((int)out) * N);
+      TAKE(f->x8t[l], ld_n * in);
+      TAKE(f->dz8[l], (size_t)lt_ld_fp8((int)out) * N);
     }
-    TAKE(f->dz8t[l], uint8_t *, ld_n * out);
-    TAKE(f->partials[l], float *,
-         sizeof(float) * (size_t)fp8_cast_tiles(N) * out);
+    TAKE(f->dz8t[l], ld_n * out);
+    TAKE(f->partials[l], sizeof(float) * (size_t)fp8_cast_tiles(N) * out);
   }
 #undef TAKE
   return at;
