@@ -131,27 +131,18 @@ fp8_cast_args mlp_fp8_cast_of(const void *d_src, int rows, int n, uint8_t *out,
   return a;
 }
 
-/* Every state zeroed, scales 1, the step 0. */
-static int reset_meta(mlp *net, cudaStream_t stream) {
-  static const fp8_meta zero;
-  fp8_meta h[4 * MLP_MAX_LAYERS];
-  size_t count = 4 * (size_t)net->layout.depth;
-  for (size_t i = 0; i < count; i++) {
-    h[i] = zero;
-    h[i].scale = h[i].scale_inv = 1.0f;
-  }
-  /* On the stream (after its work), waited for before h goes. */
-  CUDA_CHECK(cudaMemcpyAsync(net->fp8_tensors->d_meta, h, count * sizeof *h,
-                             cudaMemcpyHostToDevice, stream));
-  CUDA_CHECK(cudaStreamSynchronize(stream));
-  CUDA_CHECK(cudaMemsetAsync(net->fp8_tensors->d_step, 0, 2 * sizeof(uint32_t),
-                             stream));
-  return 0;
-}
-
 int mlp_fp8_reset(mlp *net, gpu_context *ctx) {
   mlp_fp8_tensors *f = net->fp8_tensors;
-  if (reset_meta(net, ctx->stream) != 0) return -1;
+  /* Every state zeroed, scales 1, the step 0. */
+  fp8_meta h[4 * MLP_MAX_LAYERS];
+  size_t count = 4 * (size_t)net->layout.depth;
+  for (size_t i = 0; i < count; i++)
+    h[i] = (fp8_meta){.scale_inv = 1.0f, .scale = 1.0f};
+  /* On the stream (after its work), waited for before h goes. */
+  CUDA_CHECK(cudaMemcpyAsync(f->d_meta, h, count * sizeof *h,
+                             cudaMemcpyHostToDevice, ctx->stream));
+  CUDA_CHECK(cudaStreamSynchronize(ctx->stream));
+  CUDA_CHECK(cudaMemsetAsync(f->d_step, 0, 2 * sizeof(uint32_t), ctx->stream));
   for (int l = 0; l < net->layout.depth; l++) {
     const linear_layer *layer = &net->layers[l];
     fp8_cast_args a = mlp_fp8_cast_of(
