@@ -116,19 +116,18 @@ void mlp_fp8_destroy(mlp *net) {
 fp8_cast_args mlp_fp8_cast_of(const void *d_src, int rows, int n, uint8_t *out,
                               uint8_t *out_t, fp8_meta *meta,
                               const float *delayed_scale, lt_fp8 format) {
-  fp8_cast_args a = {.src_type = LT_DTYPE_BF16,
-                     .d_src = d_src,
-                     .ld_src = lt_ld(rows),
-                     .rows = rows,
-                     .cols = n,
-                     .d_out = out,
-                     .ld_out = lt_ld_fp8(rows),
-                     .d_out_t = out_t,
-                     .ld_out_t = lt_ld_fp8(n),
-                     .d_scale = delayed_scale,
-                     .d_meta = meta,
-                     .format = format};
-  return a;
+  return (fp8_cast_args){.src_type = LT_DTYPE_BF16,
+                         .d_src = d_src,
+                         .ld_src = lt_ld(rows),
+                         .rows = rows,
+                         .cols = n,
+                         .d_out = out,
+                         .ld_out = lt_ld_fp8(rows),
+                         .d_out_t = out_t,
+                         .ld_out_t = lt_ld_fp8(n),
+                         .d_scale = delayed_scale,
+                         .d_meta = meta,
+                         .format = format};
 }
 
 int mlp_fp8_reset(mlp *net, gpu_context *ctx) {

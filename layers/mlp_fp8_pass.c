@@ -151,11 +151,10 @@ int mlp_fp8_cast_gradient(mlp *net, gpu_context *ctx, int l, int n) {
 /* The roll of every tensor of the training state. */
 static fp8_roll_args roll_of(const mlp *net) {
   const mlp_fp8_tensors *f = net->fp8_tensors;
-  fp8_roll_args r = {.d_meta = f->d_meta,
-                     .layers = net->layout.depth,
-                     .gradient = fp8_recipe_gradient(&f->recipe),
-                     .d_step = f->d_step};
-  return r;
+  return (fp8_roll_args){.d_meta = f->d_meta,
+                         .layers = net->layout.depth,
+                         .gradient = fp8_recipe_gradient(&f->recipe),
+                         .d_step = f->d_step};
 }
 
 int mlp_fp8_end_backward(mlp *net, gpu_context *ctx, int n) {
