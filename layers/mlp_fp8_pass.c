@@ -2,7 +2,6 @@
  * list (mlp_fp8.h): FP8 views, casts between GEMMs, backward's end, update. */
 #include <stdio.h>
 
-#include "gpu/gpu_check.h"
 #include "layers/mlp_fp8.h"
 #include "layers/sgd_fp8.h"
 
