@@ -8,7 +8,6 @@
 
 #include <cuda_runtime_api.h>
 #include <stdbool.h>
-#include <stddef.h>
 #include <stdint.h>
 
 #include "gpu/gpu_early.h"

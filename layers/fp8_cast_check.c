@@ -1,8 +1,6 @@
 /* fp8_cast_check.c: the cast kernel's limits (fp8_cast.h), checked on the host.
  * Plain C: tests/test_fp8_cast_check.c holds each rule without a GPU. */
-#include <stdbool.h>
 #include <stddef.h>
-#include <stdint.h>
 
 #include "layers/fp8_cast.h"
 #include "lt/lt_shape.h"
