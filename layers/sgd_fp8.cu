@@ -18,7 +18,7 @@ enum {
   COLUMN_STEP = SGD_THREADS / QUADS
 };
 
-static __device__ int tiles_of(const sgd_fp8_matrix &m) {
+static __host__ __device__ int tiles_of(const sgd_fp8_matrix &m) {
   return ((m.rows + TILE - 1) / TILE) * ((m.cols + TILE - 1) / TILE);
 }
 
@@ -163,7 +163,7 @@ extern "C" int sgd_fp8_update(const sgd_fp8_args *a, const float *d_lr,
               i, m->rows, m->cols, m->offset, m->ld, m->ld_w8, m->ld_w8t);
       return -1;
     }
-    blocks += ((m->rows + TILE - 1) / TILE) * ((m->cols + TILE - 1) / TILE);
+    blocks += tiles_of(*m);
   }
   for (int i = 0; i < a->vectors; i++)
     elements += a->v[i].length;
