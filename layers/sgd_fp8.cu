@@ -172,9 +172,8 @@ extern "C" int sgd_fp8_update(const sgd_fp8_args *a, const float *d_lr,
     fprintf(stderr, "sgd_fp8: expected BF16 gradients, a BF16 copy and work\n");
     return -1;
   }
-  float *velocity = momentum != 0.0f ? a->slabs.d_velocity : NULL;
   sgd_fp8_args args = *a;
-  args.slabs.d_velocity = velocity;
+  args.slabs.d_velocity = momentum != 0.0f ? a->slabs.d_velocity : NULL;
   CUDA_CHECK(gpu_launch(early, sgd_fp8_kernel, dim3((unsigned)blocks),
                         dim3(SGD_THREADS), stream, args, d_lr, momentum,
                         grad_unscale, gpu_early_trigger(early)));
