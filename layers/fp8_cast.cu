@@ -50,7 +50,8 @@ static __device__ float cast_scale(const fp8_cast_args &a, bool *bad) {
 
 /* Tile (tx, ty)'s row sums (s: this thread's 8 rows, 4 columns), fixed order,
  * into column tile ty's partials: shared memory (buffer `half` of HALVES), 4
- * threads a row, 2 shuffles. All threads call it; it syncs once. */
+ * threads a row, 2 shuffles. All threads call it; it syncs once (with one
+ * buffer the caller syncs again before the next call). */
 template <int HALVES>
 static __device__ __forceinline__ void
 write_partials(const fp8_cast_args &a, const float s[8], int rg, int cq, int tx,
@@ -171,8 +172,14 @@ __global__ void __launch_bounds__(THREADS, AMAX_ONLY ? 6 : 4)
   }
   gpu_wait_previous();
   /* [half][source row of the tile][column, chunks swizzled: fp8_tile_at],
-   * two halves where shared memory holds them (48 KB a block) */
-  enum { HALVES = sizeof(fp8_cast_ring<S, MASK>) > 32768 ? 1 : 2 };
+   * two halves (and two of write_partials' sums) where the block's static
+   * shared memory, at most 48 KB, holds them beside the ring */
+  enum {
+    HALF_BYTES = CAST_ROWS * (COLS + 4 * (COLS / 4 + 1)),
+    HALVES = sizeof(fp8_cast_ring<S, MASK>) + 2 * HALF_BYTES <= 48 * 1024 - 64
+                 ? 2
+                 : 1
+  };
   __shared__ __align__(16) uint8_t tile_t[HALVES][CAST_ROWS][COLS];
   typedef fp8_cast_ring<S, MASK> ring_t;
   __shared__ ring_t ring;
