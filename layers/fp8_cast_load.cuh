@@ -15,10 +15,9 @@ enum { FP8_CAST_ROWS = 32 };
 /* The block's tiles in flight (gpu_copy_async), a ring of STAGES. A tile holds
  * each thread's 16-byte slots ([slot][thread]: 512 contiguous bytes a warp):
  * its four columns' values (FP32: two slots each), then GELU's z of each, read
- * only by the copying thread. ReLU: each thread copies the mask word of rows 32
- * tx ..
- * + 31 of column c0 + rg, reads its column quad's four. Two stages where a tile
- * needs twice the slots (three would take 48 KB). */
+ * only by the copying thread. ReLU: each thread copies the mask word of rows
+ * 32 tx .. + 31 of column c0 + rg, reads its column quad's four. Two stages
+ * where a tile needs twice the slots (three would take 48 KB). */
 template <typename S, fp8_mask MASK> struct fp8_cast_ring {
   enum {
     VECS = sizeof(S) / 2,
@@ -143,8 +142,9 @@ fp8_decode_tile(float (*x)[8], float *least, float *amax, int *zeros,
     *least = fminf(__low2float(low), __high2float(low));
   if (MASK == FP8_MASK_GELU)
     *zeros = (int)(__low2float(zero_pairs) + __high2float(zero_pairs));
-  *amax = fmaxf(fmaxf(__low2float(top), __high2float(top)),
-                -fminf(__low2float(bottom), __high2float(bottom)));
+  /* |.|: no -0 leaves (fp8_block_record's atomicMax compares bits) */
+  *amax = fmaxf(fabsf(fmaxf(__low2float(top), __high2float(top))),
+                fabsf(fminf(__low2float(bottom), __high2float(bottom))));
 }
 
 /* Tile (tx, ty)'s slots of this thread copied into stage `stage`: rows
