@@ -253,9 +253,10 @@ static cudaError_t cast_blocks(const void *kernel, int tiles, int cap,
 
 typedef void (*cast_fn)(fp8_cast_args, int, int);
 
-/* The cast's kernel for the source type, mask, outputs and format. */
+/* The cast's kernel for the source type, mask, outputs and format (the amax
+ * pass: one a source, no outputs). */
 template <bool AMAX_ONLY, bool Q, lt_fp8 FMT>
-static cast_fn cast_kernel(const fp8_cast_args &a) {
+static cast_fn kernel_of(const fp8_cast_args &a) {
   return a.src_type == LT_DTYPE_F32
              ? fp8_cast_kernel<float, FP8_MASK_NONE, AMAX_ONLY, Q, FMT>
          : a.mask == FP8_MASK_RELU
@@ -265,22 +266,16 @@ static cast_fn cast_kernel(const fp8_cast_args &a) {
              : fp8_cast_kernel<__nv_bfloat16, FP8_MASK_NONE, AMAX_ONLY, Q, FMT>;
 }
 
-/* The cast's kernel for `a` (the amax pass: one a source, no outputs). */
-static cast_fn kernel_for(const fp8_cast_args &a, bool amax_only) {
-  bool e5m2 = a.format == LT_FP8_E5M2;
-  if (amax_only) return cast_kernel<true, false, LT_FP8_E4M3>(a);
-  if (!a.d_out)
-    return e5m2 ? cast_kernel<false, false, LT_FP8_E5M2>(a)
-                : cast_kernel<false, false, LT_FP8_E4M3>(a);
-  return e5m2 ? cast_kernel<false, true, LT_FP8_E5M2>(a)
-              : cast_kernel<false, true, LT_FP8_E4M3>(a);
-}
-
 static cudaError_t launch_cast(const fp8_cast_args &a, bool amax_only,
                                gpu_early_cache *early, cudaStream_t stream) {
   int tiles_x = (a.rows + CAST_ROWS - 1) / CAST_ROWS;
   int tiles = tiles_x * fp8_cast_tiles(fp8_round16(a.cols));
-  cast_fn kernel = kernel_for(a, amax_only);
+  bool e5m2 = a.format == LT_FP8_E5M2;
+  cast_fn kernel = amax_only ? kernel_of<true, false, LT_FP8_E4M3>(a)
+                   : a.d_out ? (e5m2 ? kernel_of<false, true, LT_FP8_E5M2>(a)
+                                     : kernel_of<false, true, LT_FP8_E4M3>(a))
+                   : e5m2    ? kernel_of<false, false, LT_FP8_E5M2>(a)
+                             : kernel_of<false, false, LT_FP8_E4M3>(a);
   unsigned blocks;
   cudaError_t e =
       cast_blocks((const void *)kernel, tiles, a.blocks, early, &blocks);

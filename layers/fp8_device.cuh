@@ -10,10 +10,11 @@
 
 /* FP8 runs from sm_89 on (gpu_precision_check refuses it below). A cubin
  * runs only on GPUs of its own major version, so sm_7x code never meets an
- * FP8 GPU (sm_80 and sm_86 code may: an sm_89 GPU runs it where a build has
- * no sm_89 code): there the FP8 cast compiles to a trap, not to code that
- * nothing runs. */
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+ * FP8 GPU; sm_80 and sm_86 code does only where a build has no sm_89 code
+ * (CMakeLists.txt defines FP8_SM89_BUILT where it has). There the FP8 cast
+ * compiles to a trap, not to code that nothing runs. */
+#if defined(__CUDA_ARCH__) &&                                                  \
+    (__CUDA_ARCH__ < 800 || (defined(FP8_SM89_BUILT) && __CUDA_ARCH__ < 890))
 #define FP8_ARCH_MISSING 1
 #else
 #define FP8_ARCH_MISSING 0

@@ -20,8 +20,7 @@ extern "C" {
 typedef enum mlp_fp8_role {
   MLP_FP8_WEIGHTS,
   MLP_FP8_INPUT,
-  MLP_FP8_GRADIENT,
-  MLP_FP8_ROLES
+  MLP_FP8_GRADIENT
 } mlp_fp8_role;
 
 /* What the FP8 step keeps (mlp.fp8_tensors); layer l: in, out; N: max batch. */
