@@ -8,13 +8,12 @@
 
 #include "layers/fp8_cast.h"
 
-/* FP8 runs from sm_89 on (gpu_precision_check refuses it below). A cubin
- * runs only on GPUs of its own major version, so sm_7x code never meets an
- * FP8 GPU; sm_80 and sm_86 code does only where a build has no sm_89 code
- * (CMakeLists.txt defines FP8_SM89_BUILT where it has). There the FP8 cast
- * compiles to a trap, not to code that nothing runs. */
-#if defined(__CUDA_ARCH__) &&                                                  \
-    (__CUDA_ARCH__ < 800 || (defined(FP8_SM89_BUILT) && __CUDA_ARCH__ < 890))
+/* FP8 runs from sm_89 on (gpu_precision_check refuses it below). Code for
+ * architectures below FP8_TRAP_BELOW no FP8 GPU runs (CMakeLists.txt derives
+ * it from the build's cubins and PTX; 0 or undefined: none): there the FP8
+ * cast compiles to a trap, not to code that nothing runs. */
+#if defined(__CUDA_ARCH__) && defined(FP8_TRAP_BELOW) &&                       \
+    __CUDA_ARCH__ < FP8_TRAP_BELOW
 #define FP8_ARCH_MISSING 1
 #else
 #define FP8_ARCH_MISSING 0

@@ -9,6 +9,8 @@
 #     cache holds CMakeLists.txt's default again (not the stale list), the
 #     list reaches gpu/gpu_arch_check.cu as MNIST_CUDA_ARCHITECTURES, and no
 #     build-wide early-start switch is left (it is decided per kernel).
+#  3. The FP8 cast's trap line (FP8_TRAP_BELOW, layers/fp8_device.cuh) per
+#     list: below sm_89 with its cubin, below the lowest PTX otherwise.
 # Part 2 skips (counted) where the project cannot be configured.
 # shellcheck disable=SC2317 # functions called through check()
 set -u
@@ -92,6 +94,15 @@ PY
     grep -q 'MNIST_CUDA_ARCHITECTURES=.*75-real 80-real 86-real 89-real 90-real 100-real 120-real 90-virtual' \
     <(defined gpu/gpu_arch_check.cu)
   check "no build-wide early-start switch" bash -c '! grep -q MNIST_EARLY_LAUNCH "$0"' "$work/b/compile_commands.json"
+  # 3. trap_is LIST N: configured for LIST, fp8_cast.cu traps below N.
+  trap_is() {
+    configure "-DCMAKE_CUDA_ARCHITECTURES=$1" &&
+      grep -q -- "-DFP8_TRAP_BELOW=$2 " <(defined layers/fp8_cast.cu)
+  }
+  check "fp8 trap: the default list, below sm_89" trap_is "$default" 890
+  check "fp8 trap: compute_80 PTX runs on later GPUs, below 80" trap_is "80;89-real" 800
+  check "fp8 trap: compute_75 PTX, below 75 (none)" trap_is "75;89-real" 750
+  check "fp8 trap: no sm_89 cubin, an sm_89 GPU runs sm_86's" trap_is "80-real;86-real" 800
 fi
 
 echo "test_cuda_arch: $passed passed, $failed failed, $skipped skipped"
