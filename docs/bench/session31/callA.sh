@@ -7,15 +7,12 @@
 . docs/bench/session27/common.sh
 . docs/bench/session29/common.sh
 . docs/bench/session30/common.sh
+. docs/bench/session31/common.sh
 start30 A
 gpu_suite /tmp/a
 timeout 60 pack/bug_test_fp8_cast > /tmp/a/bug-test.txt 2>&1
 echo "new test_fp8_cast on HEAD's kernels rc $?: $(grep -E '^[0-9]+%' /tmp/a/bug-test.txt) $(grep -m3 -o 'case [0-9]*[^:]*: [^,]*' /tmp/a/bug-test.txt | tr '\n' ' ')"
 (cd build && timeout 120 ctest -R test_step_tune --output-on-failure) > /tmp/a/step-tune.txt 2>&1
 echo "test_step_tune again rc $?: $(grep 'tests passed' /tmp/a/step-tune.txt)"
-cast_outputs /tmp/a
-cast_ncu /tmp/a old new
-fp8_runs /tmp/a
-fp8_rows /tmp/a all old new old new
-python3 docs/bench/session30/rows_ratio.py /tmp/a/bench-fp8-old-*.txt -- /tmp/a/bench-fp8-new-*.txt
+against_head /tmp/a
 echo "end at $SECONDS s"

@@ -8,15 +8,12 @@
 . docs/bench/session27/common.sh
 . docs/bench/session29/common.sh
 . docs/bench/session30/common.sh
+. docs/bench/session31/common.sh
 start30 B
 gpu_suite /tmp/b
 timeout 60 pack/bug_test_fp8_cast > /tmp/b/bug-test.txt 2>&1
 echo "test_fp8_cast with the two defects rc $?: $(grep -E '^[0-9]+%' /tmp/b/bug-test.txt)"
 grep -o 'case [0-9]*[^:]*: [^(]*' /tmp/b/bug-test.txt | head -12
-cast_outputs /tmp/b
-cast_ncu /tmp/b old new
-fp8_runs /tmp/b
-fp8_rows /tmp/b all old new old new
-python3 docs/bench/session30/rows_ratio.py /tmp/b/bench-fp8-old-*.txt -- /tmp/b/bench-fp8-new-*.txt
+against_head /tmp/b
 ls -l build/mnist_train pack/oldx/build/mnist_train | awk '{print $5, $9}'
 echo "end at $SECONDS s"
